@@ -1,0 +1,224 @@
+"""Where an engine's CPU, I/O and memory are accounted, on cgroup v1, v2 and hybrid hosts.
+
+A scope is found from a process id (a container's init process, or this process for embedded
+engines) through /proc/<pid>/cgroup and the mount table, so it works with the cgroupfs and the
+systemd drivers alike. Counters a host does not expose are None, never 0."""
+from __future__ import annotations
+
+import os
+import resource
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Sample:
+    cpu_ns: int | None
+    user_ns: int | None
+    system_ns: int | None
+    io_read_bytes: int | None
+    io_write_bytes: int | None
+    memory_peak_bytes: int | None
+    memory_current_bytes: int | None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What to read for one engine. `perf_cgroup` is the path `perf stat -G` takes (relative to
+    the perf_event hierarchy, or to cgroup2 when perf_event has no v1 mount); None means a process."""
+
+    kind: str  # cgroup | process | none
+    layout: str  # v1 | v2 | hybrid | process
+    perf_cgroup: str | None
+    cpu_dir: Path | None
+    cpu_v1: bool
+    io_dir: Path | None
+    io_v1: bool
+    memory_dir: Path | None
+    memory_v1: bool
+    pid: int | None = None
+
+    def sample(self) -> Sample:
+        if self.kind == "process":
+            return _process_sample()
+        if self.kind == "none":
+            return Sample(None, None, None, None, None, None, None)
+        cpu, user, system = _cpu(self.cpu_dir, self.cpu_v1)
+        io_read, io_write = _io(self.io_dir, self.io_v1)
+        peak, current = _memory(self.memory_dir, self.memory_v1)
+        return Sample(cpu, user, system, io_read, io_write, peak, current)
+
+    @property
+    def source(self) -> str:
+        return "process" if self.kind == "process" else "cgroup"
+
+
+NO_SCOPE = Scope("none", "none", None, None, False, None, False, None, False)
+
+
+def _mounts() -> tuple[dict[str, Path], Path | None]:
+    """v1 controller -> mount point, and the cgroup2 mount point (from /proc/self/mountinfo)."""
+    v1: dict[str, Path] = {}
+    v2: Path | None = None
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        left, _, right = line.partition(" - ")
+        fstype, _source, options = (right.split() + ["", ""])[:3]
+        mount_point = Path(left.split()[4])
+        if fstype == "cgroup2" and v2 is None:
+            v2 = mount_point
+        elif fstype == "cgroup":
+            for option in options.split(","):
+                name = option[5:] if option.startswith("name=") else option
+                v1.setdefault(name, mount_point)
+    return v1, v2
+
+
+def _membership(pid: int | str) -> tuple[dict[str, str], str | None]:
+    v1: dict[str, str] = {}
+    v2: str | None = None
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        hierarchy, controllers, path = line.split(":", 2)
+        if hierarchy == "0" and controllers == "":
+            v2 = path
+        for controller in controllers.split(","):
+            if controller:
+                v1[controller] = path
+    return v1, v2
+
+
+def layout() -> str:
+    v1, v2 = _mounts()
+    real_v1 = {k for k in v1 if k not in ("systemd",)}
+    if real_v1 and v2:
+        return "hybrid"
+    return "v1" if real_v1 else ("v2" if v2 else "none")
+
+
+def scope_for_pid(pid: int) -> Scope:
+    mounts_v1, mount_v2 = _mounts()
+    member_v1, member_v2 = _membership(pid)
+
+    def v1_dir(controller: str) -> Path | None:
+        if controller in mounts_v1 and controller in member_v1:
+            return mounts_v1[controller] / member_v1[controller].lstrip("/")
+        return None
+
+    v2_dir = mount_v2 / member_v2.lstrip("/") if mount_v2 is not None and member_v2 is not None else None
+
+    def pick(controller: str, v2_file: str) -> tuple[Path | None, bool]:
+        # Prefer v1 where the controller is mounted there: on hybrid hosts the unified hierarchy
+        # has the cgroup but not the controller's files (cpuacct.usage is also ns-precise).
+        d = v1_dir(controller)
+        if d is not None and d.exists():
+            return d, True
+        if v2_dir is not None and (v2_dir / v2_file).exists():
+            return v2_dir, False
+        return None, False
+
+    cpu_dir, cpu_v1 = pick("cpuacct", "cpu.stat")
+    io_dir, io_v1 = pick("blkio", "io.stat")
+    memory_dir, memory_v1 = pick("memory", "memory.current")
+    if "perf_event" in member_v1 and "perf_event" in mounts_v1:
+        perf_cgroup = member_v1["perf_event"].lstrip("/")
+    else:
+        perf_cgroup = (member_v2 or "/").lstrip("/")
+    return Scope("cgroup", layout(), perf_cgroup or None, cpu_dir, cpu_v1, io_dir, io_v1, memory_dir, memory_v1, pid)
+
+
+def process_scope(pid: int | None = None) -> Scope:
+    """An embedded engine: this process (all its threads), read through getrusage."""
+    pid = pid or os.getpid()
+    if pid != os.getpid():
+        raise ValueError("a process scope is read through getrusage: it must be this process")
+    return Scope("process", "process", None, None, False, None, False, None, False, pid)
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _keyed(path: Path) -> dict[str, int]:
+    out: dict[str, int] = {}
+    try:
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+                out[parts[0]] = int(parts[1])
+    except OSError:
+        pass
+    return out
+
+
+def _cpu(directory: Path | None, v1: bool) -> tuple[int | None, int | None, int | None]:
+    if directory is None:
+        return None, None, None
+    if v1:
+        # cpuacct.usage is exact; usage_user/_sys are split by ticks (4 ms steps) but sum to it.
+        return (_read_int(directory / "cpuacct.usage"), _read_int(directory / "cpuacct.usage_user"),
+                _read_int(directory / "cpuacct.usage_sys"))
+    stat = _keyed(directory / "cpu.stat")
+    scale = lambda key: stat[key] * 1000 if key in stat else None  # noqa: E731 - usec -> ns
+    return scale("usage_usec"), scale("user_usec"), scale("system_usec")
+
+
+def _io(directory: Path | None, v1: bool) -> tuple[int | None, int | None]:
+    if directory is None:
+        return None, None
+    if v1:
+        path = directory / "blkio.throttle.io_service_bytes_recursive"
+        if not path.exists():
+            path = directory / "blkio.throttle.io_service_bytes"
+        try:
+            lines = path.read_text().splitlines()
+        except OSError:
+            return None, None
+        totals = {"Read": 0, "Write": 0}
+        for line in lines:
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in totals:
+                totals[parts[1]] += int(parts[2])
+        return totals["Read"], totals["Write"]
+    try:
+        lines = (directory / "io.stat").read_text().splitlines()
+    except OSError:
+        return None, None
+    read = write = 0
+    for line in lines:
+        fields = dict(item.split("=", 1) for item in line.split()[1:] if "=" in item)
+        read += int(fields.get("rbytes", 0))
+        write += int(fields.get("wbytes", 0))
+    return read, write
+
+
+def _memory(directory: Path | None, v1: bool) -> tuple[int | None, int | None]:
+    if directory is None:
+        return None, None
+    if v1:
+        return _read_int(directory / "memory.max_usage_in_bytes"), _read_int(directory / "memory.usage_in_bytes")
+    return _read_int(directory / "memory.peak"), _read_int(directory / "memory.current")
+
+
+def _process_sample() -> Sample:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    user = int(usage.ru_utime * 1e9)
+    system = int(usage.ru_stime * 1e9)
+    io_read, io_write = _proc_io()
+    try:
+        rss = int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        rss = None
+    return Sample(user + system, user, system, io_read, io_write, usage.ru_maxrss * 1024, rss)  # maxrss: KiB
+
+
+def _proc_io() -> tuple[int | None, int | None]:
+    stats = {}
+    try:
+        for line in Path("/proc/self/io").read_text().splitlines():
+            key, _, value = line.partition(":")
+            stats[key] = int(value)
+    except (OSError, ValueError):
+        return None, None
+    return stats.get("read_bytes"), stats.get("write_bytes")

@@ -1,0 +1,280 @@
+"""One measurement path: what a phase costs the engine, kept window by window.
+
+    with Run("dml", parameters) as run:
+        with start("postgres") as eng:
+            meter = run.meter(eng, repetition=1)
+            meter.baseline(10, action=lambda: ...)          # idle rate of the engine
+            with meter.phase("insert", check=count_rows):   # phase window + settle window
+                ...
+
+For a container the scope is its cgroup (all processes and threads, background workers
+included); for an embedded engine it is this process. Each window stores wall time, cgroup (or
+process) CPU user/system, I/O bytes, peak memory and perf counters; a counter the host cannot
+count is stored as NULL with its status, never as 0."""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from . import cgroups, perf
+from .docker_host import docker_server_version
+from .lifecycle import Instance
+from .provenance import benchlib_version, git_state, host_facts
+from .store import Store, as_json, utcnow
+
+WINDOWS = ("baseline", "phase", "settle")
+
+
+@dataclass(frozen=True)
+class SettlePolicy:
+    """When deferred work (purge, flushing, checkpoints) counts as finished.
+
+    After a phase the engine's CPU rate is polled; the settle window ends once the rate over the
+    last `quiet_seconds` is back near the idle rate (idle x `idle_factor`, at least
+    `floor_cores` of a core), or after `max_seconds`."""
+
+    max_seconds: float = 60.0
+    quiet_seconds: float = 1.0
+    poll_seconds: float = 0.1
+    idle_factor: float = 1.5
+    floor_cores: float = 0.02
+
+    def threshold(self, idle_rate: float | None) -> float:
+        return max(self.floor_cores, (idle_rate or 0.0) * self.idle_factor)
+
+
+class Run:
+    """A row in `runs` (status running -> ok | failed), with its instances and measurements.
+    Measurements are written as each window ends, so a failure never loses earlier ones."""
+
+    def __init__(self, experiment: str, parameters: dict[str, Any], *, notebook: str | None = None,
+                 store: Store | None = None, run_id: str | None = None):
+        from .store import new_run_id
+
+        self.store = store or Store.default()
+        self.run_id = run_id or new_run_id()
+        self.experiment = experiment
+        self.parameters = parameters
+        self.notebook = notebook
+        self._seq = itertools.count(1)
+        self._seq_lock = threading.Lock()
+        self._row: dict[str, Any] = {}
+
+    def __enter__(self) -> "Run":
+        support = perf.probe()
+        sha, dirty = git_state()
+        facts = host_facts()
+        self._row = {
+            "run_id": self.run_id, "experiment": self.experiment, "notebook": self.notebook,
+            "status": "running", "error": None, "started_at": utcnow(), "ended_at": None,
+            **facts, "cgroup_layout": cgroups.layout(), "docker_version": docker_server_version(),
+            "perf_version": support.version,
+            "perf_support": as_json({"available": support.available, "reason": support.reason,
+                                     "events": support.events}),
+            "benchlib_version": benchlib_version(), "git_sha": sha, "git_dirty": dirty,
+            "parameters": as_json(self.parameters),
+        }
+        self.store.write_run(self._row)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.finish(None if exc is None else "".join(traceback.format_exception_only(exc_type, exc)).strip())
+
+    def finish(self, error: str | None) -> None:
+        self._row.update(status="failed" if error else "ok", error=error, ended_at=utcnow())
+        self.store.write_run(self._row)
+
+    def next_seq(self) -> int:
+        with self._seq_lock:
+            return next(self._seq)
+
+    def record_instance(self, instance: Instance) -> str:
+        instance_id = f"{instance.key}-{self.next_seq():04d}"
+        p = instance.provenance
+        self.store.write_instance({
+            "run_id": self.run_id, "instance_id": instance_id, "engine": instance.key, "kind": p["kind"],
+            "image_ref": p["image_ref"], "image_id": p["image_id"], "image_digest": p["image_digest"],
+            "image_source": p["image_source"], "image_note": p["image_note"],
+            "server_version": p["server_version"], "config": as_json(p["config"]),
+            "startup_seconds": p["startup_seconds"], "container_id": p["container_id"],
+            "cgroup": p["cgroup"], "started_at": utcnow(),
+        })
+        return instance_id
+
+    def meter(self, instance: Instance, repetition: int = 1, settle: SettlePolicy | None = None) -> "Meter":
+        return Meter(self, instance, repetition, settle or SettlePolicy())
+
+
+@dataclass
+class Window:
+    """Readings of one window, before they become rows."""
+
+    name: str
+    started_at: Any
+    ended_at: Any
+    wall_seconds: float
+    before: cgroups.Sample
+    after: cgroups.Sample
+    perf_readings: dict[str, perf.Reading] | None
+    peak_is_window: bool
+
+
+class Meter:
+    def __init__(self, run: Run, instance: Instance, repetition: int, settle: SettlePolicy):
+        self.run = run
+        self.instance = instance
+        self.repetition = repetition
+        self.settle_policy = settle
+        self.instance_id = run.record_instance(instance)
+        self.idle_rate: float | None = None  # CPU seconds per second while idle
+        support = perf.probe()
+        self._perf_ok = support.available
+        self._perf_status = "ok" if support.available else "unavailable"
+
+    # -- windows -----------------------------------------------------------------------------------
+    def _perf_window(self) -> perf.PerfWindow | None:
+        if not self._perf_ok:
+            return None
+        scope = self.instance.scope
+        if scope.kind == "process":
+            return perf.PerfWindow(pid=scope.pid).prepare()
+        return perf.PerfWindow(cgroup=scope.perf_cgroup).prepare()
+
+    def baseline(self, seconds: float, action: Callable[[], Any] | None = None) -> float:
+        """Measure the engine idle for `seconds` (server-side sleep via `action`, else a client
+        sleep) and keep its CPU rate, which settle windows and reports compare against."""
+        with self._window("sleep", "baseline", check=None, settle=False):
+            (action or (lambda: time.sleep(seconds)))()
+        return self.idle_rate or 0.0
+
+    @contextlib.contextmanager
+    def phase(self, name: str, check: Callable[[], float] | None = None, check_name: str = "rows",
+              settle: bool = True) -> Iterator[None]:
+        """Measure the body as window `phase`, then the deferred work as window `settle`
+        (containers only: an embedded engine has no background work after a call returns).
+        `check()` runs after both windows, outside any measurement."""
+        with self._window(name, "phase", check=check, check_name=check_name, settle=settle):
+            yield
+
+    @contextlib.contextmanager
+    def _window(self, phase: str, window: str, *, check, check_name: str = "rows", settle: bool) -> Iterator[None]:
+        scope = self.instance.scope
+        settle = settle and scope.kind == "cgroup"
+        main = self._perf_window()
+        tail = self._perf_window() if settle else None  # started now, enabled the moment the phase ends
+        windows: list[Window] = []
+        try:
+            peak_reset = _reset_peak(scope)
+            before = scope.sample()
+            started_at, t0 = utcnow(), time.perf_counter()
+            if main:
+                main.enable()
+            yield
+            if main:
+                main.disable()
+            if tail:
+                tail.enable()
+            t1 = time.perf_counter()
+            ended_at = utcnow()
+            after = scope.sample()
+            windows.append(Window(window, started_at, ended_at, t1 - t0, before, after,
+                                  main.result() if main else None, peak_reset))
+            main = None
+            if window == "baseline":
+                self.idle_rate = _cpu_seconds(before, after) / max(t1 - t0, 1e-9) if after.cpu_ns is not None else None
+            if settle:
+                windows.append(self._settle(tail, after, t1, ended_at))
+                tail = None
+        finally:
+            for leftover in (main, tail):
+                if leftover is not None:
+                    leftover.abort()
+        check_value = float(check()) if check else None
+        self._store(phase, windows, check_name if check else None, check_value)
+
+    def _settle(self, tail: perf.PerfWindow | None, start: cgroups.Sample, t_start: float, started_at) -> Window:
+        policy = self.settle_policy
+        threshold = policy.threshold(self.idle_rate)
+        scope = self.instance.scope
+        history: list[tuple[float, int]] = [(t_start, start.cpu_ns or 0)]
+        while True:
+            time.sleep(policy.poll_seconds)
+            now = time.perf_counter()
+            history.append((now, scope.sample().cpu_ns or 0))
+            if now - t_start >= policy.max_seconds:
+                break
+            # Rate over the trailing quiet window; needs at least that much history.
+            old = [h for h in history if now - h[0] >= policy.quiet_seconds]
+            if old:
+                t_old, cpu_old = old[-1]
+                if (history[-1][1] - cpu_old) / 1e9 / (now - t_old) <= threshold:
+                    break
+        if tail:
+            tail.disable()
+        t_end = time.perf_counter()
+        after = scope.sample()
+        return Window("settle", started_at, utcnow(), t_end - t_start, start, after,
+                      tail.result() if tail else None, False)
+
+    # -- rows ------------------------------------------------------------------------------------
+    def _store(self, phase: str, windows: list[Window], check_name: str | None, check_value: float | None) -> None:
+        source = self.instance.scope.source
+        seq = self.run.next_seq()
+        rows = []
+        for w in windows:
+            common = {
+                "run_id": self.run.run_id, "instance_id": self.instance_id, "engine": self.instance.key,
+                "experiment": self.run.experiment, "phase": phase, "repetition": self.repetition,
+                "window": w.name, "started_at": w.started_at, "ended_at": w.ended_at,
+                "check_name": check_name, "check_value": check_value, "seq": seq,
+            }
+
+            def add(metric: str, value: float | None, unit: str, src: str, status: str | None = None) -> None:
+                rows.append({**common, "metric": metric, "value": value, "unit": unit, "source": src,
+                             "status": status or ("ok" if value is not None else "unsupported")})
+
+            b, a = w.before, w.after
+            add("wall_time", w.wall_seconds, "s", "clock")
+            add("cpu_time", _delta(b.cpu_ns, a.cpu_ns, 1e-9), "s", source)
+            add("cpu_user_time", _delta(b.user_ns, a.user_ns, 1e-9), "s", source)
+            add("cpu_system_time", _delta(b.system_ns, a.system_ns, 1e-9), "s", source)
+            add("io_read_bytes", _delta(b.io_read_bytes, a.io_read_bytes, 1), "bytes", source)
+            add("io_write_bytes", _delta(b.io_write_bytes, a.io_write_bytes, 1), "bytes", source)
+            # A peak that could not be reset at the window start covers the engine's lifetime:
+            # it gets its own name so nobody reads it as the window's peak.
+            peak_metric = "memory_peak_bytes" if w.peak_is_window else "memory_peak_since_start_bytes"
+            add(peak_metric, a.memory_peak_bytes, "bytes", source)
+            for event, (metric, unit, scale) in perf.EVENTS.items():
+                reading = (w.perf_readings or {}).get(event)
+                if reading is None:
+                    add(metric, None, unit, "perf", self._perf_status if w.perf_readings is None else "unsupported")
+                else:
+                    add(metric, reading.value * scale if reading.value is not None else None, unit, "perf",
+                        reading.status)
+        self.run.store.append_measurements(self.run.run_id, seq, rows)
+
+
+def _delta(before: int | None, after: int | None, scale: float) -> float | None:
+    if before is None or after is None:
+        return None
+    return (after - before) * scale
+
+
+def _cpu_seconds(before: cgroups.Sample, after: cgroups.Sample) -> float:
+    return ((after.cpu_ns or 0) - (before.cpu_ns or 0)) / 1e9
+
+
+def _reset_peak(scope: cgroups.Scope) -> bool:
+    """cgroup v1 lets a peak be reset (write 0 to memory.max_usage_in_bytes)."""
+    if scope.kind != "cgroup" or not scope.memory_v1 or scope.memory_dir is None:
+        return False
+    try:
+        (scope.memory_dir / "memory.max_usage_in_bytes").write_text("0")
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,181 @@
+"""perf stat, per cgroup (or per process for embedded engines), with exact window boundaries.
+
+Each window gets its own `perf stat` started with counters disabled (`--delay=-1`) and driven
+through a control FIFO: `enable`/`disable` are acknowledged, so the counted window is exactly
+the phase and perf's own start-up is outside it. perf runs on the host, outside the engine's
+cgroup, so it adds no CPU to what it measures."""
+from __future__ import annotations
+
+import functools
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# (event as perf names it, metric name in the store, unit in the store, scale from perf's unit)
+EVENTS = {
+    "task-clock": ("task_clock", "s", 1e-3),  # perf prints msec
+    "instructions:u": ("instructions_user", "instructions", 1.0),
+    "cycles": ("cycles", "cycles", 1.0),
+}
+
+
+@dataclass(frozen=True)
+class Reading:
+    event: str
+    value: float | None  # None unless status == "ok"
+    unit: str
+    status: str  # ok | unsupported | not_counted
+    running_pct: float | None = None
+
+
+def parse_csv(text: str, cgroup_mode: bool) -> dict[str, Reading]:
+    """Parse `perf stat -x,` output (stderr or -o file).
+
+    Fields: value, unit, event, [cgroup,] run-time, %running, metric, metric unit.
+    `<not supported>` means the host cannot count the event; `<not counted>` means the counter
+    never ran (an idle cgroup is never scheduled) - both are stored without a number."""
+    readings: dict[str, Reading] = {}
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split(",")
+        if len(fields) < 3:
+            continue
+        raw, unit, event = fields[0].strip(), fields[1].strip(), fields[2].strip()
+        pct_index = 5 if cgroup_mode else 4
+        try:
+            pct = float(fields[pct_index]) if len(fields) > pct_index and fields[pct_index] else None
+        except ValueError:
+            pct = None
+        if raw == "<not supported>":
+            readings[event] = Reading(event, None, unit, "unsupported")
+        elif raw == "<not counted>":
+            readings[event] = Reading(event, None, unit, "not_counted")
+        else:
+            try:
+                readings[event] = Reading(event, float(raw), unit, "ok", pct)
+            except ValueError:
+                continue
+    return readings
+
+
+@dataclass(frozen=True)
+class PerfSupport:
+    available: bool
+    reason: str
+    version: str | None
+    events: dict[str, str] = field(default_factory=dict)  # event -> supported | unsupported
+
+    @property
+    def supported_events(self) -> list[str]:
+        return [e for e, s in self.events.items() if s == "supported"]
+
+    def describe(self) -> str:
+        if not self.available:
+            return f"perf unavailable: {self.reason}"
+        return ", ".join(f"{e}: {s}" for e, s in self.events.items())
+
+
+@functools.lru_cache(maxsize=1)
+def probe() -> PerfSupport:
+    """Ask the host once which events perf can count system-wide."""
+    perf = shutil.which("perf")
+    if perf is None:
+        return PerfSupport(False, "perf is not installed (Debian: apt-get install linux-perf)", None)
+    version = subprocess.run([perf, "--version"], capture_output=True, text=True).stdout.strip() or None
+    result = subprocess.run(
+        [perf, "stat", "-x,", "-a", "-e", ",".join(EVENTS), "--", "sleep", "0.05"],
+        capture_output=True, text=True,
+    )
+    if result.returncode != 0:
+        reason = (result.stderr.strip().splitlines() or ["perf stat failed"])[-1]
+        return PerfSupport(False, f"perf stat -a failed: {reason}", version)
+    readings = parse_csv(result.stderr, cgroup_mode=False)
+    events = {e: ("supported" if readings.get(e) and readings[e].status == "ok" else "unsupported") for e in EVENTS}
+    return PerfSupport(True, "ok", version, events)
+
+
+class PerfError(RuntimeError):
+    pass
+
+
+class PerfWindow:
+    """One counting window. `prepare()` starts perf disabled; `enable()` / `disable()` are exact;
+    `result()` stops perf and returns its readings."""
+
+    ACK_TIMEOUT = 10.0
+
+    def __init__(self, *, cgroup: str | None = None, pid: int | None = None, events: list[str] | None = None):
+        if (cgroup is None) == (pid is None):
+            raise ValueError("give exactly one of cgroup (a container) or pid (an embedded engine)")
+        self.cgroup = cgroup
+        self.pid = pid
+        self.events = events or list(EVENTS)
+        self._dir = Path(tempfile.mkdtemp(prefix="benchlib-perf-"))
+        self._proc: subprocess.Popen | None = None
+        self._ctl = self._ack = -1
+
+    def command(self) -> list[str]:
+        ctl, ack, out = self._dir / "ctl", self._dir / "ack", self._dir / "out.csv"
+        cmd = ["perf", "stat", "-x,", "--no-big-num", "-o", str(out), "--delay=-1",
+               f"--control=fifo:{ctl},{ack}", "-e", ",".join(self.events)]
+        if self.cgroup is not None:
+            # -e must come before -G, with one cgroup entry per event.
+            cmd += ["-a", "-G", ",".join([self.cgroup] * len(self.events))]
+        else:
+            cmd += ["-p", str(self.pid)]
+        return cmd
+
+    def prepare(self) -> "PerfWindow":
+        os.mkfifo(self._dir / "ctl")
+        os.mkfifo(self._dir / "ack")
+        # O_RDWR on our ends: opening a FIFO never blocks then, whatever order perf opens them in.
+        self._ctl = os.open(self._dir / "ctl", os.O_RDWR)
+        self._ack = os.open(self._dir / "ack", os.O_RDWR)
+        self._proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      start_new_session=True)  # Ctrl-C in a notebook must not reach it
+        return self
+
+    def _command(self, word: str) -> None:
+        os.write(self._ctl, f"{word}\n".encode())
+        ready, _, _ = select.select([self._ack], [], [], self.ACK_TIMEOUT)
+        if not ready:
+            self.abort()
+            raise PerfError(f"perf did not acknowledge '{word}' within {self.ACK_TIMEOUT}s")
+        os.read(self._ack, 64)
+
+    def enable(self) -> None:
+        self._command("enable")
+
+    def disable(self) -> None:
+        self._command("disable")
+
+    def result(self) -> dict[str, Reading]:
+        assert self._proc is not None
+        self._proc.send_signal(signal.SIGINT)
+        _, stderr = self._proc.communicate(timeout=30)
+        out = self._dir / "out.csv"
+        text = out.read_text() if out.exists() else ""
+        self._close()
+        readings = parse_csv(text, cgroup_mode=self.cgroup is not None)
+        if not readings:
+            raise PerfError(f"perf stat produced no counts (exit {self._proc.returncode}): {stderr.decode()[-500:]}")
+        return readings
+
+    def abort(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        self._close()
+
+    def _close(self) -> None:
+        for fd in (self._ctl, self._ack):
+            if fd >= 0:
+                os.close(fd)
+        self._ctl = self._ack = -1
+        shutil.rmtree(self._dir, ignore_errors=True)

@@ -1,0 +1,58 @@
+"""Where benchlib keeps things. Paths come from the package location or the environment,
+never from the current directory, so a notebook executed by papermill from any folder
+writes to the same store."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+RECIPES_DIR = PACKAGE_DIR / "recipes"
+REPORT_TEMPLATE_DIR = PACKAGE_DIR / "report_template"
+
+
+def _project_root() -> Path:
+    """The repository checkout when benchlib is installed editable from it, else ~/.benchlib."""
+    candidate = PACKAGE_DIR.parent.parent
+    if (candidate / "pyproject.toml").exists() and (candidate / "notebooks").is_dir():
+        return candidate
+    return Path.home() / ".benchlib"
+
+
+@dataclass(frozen=True)
+class Settings:
+    project_root: Path
+    data_dir: Path
+    reports_dir: Path
+    image_policy: str  # auto | official | local
+
+    @property
+    def results_dir(self) -> Path:
+        return self.data_dir / "results"
+
+    @property
+    def reference_dir(self) -> Path:
+        return self.project_root / "data" / "reference"
+
+    @property
+    def notebooks_dir(self) -> Path:
+        return self.project_root / "notebooks"
+
+    @property
+    def params_dir(self) -> Path:
+        return self.project_root / "papermill_params"
+
+
+IMAGE_POLICIES = ("auto", "official", "local")
+
+
+def get_settings() -> Settings:
+    """Read settings afresh each call: tests and the batch runner change the environment."""
+    root = Path(os.environ.get("BENCHLIB_PROJECT_ROOT", _project_root()))
+    data_dir = Path(os.environ.get("BENCHLIB_DATA_DIR", root / "data"))
+    reports_dir = Path(os.environ.get("BENCHLIB_REPORTS_DIR", root / "reports"))
+    policy = os.environ.get("BENCHLIB_IMAGE_POLICY", "auto")
+    if policy not in IMAGE_POLICIES:
+        raise ValueError(f"BENCHLIB_IMAGE_POLICY={policy!r} is not one of {', '.join(IMAGE_POLICIES)}")
+    return Settings(root, data_dir, reports_dir, policy)

@@ -1,0 +1,206 @@
+"""The results store: long format, append-only, keyed by run id, queried with DuckDB.
+
+Layout under `<data>/results/`:
+    runs/<run_id>.parquet                    one row, replaced atomically when the run ends
+    instances/<run_id>/<instance_id>.parquet one row per engine start
+    measurements/<run_id>/<seq>.parquet      rows of one measured window, written as it ends
+    schema_version                           the layout's version, for migrations
+
+Why files and not one DuckDB database file: DuckDB allows one writer process per file, and a
+notebook kernel holding the store open must never make a running benchmark fail. Each run writes
+only its own files (temp file + rename, so readers never see half a file), and readers open an
+in-memory DuckDB over them. A run killed mid-phase keeps every window already written."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .errors import StoreError
+from .settings import get_settings
+
+SCHEMA_VERSION = 1
+
+_TS = pa.timestamp("us", tz="UTC")
+
+RUNS = pa.schema([
+    ("run_id", pa.string()), ("experiment", pa.string()), ("notebook", pa.string()),
+    ("status", pa.string()), ("error", pa.string()),
+    ("started_at", _TS), ("ended_at", _TS),
+    ("hostname", pa.string()), ("kernel", pa.string()), ("os", pa.string()), ("cpu_model", pa.string()),
+    ("cpu_cores", pa.int32()), ("memory_bytes", pa.int64()), ("python_version", pa.string()),
+    ("cgroup_layout", pa.string()), ("docker_version", pa.string()),
+    ("perf_version", pa.string()), ("perf_support", pa.string()),
+    ("benchlib_version", pa.string()), ("git_sha", pa.string()), ("git_dirty", pa.bool_()),
+    ("parameters", pa.string()), ("schema_version", pa.int32()),
+])
+
+INSTANCES = pa.schema([
+    ("run_id", pa.string()), ("instance_id", pa.string()), ("engine", pa.string()), ("kind", pa.string()),
+    ("image_ref", pa.string()), ("image_id", pa.string()), ("image_digest", pa.string()),
+    ("image_source", pa.string()), ("image_note", pa.string()), ("server_version", pa.string()),
+    ("config", pa.string()), ("startup_seconds", pa.float64()), ("container_id", pa.string()),
+    ("cgroup", pa.string()), ("started_at", _TS), ("schema_version", pa.int32()),
+])
+
+MEASUREMENTS = pa.schema([
+    ("run_id", pa.string()), ("instance_id", pa.string()), ("engine", pa.string()),
+    ("experiment", pa.string()), ("phase", pa.string()), ("repetition", pa.int32()),
+    ("window", pa.string()), ("metric", pa.string()), ("value", pa.float64()), ("unit", pa.string()),
+    ("source", pa.string()), ("status", pa.string()), ("started_at", _TS), ("ended_at", _TS),
+    ("check_name", pa.string()), ("check_value", pa.float64()), ("seq", pa.int32()),
+    ("schema_version", pa.int32()),
+])
+
+TABLES = {"runs": RUNS, "instances": INSTANCES, "measurements": MEASUREMENTS}
+
+# version -> function(results_dir) upgrading a store from that version to the next.
+MIGRATIONS: dict[int, Any] = {}
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def new_run_id() -> str:
+    return f"{utcnow():%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def _write_atomic(table: pa.Table, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+def _table(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    unknown = {k for row in rows for k in row} - set(schema.names)
+    if unknown:
+        raise StoreError(f"columns not in the store schema: {sorted(unknown)}")
+    return pa.Table.from_pylist([{**row, "schema_version": SCHEMA_VERSION} for row in rows], schema=schema)
+
+
+@dataclass
+class Store:
+    """A results folder. Cheap to create; every query opens its own in-memory DuckDB."""
+
+    root: Path
+
+    @classmethod
+    def default(cls) -> "Store":
+        return cls(get_settings().results_dir)
+
+    # -- writing ---------------------------------------------------------------------------------
+    def _ensure_version(self) -> None:
+        marker = self.root / "schema_version"
+        if not marker.exists():
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = marker.with_name(f".schema_version.{os.getpid()}.tmp")
+            tmp.write_text(f"{SCHEMA_VERSION}\n")
+            os.replace(tmp, marker)
+            return
+        version = int(marker.read_text().strip() or 0)
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"store {self.root} has schema version {version}, newer than this benchlib "
+                             f"({SCHEMA_VERSION}); upgrade benchlib")
+        while version < SCHEMA_VERSION:
+            if version not in MIGRATIONS:
+                raise StoreError(f"store {self.root}: no migration from schema version {version}")
+            MIGRATIONS[version](self.root)
+            version += 1
+            marker.write_text(f"{version}\n")
+
+    def write_run(self, row: dict) -> None:
+        self._ensure_version()
+        _write_atomic(_table([row], RUNS), self.root / "runs" / f"{row['run_id']}.parquet")
+
+    def write_instance(self, row: dict) -> None:
+        self._ensure_version()
+        _write_atomic(_table([row], INSTANCES),
+                      self.root / "instances" / row["run_id"] / f"{row['instance_id']}.parquet")
+
+    def append_measurements(self, run_id: str, seq: int, rows: list[dict]) -> None:
+        if rows:
+            self._ensure_version()
+            _write_atomic(_table(rows, MEASUREMENTS), self.root / "measurements" / run_id / f"{seq:06d}.parquet")
+
+    # -- reading ---------------------------------------------------------------------------------
+    def connect(self):
+        """An in-memory DuckDB connection with views `runs`, `instances`, `measurements`."""
+        import duckdb
+
+        if (self.root / "schema_version").exists():
+            self._ensure_version()
+        con = duckdb.connect()
+        con.execute("set TimeZone = 'UTC'")
+        for name, schema in TABLES.items():
+            files = sorted(str(p) for p in (self.root / name).rglob("*.parquet")) if (self.root / name).exists() else []
+            if files:
+                file_list = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+                con.execute(f"create view {name} as select * from read_parquet([{file_list}], union_by_name = true)")
+            else:
+                con.register(f"_{name}_empty", schema.empty_table())
+                con.execute(f"create view {name} as select * from _{name}_empty")
+        return con
+
+    def query(self, sql: str, params: list | None = None):
+        """Run SQL over the views and return a pandas DataFrame."""
+        con = self.connect()
+        try:
+            return con.execute(sql, params or []).df()
+        finally:
+            con.close()
+
+    def run_ids(self) -> list[str]:
+        return sorted(p.stem for p in (self.root / "runs").glob("*.parquet")) if (self.root / "runs").exists() else []
+
+    # -- moving runs between machines ---------------------------------------------------------------
+    def export_runs(self, run_ids: Iterable[str], dest: Path) -> Path:
+        """Write the given runs as three Parquet files in `dest` (runs, instances, measurements)."""
+        run_ids = list(run_ids)
+        missing = sorted(set(run_ids) - set(self.run_ids()))
+        if missing:
+            raise StoreError(f"no such run(s) in {self.root}: {', '.join(missing)}")
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        con = self.connect()
+        try:
+            for name in TABLES:
+                table = con.execute(f"select * from {name} where run_id in (select unnest(?))", [run_ids]).arrow()
+                pq.write_table(table, dest / f"{name}.parquet")
+        finally:
+            con.close()
+        return dest
+
+    def import_runs(self, src: Path) -> list[str]:
+        """Merge an export into this store; runs already present are left alone. Returns new run ids."""
+        src = Path(src)
+        tables = {name: pq.read_table(src / f"{name}.parquet") for name in TABLES}
+        known = set(self.run_ids())
+        new_ids = sorted(set(tables["runs"].column("run_id").to_pylist()) - known)
+        for run_id in new_ids:
+            def rows(name: str) -> list[dict]:
+                t = tables[name]
+                return [r for r in t.to_pylist() if r["run_id"] == run_id]
+            for row in rows("instances"):
+                self.write_instance({k: v for k, v in row.items() if k != "schema_version"})
+            by_seq: dict[int, list[dict]] = {}
+            for row in rows("measurements"):
+                by_seq.setdefault(row["seq"], []).append({k: v for k, v in row.items() if k != "schema_version"})
+            for seq, batch in by_seq.items():
+                self.append_measurements(run_id, seq, batch)
+            for row in rows("runs"):  # last: a run appears only once its rows are in place
+                self.write_run({k: v for k, v in row.items() if k != "schema_version"})
+        return new_ids
+
+
+def as_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)

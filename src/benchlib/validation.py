@@ -1,0 +1,80 @@
+"""Parameter checks shared by notebooks and the CLI. Each error names the bad value, and all of
+them run before any container starts."""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Iterable
+
+from .engines import ENGINES, EmbeddedEngine, ServerEngine, get_engine
+from .errors import EngineUnavailableError, ParameterError
+
+ALL_AVAILABLE = "all available"
+
+
+def positive_int(name: str, value: Any, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def non_negative_number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value < 0 or value != value:
+        raise ParameterError(f"{name} must be a number >= 0, got {value!r}")
+    return float(value)
+
+
+def boolean(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ParameterError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def choice(name: str, value: Any, allowed: Iterable[str]) -> str:
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise ParameterError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def engine_selection(value: Any) -> tuple[list[str], dict[str, str]]:
+    """Engines to run, and those skipped with their reason.
+
+    An explicit list must name engines that can run here (else the error says why not);
+    "all available" runs every engine that can, and reports the others as skipped."""
+    explicit = value != ALL_AVAILABLE
+    if isinstance(value, str) and explicit:
+        value = [value]
+    keys = list(ENGINES) if not explicit else value
+    if not isinstance(keys, (list, tuple)) or not keys or not all(isinstance(k, str) for k in keys):
+        raise ParameterError(f"engines must be a non-empty list of engine keys or {ALL_AVAILABLE!r}, got {value!r}")
+    for key in keys:
+        get_engine(key)  # UnknownEngineError lists the known keys
+    if len(set(keys)) != len(keys):
+        raise ParameterError(f"engines lists an engine twice: {keys!r}")
+    runnable, skipped = [], {}
+    for key in keys:
+        reason = unavailable_reason(key)
+        if reason is None:
+            runnable.append(key)
+        elif explicit:
+            raise EngineUnavailableError(f"engine {key!r} cannot run on this host: {reason}")
+        else:
+            skipped[key] = reason
+    if not runnable:
+        raise EngineUnavailableError(f"no engine can run on this host: {skipped}")
+    return runnable, skipped
+
+
+def unavailable_reason(key: str) -> str | None:
+    engine = get_engine(key)
+    if isinstance(engine, EmbeddedEngine):
+        return None
+    assert isinstance(engine, ServerEngine)
+    from .docker_host import docker_reachable
+    from .images import availability
+
+    ok, why = docker_reachable()
+    if not ok:
+        return why
+    status = availability(engine)
+    return status.detail if status.status == "unavailable" else None
