@@ -131,9 +131,9 @@ class Instance:
     def sqlalchemy_engine(self, **kwargs: Any):
         from sqlalchemy import create_engine
 
-        if isinstance(self.engine, EmbeddedEngine):
-            conn = self.connect()
-            return create_engine(f"{self.engine.key}://", creator=lambda: conn, **kwargs)
+        wrap = getattr(self.engine, "sqlalchemy_wrap", None)
+        if wrap is not None:
+            return create_engine(f"{self.engine.key}://", creator=lambda: wrap(self.connect()), **kwargs)
         return create_engine(self.sqlalchemy_url(), **kwargs)
 
     def query(self, sql: str, conn: Any = None) -> list[tuple]:

@@ -94,6 +94,9 @@ class Store:
 
     root: Path
 
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+
     @classmethod
     def default(cls) -> "Store":
         return cls(get_settings().results_dir)
@@ -173,9 +176,9 @@ class Store:
         dest.mkdir(parents=True, exist_ok=True)
         con = self.connect()
         try:
-            for name in TABLES:
-                table = con.execute(f"select * from {name} where run_id in (select unnest(?))", [run_ids]).arrow()
-                pq.write_table(table, dest / f"{name}.parquet")
+            for name, schema in TABLES.items():
+                df = con.execute(f"select * from {name} where run_id in (select unnest(?))", [run_ids]).df()
+                pq.write_table(pa.Table.from_pandas(df, schema=schema, preserve_index=False), dest / f"{name}.parquet")
         finally:
             con.close()
         return dest

@@ -73,6 +73,9 @@ class EmbeddedEngine:
     dml: DmlDialect
     color: str
     file_name: str = "bench.db"
+    # Wraps a connection from `connect` for SQLAlchemy when its dialect cannot open the file
+    # itself beside our connections (DuckDB refuses a second configuration of an open file).
+    sqlalchemy_wrap: Callable[[Any], Any] | None = None
     kind: str = "embedded"
     family_name: str = "embedded"
 

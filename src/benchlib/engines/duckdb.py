@@ -15,6 +15,12 @@ def _library() -> str:
     return f"duckdb=={duckdb.__version__}"
 
 
+def _sqlalchemy_wrap(conn):
+    from duckdb_engine import ConnectionWrapper
+
+    return ConnectionWrapper(conn)
+
+
 ENGINE = EmbeddedEngine(
     key="duckdb",
     title="DuckDB",
@@ -23,6 +29,7 @@ ENGINE = EmbeddedEngine(
     library=_library,
     color="#B8A600",
     file_name="bench.duckdb",
+    sqlalchemy_wrap=_sqlalchemy_wrap,
     dml=DmlDialect(
         pk_columns={
             "uuid": "id uuid default gen_random_uuid()",

@@ -127,3 +127,159 @@ def run_dml(params: DmlParams, *, notebook: str | None = None, progress: bool = 
             raise DmlRunError(f"run {run.run_id} failed for {len(errors)} engine start(s) (measured "
                               f"phases are kept): " + "; ".join(f"{k}: {v}" for k, v in errors.items()))
     return DmlResult(run.run_id, params, errors)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting
+
+
+class DmlReport:
+    """Everything the DML notebook shows, computed from the store (never from memory), so a
+    report can be rebuilt for any past run: `DmlReport(run_id)`."""
+
+    def __init__(self, run_id: str, store=None):
+        from .. import results
+
+        self.run_id = run_id
+        self.store = store
+        self.info = results.run_info(run_id, store)
+        self.measurements = results.measurements(run_id, store)
+        self.instances = results.instances(run_id, store)
+        self.metric, self.unit, self.metric_explanation = results.cost_metric(self.measurements)
+        self.costs = results.phase_costs(self.measurements, self.metric)
+        self.summary = results.summarize(self.costs)
+        task_clock = results.phase_costs(self.measurements, "task_clock")
+        self.summary["task_clock_s"] = results.summarize(task_clock)["value"].to_numpy()
+        measured = set(self.summary["engine"])
+        self.engines = [e for e in self.info["parameters"].get("engines", []) if e in measured]
+        self.engines += sorted(measured - set(self.engines))
+        order = {(e, p): i for i, (e, p) in enumerate((e, p) for e in self.engines for p in PHASES)}
+        self.summary = self.summary.sort_values(["engine", "phase"], key=lambda _: [
+            order.get(k, 0) for k in zip(self.summary["engine"], self.summary["phase"])]).reset_index(drop=True)
+
+    # -- tables ------------------------------------------------------------------------------------
+    def _fmt(self, value: float) -> str:
+        if value != value:  # NaN
+            return "n/a"
+        if self.metric == "instructions_user":
+            return f"{value / 1e9:.3g}Gi"
+        return f"{value:.3g}s"
+
+    def article_table(self):
+        """Seed 000's summary layout: per engine and phase, cost / wall seconds."""
+        import pandas as pd
+
+        cells = self.summary.assign(cell=[f"{self._fmt(v)} / {w:.3g}s" for v, w in
+                                          zip(self.summary["value"], self.summary["wall_s"])])
+        table = cells.pivot(index="engine", columns="phase", values="cell")
+        table = table.reindex(columns=[p for p in PHASES if p in table.columns], index=self.engines)
+        table.index = pd.Index([_title(e) for e in table.index], name="engine")
+        return table
+
+    def detail_table(self):
+        """Mean per engine and phase with CV, settle window and baseline-subtracted figures."""
+        import pandas as pd
+
+        s = self.summary
+        scale, unit = (1e9, "Gi") if self.metric == "instructions_user" else (1.0, "s")
+        out = pd.DataFrame({
+            "engine": [_title(e) for e in s["engine"]], "phase": s["phase"],
+            f"phase ({unit})": s["value"] / scale, "CV": s["value_cv"],
+            f"settle ({unit})": s["settle_value"] / scale,
+            f"phase+settle ({unit})": s["with_settle"] / scale,
+            f"phase+settle − idle ({unit})": s["net_with_settle"] / scale,
+            "wall (s)": s["wall_s"], "settle wall (s)": s["settle_wall_s"],
+            "perf task-clock (s)": s["task_clock_s"], "n": s["n"],
+        })
+        return (out.style.format("{:.4g}", na_rep="n/a", subset=out.columns[2:-1])
+                .format("{:.1%}", na_rep="n/a", subset=["CV"]).hide(axis="index"))
+
+    def provenance_table(self):
+        import pandas as pd
+
+        inst = self.instances.drop_duplicates("engine")
+        return pd.DataFrame({
+            "engine": [_title(e) for e in inst["engine"]], "server version": inst["server_version"],
+            "image": inst["image_ref"], "image source": inst["image_source"],
+            "image id / digest": [d if isinstance(d, str) else (i[:19] if isinstance(i, str) else "")
+                                  for d, i in zip(inst["image_digest"], inst["image_id"])],
+            "start-to-ready (s)": inst["startup_seconds"],
+        }).style.format("{:.2f}", subset=["start-to-ready (s)"]).hide(axis="index")
+
+    def host_table(self):
+        import pandas as pd
+
+        i = self.info
+        facts = {
+            "run id": i["run_id"], "host": i["hostname"], "CPU": f"{i['cpu_model']} ({i['cpu_cores']} cores)",
+            "memory": f"{(i['memory_bytes'] or 0) / 2**30:.1f} GiB", "kernel": i["kernel"], "OS": i["os"],
+            "cgroup layout": i["cgroup_layout"], "Docker": i["docker_version"],
+            "perf": f"{i['perf_version']}: " + ", ".join(f"{k} {v}" for k, v in i["perf_support"].get("events", {}).items()),
+            "benchlib": f"{i['benchlib_version']} (git {str(i['git_sha'])[:10]}{' + local changes' if i['git_dirty'] else ''})",
+            "parameters": ", ".join(f"{k}={v}" for k, v in i["parameters"].items() if k != "skipped"),
+            "status": i["status"],
+        }
+        return (pd.DataFrame({"": list(facts), "value": list(facts.values())}).style.hide(axis="index")
+                .set_properties(**{"text-align": "left"}))
+
+    def reference_comparison(self, base_engine: str = "postgres"):
+        """Cost relative to PostgreSQL per phase: this run's engines, then seed 000's eight
+        engines as published (instructions:u there; this run's cost metric here)."""
+        import pandas as pd
+
+        from .. import results
+
+        ours = results.ratios_to(self.summary, "value", base_engine).assign(source="this run")
+        ref = results.ratios_to(results.reference(), "instructions_gi", base_engine).assign(source="seed 000")
+        both = pd.concat([ours, ref], ignore_index=True)
+        both = both[(both["engine"] != base_engine) & (both["phase"] != "sleep")]
+        both["engine"] = [_title(e) for e in both["engine"]]
+        table = both.pivot_table(index=["source", "engine"], columns="phase", values="ratio", sort=False)
+        return table.reindex(columns=[p for p in PHASES if p in table.columns]).round(2)
+
+    # -- figures ----------------------------------------------------------------------------------
+    def cost_figure(self, value: str = "value", title: str | None = None):
+        from ..plots import bars_by_phase
+
+        scale, unit = (1e9, "billion instructions (Gi)") if self.metric == "instructions_user" else (1.0, "CPU seconds")
+        df = self.summary.assign(v=self.summary[value] / scale,
+                                 err=self.summary.get(f"{value}_std", 0) / scale)
+        df = df[df["phase"] != "sleep"] if value.startswith("net") else df
+        label = {"value": "phase", "with_settle": "phase + settle", "net_with_settle": "phase + settle − idle"}[value]
+        return bars_by_phase(df, "v", error="err", unit=unit, name=f"dml-{value.replace('_', '-')}",
+                             title=title or f"Engine {('instructions' if scale > 1 else 'CPU')} per phase ({label})")
+
+    def reference_figure(self):
+        from ..plots import bars_by_phase
+        from .. import results
+
+        ref = results.reference()
+        return bars_by_phase(ref, "instructions_gi", unit="billion instructions (Gi)", log_y=True,
+                             name="seed000-reference", title="Seed 000 as published: instructions:u per phase "
+                                                              "(2M rows, log scale)")
+
+    # -- narrative -------------------------------------------------------------------------------------
+    def caveats(self) -> str:
+        lines = [f"- **Cost metric:** {self.metric_explanation}."]
+        local = self.instances[self.instances["image_source"] == "local-build"]
+        for row in local.drop_duplicates("engine").itertuples():
+            lines.append(f"- **{_title(row.engine)}** ran from `{row.image_ref}`, {row.image_note}; "
+                         f"its version is `{row.server_version}`, not the official image's.")
+        skipped = self.info["parameters"].get("skipped") or {}
+        for key, reason in skipped.items():
+            lines.append(f"- **{_title(key)}** was skipped: {reason}.")
+        if "mariadb" in self.engines:
+            lines.append("- MariaDB is not MySQL: same wire protocol and family, different server and storage "
+                         "engine versions. The article's MySQL row is MySQL 8.4.")
+        if any(e in self.engines for e in ("sqlite", "duckdb")):
+            lines.append("- Embedded engines run in the notebook's own process: their cost is that process's CPU "
+                         "(the Python driver included), and they have no settle window.")
+        lines.append(f"- Rows: {self.info['parameters'].get('rows'):,}; the article used 2,000,000 on an 8-vCPU "
+                     "Xeon host, so absolute figures differ; compare ratios.")
+        return "\n".join(lines)
+
+
+def _title(key: str) -> str:
+    from ..plots import engine_title
+
+    return engine_title(key)

@@ -1,0 +1,31 @@
+# The two commands of the README: `make report` (the main job) and `make test`.
+# Each one runs the idempotent set-up first (scripts/setup.sh).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SET ?= default
+
+.PHONY: setup report test test-fast lab images clean-containers
+
+setup:
+	@bash scripts/setup.sh
+
+## Run every notebook with papermill_params/<notebook>/$(SET).yaml and publish reports/<batch>/.
+report: setup
+	$(VENV)/bin/benchlib batch --set $(SET)
+
+## The whole suite: unit, real-container engine and measurement tests, notebook smoke runs, nbval-lax.
+test: setup
+	$(PY) -m pytest --nbval-lax tests notebooks
+
+## Unit tests only (no Docker needed).
+test-fast: setup
+	$(PY) -m pytest tests/unit
+
+lab: setup
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+images: setup
+	$(VENV)/bin/benchlib images
+
+clean-containers: setup
+	$(VENV)/bin/benchlib cleanup --all

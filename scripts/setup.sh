@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Idempotent set-up behind `make test` and `make report`.
+#
+# System (only as root on Debian/Ubuntu, and only when no Docker engine answers yet): Debian's
+# docker.io with dockerd started in the background, linux-perf, sysbench, chromium (figure export
+# and report tests) and debootstrap (offline image builds). On a host where Docker already answers,
+# nothing system-wide is touched; missing tools are only reported.
+# Project: a virtualenv in .venv (uv when it can be had, else pip) with benchlib installed editable.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${BENCHLIB_VENV:-$ROOT/.venv}"
+PYTHON="${PYTHON:-python3}"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+docker_answers() { command -v docker >/dev/null 2>&1 && timeout 20 docker info >/dev/null 2>&1; }
+
+is_debian_like() {
+  [ -r /etc/os-release ] || return 1
+  local id like
+  id=$(. /etc/os-release; echo "${ID:-}")
+  like=$(. /etc/os-release; echo "${ID_LIKE:-}")
+  case " $id $like " in *" debian "*|*" ubuntu "*) return 0 ;; esac
+  return 1
+}
+
+report_missing() {
+  local tool
+  for tool in perf sysbench chromium debootstrap; do
+    command -v "$tool" >/dev/null 2>&1 || log "note: $tool is not installed (some measurements, figure export or offline image builds need it)"
+  done
+}
+
+start_dockerd() {
+  log "starting dockerd in the background (log: /var/log/benchlib-dockerd.log)"
+  nohup dockerd >/var/log/benchlib-dockerd.log 2>&1 &
+  for _ in $(seq 1 60); do
+    docker_answers && return 0
+    sleep 0.5
+  done
+  log "dockerd did not answer within 30 s; last log lines:"
+  tail -n 20 /var/log/benchlib-dockerd.log >&2 || true
+  return 1
+}
+
+system_setup() {
+  if docker_answers; then
+    log "a Docker engine answers: nothing system-wide is changed"
+    report_missing
+    return 0
+  fi
+  if [ "$(id -u)" != 0 ] || ! is_debian_like; then
+    log "no Docker engine answers, and only root on Debian/Ubuntu installs one here: install and start Docker, then rerun"
+    report_missing
+    return 1
+  fi
+  local perf_pkg=linux-perf
+  (. /etc/os-release; [ "${ID:-}" = ubuntu ]) && perf_pkg="linux-tools-common linux-tools-generic"
+  local want=()
+  command -v dockerd >/dev/null 2>&1 || want+=(docker.io)
+  command -v perf >/dev/null 2>&1 || want+=($perf_pkg)
+  command -v sysbench >/dev/null 2>&1 || want+=(sysbench)
+  command -v chromium >/dev/null 2>&1 || want+=(chromium)
+  command -v debootstrap >/dev/null 2>&1 || want+=(debootstrap)
+  if [ "${#want[@]}" -gt 0 ]; then
+    log "installing ${want[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want[@]}" >/dev/null
+  fi
+  start_dockerd
+}
+
+python_setup() {
+  "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
+    log "$PYTHON is older than 3.10"; return 1; }
+  local stamp="$VENV/.benchlib-installed" want
+  want=$(cat "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && "$VENV/bin/python" -c 'import benchlib' 2>/dev/null; then
+    return 0
+  fi
+  [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+  log "installing Python dependencies into $VENV"
+  if "$VENV/bin/python" -m pip install -q --disable-pip-version-check uv 2>/dev/null; then
+    "$VENV/bin/python" -m uv pip install -q --python "$VENV/bin/python" -e "$ROOT"
+  else
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT"
+  fi
+  # papermill and nbval start the notebooks' "python3" kernel: make it this virtualenv's python.
+  "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (benchlib)" >/dev/null
+  echo "$want" > "$stamp"
+}
+
+case "${1:-all}" in
+  system) system_setup ;;
+  python) python_setup ;;
+  all) system_setup; python_setup ;;
+  *) echo "usage: $0 [all|system|python]" >&2; exit 2 ;;
+esac

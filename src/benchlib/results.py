@@ -1,0 +1,155 @@
+"""Reading results back as tidy DataFrames, so notebooks never write SQL against raw tables."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from .errors import StoreError
+from .settings import get_settings
+from .store import Store
+
+# Preferred cost metric first; the first one the run measured on every row stands in.
+COST_METRICS = [("instructions_user", "instructions"), ("cpu_time", "s")]
+
+
+def _store(store: Store | None) -> Store:
+    return store or Store.default()
+
+
+def runs(*, experiment: str | None = None, limit: int = 20, store: Store | None = None) -> pd.DataFrame:
+    where = "where experiment = ?" if experiment else ""
+    return _store(store).query(
+        f"select run_id, experiment, notebook, status, started_at, ended_at, hostname, cpu_model, kernel, "
+        f"benchlib_version, git_sha, error from runs {where} order by started_at desc limit {int(limit)}",
+        [experiment] if experiment else [],
+    )
+
+
+def run_info(run_id: str, store: Store | None = None) -> dict:
+    df = _store(store).query("select * from runs where run_id = ?", [run_id])
+    if df.empty:
+        raise StoreError(f"no run {run_id!r} in {_store(store).root}")
+    info = df.iloc[0].to_dict()
+    info["parameters"] = json.loads(info["parameters"] or "{}")
+    info["perf_support"] = json.loads(info["perf_support"] or "{}")
+    return info
+
+
+def instances(run_id: str, store: Store | None = None) -> pd.DataFrame:
+    return _store(store).query("select * exclude (schema_version) from instances where run_id = ? "
+                               "order by started_at", [run_id])
+
+
+def measurements(run_id: str | list[str], store: Store | None = None) -> pd.DataFrame:
+    """Every measured row of the run(s), with the engine instance's provenance beside it."""
+    ids = [run_id] if isinstance(run_id, str) else list(run_id)
+    df = _store(store).query(
+        "select m.* exclude (schema_version), i.image_ref, i.image_source, i.server_version "
+        "from measurements m left join instances i using (run_id, instance_id) "
+        "where m.run_id in (select unnest(?)) order by m.seq, m.metric", [ids])
+    if df.empty and not set(ids) & set(_store(store).run_ids()):
+        raise StoreError(f"no run {', '.join(ids)} in {_store(store).root}")
+    return df
+
+
+def latest_run_per_engine(experiment: str, store: Store | None = None) -> pd.DataFrame:
+    """For each engine, the newest finished-ok run of `experiment` that measured it."""
+    return _store(store).query(
+        "select engine, arg_max(run_id, r.started_at) as run_id, max(r.started_at) as started_at "
+        "from (select distinct run_id, engine from measurements where experiment = ?) m "
+        "join runs r using (run_id) where r.status = 'ok' group by engine order by engine", [experiment])
+
+
+def latest_measurements(experiment: str, store: Store | None = None) -> pd.DataFrame:
+    latest = latest_run_per_engine(experiment, store)
+    frames = [measurements(row.run_id, store).query("engine == @row.engine") for row in latest.itertuples()]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
+    """(metric, unit, explanation): instructions where every phase row counted them, else CPU time."""
+    for metric, unit in COST_METRICS:
+        rows = df[(df["metric"] == metric) & (df["window"] != "baseline")]
+        if not rows.empty and (rows["status"] == "ok").all():
+            if metric == "instructions_user":
+                return metric, unit, "user-space instructions counted by perf (as in seed 000)"
+            break
+    rows = df[df["metric"] == "cpu_time"]
+    source = ", ".join(sorted(set(rows["source"]))) or "cgroup"
+    return ("cpu_time", "s", f"CPU seconds (user+system) from {source} accounting stand in for "
+            "instructions: this host's perf cannot count instructions:u")
+
+
+def phase_costs(df: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per engine, repetition and phase: the metric in the phase window, in the settle window, and
+    both with the engine's idle rate x duration subtracted (the idle rate comes from the baseline
+    window of the same engine start)."""
+    keys = ["run_id", "instance_id", "engine", "repetition", "phase"]
+    wide = (df[df["metric"].isin([metric, "wall_time"])]
+            .groupby(keys + ["window", "metric"])["value"].sum(min_count=1)  # NaN stays NaN
+            .unstack(["window", "metric"]))
+    wide.columns = [f"{w}_{m}" for w, m in wide.columns]
+    wide = wide.reset_index()
+    for col in (f"{w}_{m}" for w in ("baseline", "phase", "settle") for m in (metric, "wall_time")):
+        if col not in wide:
+            wide[col] = float("nan")
+    base = wide[wide["phase"] == "sleep"].set_index("instance_id")
+    rate = (base[f"baseline_{metric}"] / base["baseline_wall_time"]).rename("idle_rate")
+    wide = wide.join(rate, on="instance_id")
+    is_base = wide["phase"] == "sleep"
+    phase_value = wide[f"phase_{metric}"].where(~is_base, wide[f"baseline_{metric}"])
+    phase_wall = wide["phase_wall_time"].where(~is_base, wide["baseline_wall_time"])
+    # No settle window (embedded engines, the sleep phase) stays NaN in settle columns: not measured
+    # is not zero. Sums treat it as nothing to add.
+    settle_value = wide[f"settle_{metric}"].where(~is_base)
+    settle_wall = wide["settle_wall_time"].where(~is_base)
+    total = phase_value + settle_value.fillna(0.0)
+    total_wall = phase_wall + settle_wall.fillna(0.0)
+    return pd.DataFrame({
+        "run_id": wide["run_id"], "engine": wide["engine"], "repetition": wide["repetition"], "phase": wide["phase"],
+        "value": phase_value, "wall_s": phase_wall, "settle_value": settle_value, "settle_wall_s": settle_wall,
+        "with_settle": total,
+        "net": phase_value - wide["idle_rate"] * phase_wall,
+        "net_with_settle": total - wide["idle_rate"] * total_wall,
+        "idle_rate": wide["idle_rate"],
+    })
+
+
+def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "settle_wall_s", "with_settle",
+                                             "net", "net_with_settle")) -> pd.DataFrame:
+    """Mean, standard deviation and coefficient of variation over repetitions."""
+    grouped = costs.groupby(["engine", "phase"], sort=False)
+    out = grouped[list(columns)].mean()
+    for col in ("value", "with_settle", "net_with_settle"):
+        std = grouped[col].std(ddof=1)
+        out[f"{col}_std"] = std
+        out[f"{col}_cv"] = std / out[col].abs()
+    out["n"] = grouped.size()
+    return out.reset_index()
+
+
+def compare_runs(run_a: str, run_b: str, *, metric: str = "cpu_time", window: str = "phase",
+                 store: Store | None = None) -> pd.DataFrame:
+    """Mean of `metric` per engine and phase in two runs, and the ratio b / a."""
+    df = measurements([run_a, run_b], store)
+    df = df[(df["metric"] == metric) & (df["window"] == window)]
+    means = df.groupby(["engine", "phase", "run_id"])["value"].mean().unstack("run_id")
+    for run in (run_a, run_b):
+        if run not in means:
+            means[run] = float("nan")
+    out = pd.DataFrame({"a": means[run_a], "b": means[run_b]})
+    out["ratio_b_over_a"] = out["b"] / out["a"]
+    return out.reset_index().assign(metric=metric, window=window, run_a=run_a, run_b=run_b)
+
+
+def reference(name: str = "seed000_dml_instructions") -> pd.DataFrame:
+    return pd.read_csv(get_settings().reference_dir / f"{name}.csv")
+
+
+def ratios_to(df: pd.DataFrame, value: str, base_engine: str = "postgres") -> pd.DataFrame:
+    """value / value of `base_engine` for the same phase."""
+    base = df[df["engine"] == base_engine].set_index("phase")[value]
+    out = df[["engine", "phase"]].copy()
+    out["ratio"] = df[value].to_numpy() / df["phase"].map(base).to_numpy()
+    return out

@@ -1,0 +1,140 @@
+"""Real containers through testcontainers (no mocks): start, connect, query, stop; security;
+clean-up after SIGKILL; faults with one clear error and nothing left behind."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import benchlib
+from benchlib.docker_host import docker_client
+from benchlib.errors import DockerUnavailableError, EngineStartError, EngineUnavailableError, ImageBuildError
+from benchlib.workloads.dml import DmlParams
+
+SERVERS = ["postgres", "mariadb"]
+ALL_RUNNABLE = SERVERS + ["sqlite", "duckdb"]
+
+
+@pytest.mark.parametrize("key", ALL_RUNNABLE)
+def test_engine_interface(key):
+    with benchlib.start(key) as eng:
+        assert eng.key == key
+        p = eng.provenance
+        assert p["server_version"] and p["image_ref"] and p["image_source"] in ("official", "local-build", "embedded")
+        conn = eng.connect()
+        assert str(eng.query(eng.engine.version_query, conn)[0][0]) == p["server_version"]
+        for sql in eng.engine.dml.create_statements("uuid"):
+            eng.query(sql, conn)
+        eng.query("insert into demo(value) values (1.5)", conn)
+        # autocommit: a second session sees the row at once
+        assert eng.query("select count(*), sum(value) from demo", eng.connect())[0] == (1, 1.5)
+        from sqlalchemy import text
+
+        with eng.sqlalchemy_engine().connect() as sa:
+            assert sa.execute(text("select 2 + 2")).scalar() == 4
+        if key in SERVERS:
+            assert eng.container_id and len(eng.container_id) == 64
+            assert eng.cgroup and eng.cgroup.endswith(eng.container_id)
+            assert eng.credentials.password not in repr(eng) + str(p)
+            assert eng.sqlalchemy_url().render_as_string(hide_password=True).count("***") == 1
+        else:
+            assert eng.container_id is None and eng.cgroup is None
+
+
+@pytest.mark.parametrize("key", SERVERS)
+def test_server_security_and_stop(key, benchlib_containers):
+    with benchlib.start(key) as first:
+        container = docker_client().containers.get(first.container_id)
+        bindings = container.attrs["NetworkSettings"]["Ports"][f"{first.engine.port}/tcp"]
+        assert bindings and {b["HostIp"] for b in bindings} == {"127.0.0.1"}, bindings
+        assert first.host == "127.0.0.1"
+        creds = first.credentials
+        with pytest.raises(Exception) as err:
+            first.engine.family.connect(first.host, first.port, creds.user, creds.password + "x", creds.database, 5)
+        assert any(s in str(err.value) for s in ("password authentication failed", "Access denied")), err.value
+        with benchlib.start(key) as second:
+            assert second.credentials.password != creds.password  # fresh per start
+        cid = first.container_id
+    assert cid not in benchlib_containers()
+
+
+def test_killed_runner_leaves_no_stale_container_after_next_start(benchlib_containers):
+    code = textwrap.dedent("""
+        import time, benchlib
+        with benchlib.start("postgres") as eng:
+            print(eng.container_id, flush=True)
+            time.sleep(120)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    cid = proc.stdout.readline().strip()
+    assert len(cid) == 64
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert cid in benchlib_containers()  # SIGKILL ran no clean-up ...
+    with benchlib.start("sqlite"):
+        pass
+    assert cid in benchlib_containers()  # ... embedded starts do not touch Docker ...
+    with benchlib.start("mariadb"):
+        assert cid not in benchlib_containers()  # ... the next server start reaps it
+
+
+def test_engine_that_exits_during_startup_gives_one_error_and_no_container(benchlib_containers):
+    before = benchlib_containers()
+    with pytest.raises(EngineStartError, match="exited during start-up") as err:
+        benchlib.start("postgres", config={"no_such_setting": "1"}).__enter__()
+    assert "no_such_setting" in str(err.value)  # the server's own complaint, from the log tail
+    assert benchlib_containers() == before
+
+
+def test_engine_never_ready_times_out_and_leaves_no_container(benchlib_containers):
+    before = benchlib_containers()
+    with pytest.raises(EngineStartError, match="not ready within"):
+        with benchlib.start("mariadb", startup_timeout=0.05):
+            pass
+    assert benchlib_containers() == before
+
+
+def test_docker_not_reachable_is_one_clear_error():
+    env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock"}
+    out = subprocess.run([sys.executable, "-m", "benchlib", "start", "postgres"], env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 2
+    assert "no Docker engine answers at unix:///nonexistent/docker.sock" in out.stderr
+    assert "Traceback" not in out.stderr
+    with pytest.raises(DockerUnavailableError):
+        raise DockerUnavailableError("type is importable")
+
+
+def test_image_build_failure_names_the_recipe(tmp_path):
+    from benchlib import images
+
+    images.ensure_base_image()
+    (tmp_path / "Dockerfile").write_text(f"FROM {images.BASE_IMAGE}\nRUN echo broken-step && false\n")
+    with pytest.raises(ImageBuildError) as err:
+        images._build(docker_client(), tmp_path, "benchlib/broken:test")
+    assert str(tmp_path) in str(err.value) and "broken-step" in str(err.value)
+
+
+def test_mysql_availability_is_explained():
+    from benchlib.images import availability
+
+    status = availability(benchlib.get_engine("mysql"))
+    if status.status == "unavailable":
+        assert "no local recipe" in status.detail
+        with pytest.raises(EngineUnavailableError, match="engine 'mysql' cannot run on this host"):
+            DmlParams.validate(engines=["mysql"], rows=10)
+        params = DmlParams.validate(engines="all available", rows=10)
+        assert "mysql" in params.skipped and "mysql" not in params.engines
+    else:
+        assert status.status == "official"
+
+
+def test_cli_lists_engines_with_their_availability():
+    out = subprocess.run([sys.executable, "-m", "benchlib", "engines"], capture_output=True, text=True, check=True)
+    lines = {line.split()[0]: line for line in out.stdout.splitlines() if line and line.split()[0] in benchlib.ENGINES}
+    assert set(lines) == set(benchlib.ENGINES)
+    for key in SERVERS:
+        assert "local-build" in lines[key] or "official" in lines[key]
+    assert "Docker: reachable" in out.stdout and "perf:" in out.stdout

@@ -1,0 +1,102 @@
+"""cgroup accounting and perf on this host's real layout, against processes we control."""
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+import benchlib
+from benchlib import cgroups, perf
+
+BUSY = """
+import resource, sys
+sys.stdin.readline()                       # wait until moved into the test cgroup
+r0 = resource.getrusage(resource.RUSAGE_SELF)
+x = 0
+for i in range(12_000_000):
+    x += i * i
+r1 = resource.getrusage(resource.RUSAGE_SELF)
+print((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), flush=True)
+sys.stdin.readline()                       # stay in the cgroup until told to exit
+"""
+
+
+@pytest.fixture
+def test_cgroup():
+    """A fresh cgroup in every hierarchy that accounts CPU (v1 cpuacct and/or cgroup2)."""
+    v1, v2 = cgroups._mounts()
+    name = f"benchlib-test-{uuid.uuid4().hex[:8]}"
+    dirs = [root / name for root in ([v1["cpuacct"]] if "cpuacct" in v1 else []) + ([v2] if v2 else [])]
+    for d in dirs:
+        d.mkdir()
+    yield dirs
+    for d in dirs:
+        for _ in range(50):
+            try:
+                d.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
+
+
+def test_busy_loop_in_a_cgroup_measures_within_5_percent_of_its_own_rusage(test_cgroup):
+    child = subprocess.Popen([sys.executable, "-c", BUSY], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        for d in test_cgroup:
+            (d / "cgroup.procs").write_text(str(child.pid))
+        scope = cgroups.scope_for_pid(child.pid)
+        assert scope.perf_cgroup and scope.perf_cgroup.endswith(test_cgroup[0].name)
+        window = perf.PerfWindow(cgroup=scope.perf_cgroup).prepare()
+        before = scope.sample()
+        window.enable()
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        own_cpu = float(child.stdout.readline())
+        window.disable()
+        after = scope.sample()
+        readings = window.result()
+    finally:
+        child.stdin.write("exit\n")
+        child.stdin.flush()
+        child.wait(10)
+    cgroup_cpu = (after.cpu_ns - before.cpu_ns) / 1e9
+    assert own_cpu > 0.5
+    assert abs(cgroup_cpu - own_cpu) / own_cpu < 0.05, (cgroup_cpu, own_cpu)
+    task_clock = readings["task-clock"].value / 1e3
+    assert abs(task_clock - own_cpu) / own_cpu < 0.05, (task_clock, own_cpu)
+
+
+def test_container_scope_points_at_the_container_cgroup():
+    with benchlib.start("postgres") as eng:
+        scope = eng.scope
+        assert scope.kind == "cgroup" and scope.layout == cgroups.layout()
+        assert eng.container_id in str(scope.cpu_dir)
+        sample = scope.sample()
+        assert sample.cpu_ns > 0 and sample.memory_current_bytes > 0
+
+
+def test_perf_task_clock_and_cgroup_cpu_agree_within_2_percent_on_a_1s_phase():
+    with benchlib.start("postgres") as eng:
+        conn = eng.connect()
+        window = perf.PerfWindow(cgroup=eng.cgroup).prepare()
+        before = eng.scope.sample()
+        window.enable()
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 1.0:
+            eng.query("select count(*) from generate_series(1, 2000000)", conn)
+        window.disable()
+        after = eng.scope.sample()
+        clock = window.result()["task-clock"].value / 1e3
+    cgroup_cpu = (after.cpu_ns - before.cpu_ns) / 1e9
+    assert cgroup_cpu > 0.8
+    assert abs(clock - cgroup_cpu) / cgroup_cpu < 0.02, (clock, cgroup_cpu)
+
+
+def test_probe_reports_each_event():
+    support = perf.probe()
+    assert support.available, support.reason
+    assert set(support.events) == set(perf.EVENTS)
+    assert support.events["task-clock"] == "supported"

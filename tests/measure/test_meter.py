@@ -1,0 +1,113 @@
+"""The measurement path end to end: windows, settle, store rows, faults."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import benchlib
+from benchlib import perf, results
+from benchlib.measure import Run, SettlePolicy
+from benchlib.store import Store
+
+
+def test_idle_container_measures_near_zero_and_noop_phase_equals_baseline(store):
+    with Run("t", {}, store=store) as run:
+        with benchlib.start("postgres") as eng:
+            meter = run.meter(eng, settle=SettlePolicy(max_seconds=3))
+            idle = meter.baseline(1.0)
+            with meter.phase("noop", settle=False):
+                time.sleep(1.0)
+    df = results.measurements(run.run_id, store)
+    cpu = df[df["metric"] == "cpu_time"].set_index("phase")["value"]
+    assert idle < 0.05  # CPU seconds per second: under 5% of one core
+    assert cpu["sleep"] < 0.05 and abs(cpu["noop"] - cpu["sleep"]) < 0.02
+
+
+def test_phase_rows_carry_windows_metrics_checks_and_provenance(store):
+    with Run("t", {"rows": 20000}, store=store) as run:
+        with benchlib.start("mariadb") as eng:
+            meter = run.meter(eng, settle=SettlePolicy(max_seconds=10))
+            conn = eng.connect()
+            meter.baseline(0.5, action=lambda: eng.query(eng.engine.dml.sleep(0.5), conn))
+            for sql in eng.engine.dml.create_statements("uuid"):
+                eng.query(sql, conn)
+            count = lambda: eng.query("select count(*) from demo", eng.connect())[0][0]  # noqa: E731
+            with meter.phase("insert", check=count):
+                eng.query(eng.engine.dml.generate_rows(20000), conn)
+    df = results.measurements(run.run_id, store)
+    insert = df[df["phase"] == "insert"]
+    assert set(insert["window"]) == {"phase", "settle"}
+    assert set(df[df["phase"] == "sleep"]["window"]) == {"baseline"}
+    assert (insert["check_value"] == 20000).all() and (insert["check_name"] == "rows").all()
+    metrics = set(insert["metric"])
+    assert {"wall_time", "cpu_time", "cpu_user_time", "cpu_system_time", "io_read_bytes", "io_write_bytes",
+            "task_clock", "instructions_user", "cycles"} <= metrics
+    phase_cpu = insert[(insert["window"] == "phase") & (insert["metric"] == "cpu_time")]["value"].iloc[0]
+    assert phase_cpu > 0.01
+    support = perf.probe()
+    for event, (metric, _unit, _scale) in perf.EVENTS.items():
+        rows = insert[insert["metric"] == metric]
+        if support.events.get(event) == "unsupported":
+            assert rows["value"].isna().all() and (rows["status"] == "unsupported").all()  # never 0
+        else:
+            assert rows["value"].notna().all()
+    assert set(insert["image_source"]) <= {"official", "local-build"}
+    assert insert["server_version"].str.contains("MariaDB").all()
+
+
+def test_run_killed_mid_phase_keeps_completed_phases(tmp_path):
+    root = tmp_path / "results"
+    code = textwrap.dedent(f"""
+        import time, benchlib
+        from benchlib.measure import Run
+        from benchlib.store import Store
+        with Run("killed", {{}}, store=Store({str(root)!r})) as run:
+            print(run.run_id, flush=True)
+            with benchlib.start("sqlite") as eng:
+                meter = run.meter(eng)
+                meter.baseline(0.1)
+                with meter.phase("first"):
+                    eng.query("select 1")
+                print("first done", flush=True)
+                with meter.phase("second"):
+                    time.sleep(120)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    run_id = proc.stdout.readline().strip()
+    assert proc.stdout.readline().strip() == "first done"
+    time.sleep(0.3)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    store = Store(root)
+    assert results.run_info(run_id, store)["status"] == "running"  # never finished
+    phases = set(results.measurements(run_id, store)["phase"])
+    assert phases == {"sleep", "first"}
+
+
+def test_without_perf_measurement_degrades_to_cgroup_cpu_with_the_reason(tmp_path):
+    root = tmp_path / "results"
+    code = textwrap.dedent(f"""
+        import benchlib
+        from benchlib.measure import Run
+        from benchlib.store import Store
+        with Run("noperf", {{}}, store=Store({str(root)!r})) as run:
+            with benchlib.start("duckdb") as eng:
+                meter = run.meter(eng)
+                with meter.phase("work"):
+                    eng.query("select sum(range) from range(3000000)")
+        print(run.run_id)
+    """)
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent)}  # no /usr/bin: no perf
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    run_id = out.stdout.strip().splitlines()[-1]
+    store = Store(root)
+    info = results.run_info(run_id, store)
+    assert info["perf_support"]["available"] is False
+    assert "perf is not installed" in info["perf_support"]["reason"]
+    df = results.measurements(run_id, store)
+    perf_rows = df[df["source"] == "perf"]
+    assert (perf_rows["status"] == "unavailable").all() and perf_rows["value"].isna().all()
+    assert df[df["metric"] == "cpu_time"]["value"].iloc[0] > 0

@@ -1,0 +1,83 @@
+"""The DML notebook end to end at tiny scale through papermill, its rows in the store, and its
+report as a reader sees it in headless Chromium."""
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from benchlib import batch, results
+from benchlib.store import Store
+
+NOTEBOOK = batch.find_notebook("01-dml-cpu-cost")
+POSTGRES_BLUE = (0x33, 0x67, 0x91)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    params = batch.load_params(batch.params_file(NOTEBOOK, "tiny"))
+    outcome = batch.execute(NOTEBOOK, out, params)
+    assert outcome.ok, outcome.error
+    return outcome
+
+
+def test_rows_land_in_the_store_with_provenance(tiny_run):
+    store = Store.default()
+    run = results.runs(experiment="dml", store=store).iloc[0]
+    assert run["notebook"] == "01-dml-cpu-cost" and run["status"] == "ok"
+    df = results.measurements(run["run_id"], store)
+    assert {"postgres", "mariadb", "sqlite", "duckdb"} <= set(df["engine"])
+    assert set(df["phase"]) == {"sleep", "insert", "update", "select", "delete"}
+    assert set(df["repetition"]) == {1, 2}
+    checks = df[df["metric"] == "cpu_time"].groupby("phase")["check_value"].agg(["min", "max"])
+    assert checks.loc["insert"].tolist() == [2000, 2000] and checks.loc["delete"].tolist() == [0, 0]
+    inst = results.instances(run["run_id"], store).set_index("engine")
+    for key in ("postgres", "mariadb"):
+        assert inst.loc[key, "server_version"].iloc[0] and inst.loc[key, "image_id"].iloc[0].startswith("sha256:")
+    info = results.run_info(run["run_id"], store)
+    assert info["parameters"]["rows"] == 2000 and info["kernel"] and info["cpu_model"]
+
+
+def test_report_is_self_contained_with_figures(tiny_run):
+    page = tiny_run.html.read_text()
+    assert not re.search(r"<script[^>]*\bsrc=", page), "the report loads a script from elsewhere"
+    assert page.count("Plotly.newPlot") >= 3
+    assert "<h1" in page and "What does simple DML cost each engine?" in page
+    assert "dml.run_dml(params" not in page and "report.cost_figure(" not in page  # code cells hidden
+    assert "POSTGRES_PASSWORD" not in page and "MARIADB_ROOT_PASSWORD" not in page
+    names = {p.name for p in tiny_run.figures}
+    assert {"dml-value.png", "dml-value.svg", "seed000-reference.png"} <= names
+    for fig in tiny_run.figures:
+        assert fig.stat().st_size > 2000
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is installed by `make setup`")
+def test_report_charts_render_in_headless_chromium(tiny_run, tmp_path):
+    from PIL import Image
+
+    shot = tmp_path / "report.png"
+    subprocess.run([
+        "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tempfile.mkdtemp()}", "--window-size=1200,4200", "--virtual-time-budget=8000",
+        f"--screenshot={shot}", tiny_run.html.as_uri(),
+    ], check=True, capture_output=True, timeout=120)
+    image = Image.open(shot).convert("RGB")
+    colors = image.getcolors(maxcolors=1 << 20) or []
+    assert len(colors) > 200, "the page looks blank"
+    blue = sum(n for n, rgb in colors if all(abs(a - b) < 8 for a, b in zip(rgb, POSTGRES_BLUE)))
+    assert blue > 500, "no PostgreSQL bars drawn: the charts did not render"
+
+
+def test_bad_parameter_fails_before_any_container_starts(tmp_path, benchlib_containers):
+    before = benchlib_containers()
+    outcome = batch.execute(NOTEBOOK, tmp_path, {"rows": 0})
+    assert not outcome.ok
+    assert "rows must be an integer >= 2, got 0" in outcome.error
+    assert outcome.executed.exists() and outcome.html.exists()  # the failed copy is kept
+    nb = json.loads(outcome.executed.read_text())
+    assert any(o.get("ename") == "ParameterError" for c in nb["cells"] for o in c.get("outputs", []))
+    assert benchlib_containers() == before

@@ -1,0 +1,65 @@
+"""Project hygiene: dependency lists in step, notebooks stored without outputs, paths that do
+not depend on the current directory."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[ ]", requirement.strip(), maxsplit=1)[0].lower()
+
+
+def test_environment_yml_and_pyproject_declare_the_same_dependencies():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    declared = {_name(r) for r in pyproject["project"]["dependencies"]}
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    conda, pip = set(), set()
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            pip |= {_name(r) for r in dep["pip"] if not r.startswith("-e")}
+        else:
+            conda.add(_name(dep))
+    conda -= {"python", "pip"}
+    assert conda | pip == declared
+
+
+def test_notebooks_are_committed_without_outputs():
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert notebooks, "no notebooks found"
+    for path in notebooks:
+        nb = json.loads(path.read_text())
+        assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", f"{path.name}: kernelspec missing"
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                assert cell.get("outputs") == [], f"{path.name} has stored outputs"
+                assert cell.get("execution_count") is None, f"{path.name} has execution counts"
+
+
+def test_each_notebook_has_a_parameters_cell_and_parameter_sets():
+    for path in sorted((ROOT / "notebooks").glob("[0-9]*.ipynb")):
+        nb = json.loads(path.read_text())
+        tagged = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(tagged) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
+        sets = {p.stem for p in (ROOT / "papermill_params" / path.stem).glob("*.yaml")}
+        assert {"tiny", "default", "article"} <= sets, f"{path.name}: parameter sets {sets}"
+
+
+def test_settings_do_not_depend_on_the_current_directory(tmp_path):
+    code = "from benchlib.settings import get_settings; s = get_settings(); print(s.data_dir, s.notebooks_dir)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHLIB_")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [str(ROOT / "data"), str(ROOT / "notebooks")]
+
+
+def test_reports_and_results_are_ignored_by_git():
+    ignored = (ROOT / ".gitignore").read_text().split()
+    assert "/reports/" in ignored and "/data/results/" in ignored

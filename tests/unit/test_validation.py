@@ -1,0 +1,37 @@
+"""Bad parameters fail with a message naming the value, before anything starts."""
+import pytest
+
+from benchlib.errors import ParameterError, UnknownEngineError
+from benchlib.workloads.dml import DmlParams
+
+GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, sleep_seconds=0, vacuum=True, pk_kind="uuid",
+            max_settle_seconds=1)
+
+
+@pytest.mark.parametrize("name, value, fragment", [
+    ("rows", 0, "rows must be an integer >= 2, got 0"),
+    ("rows", -5, "got -5"),
+    ("rows", 10.5, "got 10.5"),
+    ("rows", "1000", "got '1000'"),
+    ("rows", True, "got True"),
+    ("repetitions", 0, "repetitions must be an integer >= 1, got 0"),
+    ("sleep_seconds", -1, "sleep_seconds must be a number >= 0, got -1"),
+    ("vacuum", "yes", "vacuum must be true or false, got 'yes'"),
+    ("pk_kind", "serial", "pk_kind must be one of uuid, sequential; got 'serial'"),
+    ("engines", [], "engines must be a non-empty list"),
+    ("engines", ["sqlite", "sqlite"], "lists an engine twice"),
+])
+def test_bad_value_is_named(name, value, fragment):
+    with pytest.raises(ParameterError) as err:
+        DmlParams.validate(**{**GOOD, name: value})
+    assert fragment in str(err.value)
+
+
+def test_unknown_engine_is_named_with_the_known_ones():
+    with pytest.raises(UnknownEngineError, match=r"unknown engine 'postgress'; known engines: postgres, "):
+        DmlParams.validate(**{**GOOD, "engines": ["sqlite", "postgress"]})
+
+
+def test_embedded_engines_validate_without_docker():
+    params = DmlParams.validate(**{**GOOD, "engines": ["sqlite", "duckdb"]})
+    assert params.engines == ["sqlite", "duckdb"] and params.skipped == {}
