@@ -87,6 +87,10 @@ python_setup() {
   fi
   # papermill and nbval start the notebooks' "python3" kernel: make it this virtualenv's python.
   "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (benchlib)" >/dev/null
+  # Notebooks are committed without outputs: strip them on `git add` in this checkout.
+  if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    (cd "$ROOT" && "$VENV/bin/nbstripout" --install) || log "note: could not install the nbstripout git filter"
+  fi
   echo "$want" > "$stamp"
 }
 
