@@ -48,6 +48,10 @@ def _get_image(client, ref: str):
         return None
 
 
+_REGISTRY_UNREACHABLE = re.compile(r"no such host|dial tcp|i/o timeout|connection refused|network is unreachable"
+                                   r"|Temporary failure in name resolution", re.I)
+
+
 @functools.lru_cache(maxsize=None)
 def _pull(ref: str) -> tuple[bool, str]:
     """Try a pull once per process: offline, the answer is the same every time."""
@@ -57,8 +61,10 @@ def _pull(ref: str) -> tuple[bool, str]:
         docker_client().images.pull(ref)
         return True, "pulled"
     except Exception as exc:
-        message = str(getattr(exc, "explanation", None) or exc).splitlines()[0][:300]
-        return False, f"cannot pull {ref} ({message})"
+        message = str(getattr(exc, "explanation", None) or exc).splitlines()[0]
+        if _REGISTRY_UNREACHABLE.search(message):
+            message = "no image registry reachable from this host"
+        return False, f"cannot pull {ref} ({message[:300]})"
 
 
 def _official(client, engine: ServerEngine, allow_pull: bool) -> tuple[object | None, str]:

@@ -234,7 +234,7 @@ class start:
             container.start()
         finally:
             # Registered even when start() failed half-way: a created container must not linger.
-            if container._container is not None:
+            if container.get_wrapped_container() is not None:
                 self._register(container)
         container_id = container.get_container_id()
         port = int(container.get_exposed_port(engine.port))
@@ -255,7 +255,7 @@ class start:
         })
 
     def _register(self, container) -> None:
-        key = container._container.id
+        key = container.get_wrapped_container().id
         with _live_lock:
             _live_containers[key] = container
 

@@ -234,7 +234,8 @@ class Meter:
                 "check_name": check_name, "check_value": check_value, "seq": seq,
             }
 
-            def add(metric: str, value: float | None, unit: str, src: str, status: str | None = None) -> None:
+            def add(metric: str, value: float | None, unit: str, src: str, status: str | None = None,
+                    common: dict = common) -> None:
                 rows.append({**common, "metric": metric, "value": value, "unit": unit, "source": src,
                              "status": status or ("ok" if value is not None else "unsupported")})
 

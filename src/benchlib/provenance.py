@@ -31,17 +31,22 @@ def benchlib_version() -> str:
 
 
 def git_state() -> tuple[str | None, bool | None]:
-    root = get_settings().project_root
-    try:
-        sha = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=5)
-        if sha.returncode != 0:
-            return None, None
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=5)
-        return sha.stdout.strip(), bool(dirty.stdout.strip())
-    except (OSError, subprocess.TimeoutExpired):
+    """(sha, dirty) of the project checkout; either is None when git cannot say."""
+    root = str(get_settings().project_root)
+
+    def git(*args: str, timeout: float) -> subprocess.CompletedProcess | None:
+        try:
+            return subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    head = git("rev-parse", "HEAD", timeout=10)
+    if head is None or head.returncode != 0:
         return None, None
+    # Slower (it runs the nbstripout clean filter on notebooks): its failure must not lose the sha.
+    status = git("status", "--porcelain", "--untracked-files=no", timeout=60)
+    dirty = bool(status.stdout.strip()) if status is not None and status.returncode == 0 else None
+    return head.stdout.strip(), dirty
 
 
 @functools.lru_cache(maxsize=1)

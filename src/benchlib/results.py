@@ -110,8 +110,9 @@ def phase_costs(df: pd.DataFrame, metric: str) -> pd.DataFrame:
         "run_id": wide["run_id"], "engine": wide["engine"], "repetition": wide["repetition"], "phase": wide["phase"],
         "value": phase_value, "wall_s": phase_wall, "settle_value": settle_value, "settle_wall_s": settle_wall,
         "with_settle": total,
-        "net": phase_value - wide["idle_rate"] * phase_wall,
-        "net_with_settle": total - wide["idle_rate"] * total_wall,
+        # The baseline itself is the idle cost: its net is zero by definition, not rounding residue.
+        "net": (phase_value - wide["idle_rate"] * phase_wall).where(~is_base, 0.0),
+        "net_with_settle": (total - wide["idle_rate"] * total_wall).where(~is_base, 0.0),
         "idle_rate": wide["idle_rate"],
     })
 

@@ -189,19 +189,22 @@ class Store:
         tables = {name: pq.read_table(src / f"{name}.parquet") for name in TABLES}
         known = set(self.run_ids())
         new_ids = sorted(set(tables["runs"].column("run_id").to_pylist()) - known)
-        for run_id in new_ids:
-            def rows(name: str) -> list[dict]:
-                t = tables[name]
-                return [r for r in t.to_pylist() if r["run_id"] == run_id]
-            for row in rows("instances"):
-                self.write_instance({k: v for k, v in row.items() if k != "schema_version"})
+        by_run: dict[str, dict[str, list[dict]]] = {run_id: {name: [] for name in TABLES} for run_id in new_ids}
+        for name, table in tables.items():
+            for row in table.to_pylist():
+                if row["run_id"] in by_run:
+                    row.pop("schema_version", None)
+                    by_run[row["run_id"]][name].append(row)
+        for run_id, rows in by_run.items():
+            for row in rows["instances"]:
+                self.write_instance(row)
             by_seq: dict[int, list[dict]] = {}
-            for row in rows("measurements"):
-                by_seq.setdefault(row["seq"], []).append({k: v for k, v in row.items() if k != "schema_version"})
+            for row in rows["measurements"]:
+                by_seq.setdefault(row["seq"], []).append(row)
             for seq, batch in by_seq.items():
                 self.append_measurements(run_id, seq, batch)
-            for row in rows("runs"):  # last: a run appears only once its rows are in place
-                self.write_run({k: v for k, v in row.items() if k != "schema_version"})
+            for row in rows["runs"]:  # last: a run appears only once its rows are in place
+                self.write_run(row)
         return new_ids
 
 

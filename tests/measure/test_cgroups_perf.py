@@ -1,10 +1,8 @@
 """cgroup accounting and perf on this host's real layout, against processes we control."""
-import os
 import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 

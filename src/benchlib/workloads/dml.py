@@ -4,11 +4,11 @@ N generated rows in two transactions, `update demo set value = value + 1`,
 `select count(value)` and a delete of all rows. Each engine's SQL is in its engine module."""
 from __future__ import annotations
 
-import time
+import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from ..engines import PK_KINDS, get_engine
+from ..engines import PK_KINDS
 from ..errors import BenchlibError
 from ..lifecycle import Instance, start
 from ..measure import Meter, Run, SettlePolicy
@@ -100,13 +100,14 @@ def run_dml(params: DmlParams, *, notebook: str | None = None, progress: bool = 
     """Run every repetition for every engine (repetition-major, so drift over time spreads
     evenly over engines), each on a fresh engine start. Rows land in the store window by
     window; an engine that fails is recorded and the others still run."""
-    from tqdm.auto import tqdm
+    # Plain tqdm on stderr: works in JupyterLab and papermill alike, and reports drop stderr.
+    from tqdm.std import tqdm
 
     settle = SettlePolicy(max_seconds=params.max_settle_seconds)
     errors: dict[str, str] = {}
     total = params.repetitions * len(params.engines) * len(PHASES)
     with Run(EXPERIMENT, params.as_record(), notebook=notebook, store=store) as run:
-        bar = tqdm(total=total, disable=not progress, desc="dml", unit="phase")
+        bar = tqdm(total=total, disable=not progress, desc="dml", unit="phase", file=sys.stderr)
         try:
             for repetition in range(1, params.repetitions + 1):
                 for key in params.engines:
@@ -236,6 +237,21 @@ class DmlReport:
         both["engine"] = [_title(e) for e in both["engine"]]
         table = both.pivot_table(index=["source", "engine"], columns="phase", values="ratio", sort=False)
         return table.reindex(columns=[p for p in PHASES if p in table.columns]).round(2)
+
+    def timing_table(self):
+        """Where the run's wall time went: measured windows versus everything else (engine starts,
+        table creation, checks), i.e. the harness overhead."""
+        import pandas as pd
+
+        wall = self.measurements[self.measurements["metric"] == "wall_time"]
+        measured = wall.groupby("window")["value"].sum()
+        total = (self.info["ended_at"] - self.info["started_at"]).total_seconds()
+        other = total - measured.sum()
+        rows = [(f"measured: {w} windows", measured.get(w, 0.0)) for w in ("baseline", "phase", "settle")]
+        rows += [("everything else (starts, set-up, checks)", other), ("run total", total)]
+        out = pd.DataFrame(rows, columns=["", "seconds"])
+        out["share"] = out["seconds"] / total
+        return out.style.format({"seconds": "{:.1f}", "share": "{:.1%}"}).hide(axis="index")
 
     # -- figures ----------------------------------------------------------------------------------
     def cost_figure(self, value: str = "value", title: str | None = None):
