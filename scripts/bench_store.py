@@ -39,6 +39,7 @@ def main(total_rows: int = 1_000_000, runs: int = 100) -> None:
                      "value": rng.random(), "unit": "s", "source": "cgroup", "status": "ok", "started_at": now,
                      "ended_at": now, "seq": w} for m in METRICS for k in range(20)]
             store.append_measurements(run_id, w, rows)
+        store.compact(run_id)  # as Run.finish does
     write_s = time.perf_counter() - t0
     n = store.query("select count(*) n from measurements")["n"][0]
     timings = {}
@@ -52,7 +53,8 @@ def main(total_rows: int = 1_000_000, runs: int = 100) -> None:
         t = time.perf_counter()
         fn()
         timings[label] = time.perf_counter() - t
-    print(f"rows: {n:,} in {runs} runs ({len(list(store.root.rglob('*.parquet')))} files), written in {write_s:.1f}s")
+    files = len(list(store.root.rglob("*.parquet")))
+    print(f"rows: {n:,} in {runs} runs ({files} files), written and compacted in {write_s:.1f}s")
     for label, seconds in timings.items():
         print(f"{seconds:6.3f}s  {label}")
 

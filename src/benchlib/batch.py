@@ -31,6 +31,7 @@ class NotebookOutcome:
     html: Path | None
     figures: list[Path] = field(default_factory=list)
     error: str | None = None
+    figure_error: str | None = None
 
 
 def notebooks() -> list[Path]:
@@ -95,12 +96,15 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
         else:
             os.environ["BENCHLIB_NOTEBOOK"] = env_before
     seconds = time.perf_counter() - started
-    html_path = figures = None
+    html_path, figures, figure_error = None, [], None
     if executed.exists():
         html_path = render_html(executed, out_dir / f"{notebook.stem}.html")
-        figures = export_figures(executed, out_dir / "figures" / notebook.stem)
+        try:
+            figures = export_figures(executed, out_dir / "figures" / notebook.stem)
+        except Exception as exc:  # static images are a bonus: the HTML report already has the figures
+            figure_error = f"{type(exc).__name__}: {exc}"
     return NotebookOutcome(notebook.stem, params_file_name, error is None, seconds, executed, html_path,
-                           figures or [], error)
+                           figures, error, figure_error)
 
 
 def render_html(executed: Path, dest: Path) -> Path:
@@ -189,7 +193,8 @@ def write_index(out_dir: Path, batch_id: str, outcomes: list[NotebookOutcome]) -
     lines = [f"batch {batch_id}"]
     for o in outcomes:
         status = "ok" if o.ok else f"FAILED: {o.error}"
-        lines.append(f"{o.notebook}: {status} ({o.seconds:.0f} s, {len(o.figures)} figure files)")
+        figures = f"{len(o.figures)} figure files" if not o.figure_error else f"figures not exported: {o.figure_error}"
+        lines.append(f"{o.notebook}: {status} ({o.seconds:.0f} s, {figures})")
         link = f'<a href="{html.escape(o.html.name)}">{html.escape(o.notebook)}</a>' if o.html else html.escape(o.notebook)
         rows.append(f"<tr><td>{link}</td><td>{html.escape(status)}</td><td>{o.seconds:.0f} s</td></tr>")
     (out_dir / "summary.txt").write_text("\n".join(lines) + "\n")

@@ -87,6 +87,7 @@ class Run:
 
     def finish(self, error: str | None) -> None:
         self._row.update(status="failed" if error else "ok", error=error, ended_at=utcnow())
+        self.store.compact(self.run_id)
         self.store.write_run(self._row)
 
     def next_seq(self) -> int:

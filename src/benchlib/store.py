@@ -4,6 +4,7 @@ Layout under `<data>/results/`:
     runs/<run_id>.parquet                    one row, replaced atomically when the run ends
     instances/<run_id>/<instance_id>.parquet one row per engine start
     measurements/<run_id>/<seq>.parquet      rows of one measured window, written as it ends
+    measurements/<run_id>/compacted.parquet  all of a finished run's rows (its parts are then removed)
     schema_version                           the layout's version, for migrations
 
 Why files and not one DuckDB database file: DuckDB allows one writer process per file, and a
@@ -61,6 +62,7 @@ MEASUREMENTS = pa.schema([
 ])
 
 TABLES = {"runs": RUNS, "instances": INSTANCES, "measurements": MEASUREMENTS}
+COMPACTED = "compacted.parquet"
 
 # version -> function(results_dir) upgrading a store from that version to the next.
 MIGRATIONS: dict[int, Any] = {}
@@ -135,7 +137,36 @@ class Store:
             self._ensure_version()
             _write_atomic(_table(rows, MEASUREMENTS), self.root / "measurements" / run_id / f"{seq:06d}.parquet")
 
+    def compact(self, run_id: str) -> None:
+        """Merge a finished run's window files into one: queries over many runs read one file per
+        run instead of one per window. Readers prefer the compacted file as soon as it exists, so
+        they never see a row twice."""
+        run_dir = self.root / "measurements" / run_id
+        parts = sorted(run_dir.glob("[0-9]*.parquet")) if run_dir.exists() else []
+        if not parts:
+            return
+        tables = [pq.read_table(p) for p in parts]
+        compacted = run_dir / COMPACTED
+        if compacted.exists():
+            tables.insert(0, pq.read_table(compacted))
+        _write_atomic(pa.concat_tables([t.cast(MEASUREMENTS) for t in tables]), compacted)
+        for p in parts:
+            p.unlink(missing_ok=True)
+
     # -- reading ---------------------------------------------------------------------------------
+    def _files(self, name: str) -> list[str]:
+        base = self.root / name
+        if not base.exists():
+            return []
+        files = []
+        for path in sorted(base.iterdir()):
+            if path.is_dir():
+                compacted = path / COMPACTED
+                files += [str(compacted)] if compacted.exists() else [str(p) for p in sorted(path.glob("*.parquet"))]
+            elif path.suffix == ".parquet":
+                files.append(str(path))
+        return files
+
     def connect(self):
         """An in-memory DuckDB connection with views `runs`, `instances`, `measurements`."""
         import duckdb
@@ -145,7 +176,7 @@ class Store:
         con = duckdb.connect()
         con.execute("set TimeZone = 'UTC'")
         for name, schema in TABLES.items():
-            files = sorted(str(p) for p in (self.root / name).rglob("*.parquet")) if (self.root / name).exists() else []
+            files = self._files(name)
             if files:
                 file_list = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
                 con.execute(f"create view {name} as select * from read_parquet([{file_list}], union_by_name = true)")
@@ -156,11 +187,17 @@ class Store:
 
     def query(self, sql: str, params: list | None = None):
         """Run SQL over the views and return a pandas DataFrame."""
-        con = self.connect()
-        try:
-            return con.execute(sql, params or []).df()
-        finally:
-            con.close()
+        import duckdb
+
+        for attempt in range(3):
+            con = self.connect()
+            try:
+                return con.execute(sql, params or []).df()
+            except duckdb.IOException:
+                if attempt == 2:  # a run compacting its files between listing and reading: list again
+                    raise
+            finally:
+                con.close()
 
     def run_ids(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "runs").glob("*.parquet")) if (self.root / "runs").exists() else []

@@ -105,3 +105,13 @@ def test_compare_runs_gives_ratios(store):
             ids.append(run.run_id)
     cmp = results.compare_runs(ids[0], ids[1], store=store)
     assert list(cmp["ratio_b_over_a"]) == [2.0]
+
+
+def test_finished_run_is_compacted_into_one_file_without_losing_rows(store):
+    with Run("t", {}, store=store) as run:
+        for seq in range(1, 6):
+            store.append_measurements(run.run_id, seq, _rows(run.run_id, 3))
+        assert len(list((store.root / "measurements" / run.run_id).glob("*.parquet"))) == 5
+    files = list((store.root / "measurements" / run.run_id).glob("*.parquet"))
+    assert [f.name for f in files] == ["compacted.parquet"]
+    assert len(results.measurements(run.run_id, store)) == 15

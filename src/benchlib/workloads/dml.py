@@ -290,6 +290,9 @@ class DmlReport:
         if any(e in self.engines for e in ("sqlite", "duckdb")):
             lines.append("- Embedded engines run in the notebook's own process: their cost is that process's CPU "
                          "(the Python driver included), and they have no settle window.")
+        if self.info["cgroup_layout"] in ("v1", "hybrid"):
+            lines.append("- I/O bytes come from cgroup v1 blkio, which does not see buffered writes flushed later by the "
+                         "kernel: on this host they undercount writes, so the report does not chart them.")
         lines.append(f"- Rows: {self.info['parameters'].get('rows'):,}; the article used 2,000,000 on an 8-vCPU "
                      "Xeon host, so absolute figures differ; compare ratios.")
         return "\n".join(lines)
