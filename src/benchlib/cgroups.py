@@ -125,12 +125,9 @@ def scope_for_pid(pid: int) -> Scope:
     return Scope("cgroup", layout(), perf_cgroup or None, cpu_dir, cpu_v1, io_dir, io_v1, memory_dir, memory_v1, pid)
 
 
-def process_scope(pid: int | None = None) -> Scope:
+def process_scope() -> Scope:
     """An embedded engine: this process (all its threads), read through getrusage."""
-    pid = pid or os.getpid()
-    if pid != os.getpid():
-        raise ValueError("a process scope is read through getrusage: it must be this process")
-    return Scope("process", "process", None, None, False, None, False, None, False, pid)
+    return Scope("process", "process", None, None, False, None, False, None, False, os.getpid())
 
 
 def _read_int(path: Path) -> int | None:

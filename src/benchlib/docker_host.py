@@ -39,8 +39,10 @@ def docker_reachable() -> tuple[bool, str]:
 
 
 def docker_server_version() -> str | None:
-    ok, _ = docker_reachable()
-    return docker_client().version().get("Version") if ok else None
+    try:
+        return docker_client().version().get("Version")
+    except DockerUnavailableError:
+        return None
 
 
 @functools.lru_cache(maxsize=1)

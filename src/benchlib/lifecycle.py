@@ -52,13 +52,18 @@ def _owner_alive(owner: str) -> bool:
 
 def reap_stale(client=None) -> list[str]:
     """Remove benchlib containers whose owner process is gone. Returns their short ids."""
+    import docker.errors
+
     from .docker_host import docker_client
 
     client = client or docker_client()
     removed = []
     for container in client.containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=true"}):
         if not _owner_alive(container.labels.get(LABEL_OWNER, "")):
-            container.remove(force=True, v=True)
+            try:
+                container.remove(force=True, v=True)
+            except (docker.errors.NotFound, docker.errors.APIError):
+                continue  # another process is reaping it at the same moment
             removed.append(container.short_id)
     return removed
 

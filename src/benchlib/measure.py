@@ -27,8 +27,6 @@ from .lifecycle import Instance
 from .provenance import benchlib_version, git_state, host_facts
 from .store import Store, as_json, utcnow
 
-WINDOWS = ("baseline", "phase", "settle")
-
 
 @dataclass(frozen=True)
 class SettlePolicy:
