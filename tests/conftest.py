@@ -33,10 +33,9 @@ def store(tmp_path):
 @pytest.fixture
 def benchlib_containers():
     """Ids of benchlib containers that exist now (running or not)."""
-    from benchlib.docker_host import docker_client
-    from benchlib.lifecycle import LABEL_MANAGED
+    from benchlib.lifecycle import managed_containers
 
     def list_ids() -> set[str]:
-        return {c.id for c in docker_client().containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=true"})}
+        return {c.id for c in managed_containers()}
 
     return list_ids

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,18 +82,11 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
     executed = out_dir / notebook.name
     started = time.perf_counter()
     error = None
-    env_before = os.environ.get("BENCHLIB_NOTEBOOK")
-    os.environ["BENCHLIB_NOTEBOOK"] = notebook.stem  # the kernel inherits it: runs record their notebook
     try:
         pm.execute_notebook(str(notebook), str(executed), parameters=params, cwd=str(notebook.parent),
                             progress_bar=progress, log_output=False, kernel_name="python3")
     except Exception as exc:
         error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
-    finally:
-        if env_before is None:
-            os.environ.pop("BENCHLIB_NOTEBOOK", None)
-        else:
-            os.environ["BENCHLIB_NOTEBOOK"] = env_before
     seconds = time.perf_counter() - started
     html_path, figures, figure_error = None, [], None
     if executed.exists():

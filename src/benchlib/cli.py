@@ -118,12 +118,10 @@ def _runs(args: argparse.Namespace) -> int:
 
 
 def _cleanup(args: argparse.Namespace) -> int:
-    from .docker_host import docker_client
-    from .lifecycle import LABEL_MANAGED, reap_stale
+    from .lifecycle import managed_containers, reap_stale
 
     if args.all:
-        client = docker_client()
-        containers = client.containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=true"})
+        containers = managed_containers()
         for c in containers:
             c.remove(force=True, v=True)
         print(f"removed {len(containers)} benchlib container(s)")

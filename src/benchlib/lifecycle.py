@@ -50,15 +50,19 @@ def _owner_alive(owner: str) -> bool:
     return pid.isdigit() and _process_start_ticks(int(pid)) == ticks
 
 
+def managed_containers(client=None) -> list:
+    """Every benchlib container on the Docker engine, running or not."""
+    from .docker_host import docker_client
+
+    return (client or docker_client()).containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=true"})
+
+
 def reap_stale(client=None) -> list[str]:
     """Remove benchlib containers whose owner process is gone. Returns their short ids."""
     import docker.errors
 
-    from .docker_host import docker_client
-
-    client = client or docker_client()
     removed = []
-    for container in client.containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=true"}):
+    for container in managed_containers(client):
         if not _owner_alive(container.labels.get(LABEL_OWNER, "")):
             try:
                 container.remove(force=True, v=True)

@@ -18,7 +18,6 @@ _REFERENCE_COLORS = {
 ENGINE_COLORS = {**{k: e.color for k, e in ENGINES.items()}, **_REFERENCE_COLORS}
 ENGINE_TITLES = {**{k: e.title for k, e in ENGINES.items()}, "oracle": "Oracle", "sqlserver": "SQL Server",
                  "mongodb": "MongoDB", "tidb": "TiDB", "yugabytedb": "YugabyteDB", "cockroachdb": "CockroachDB"}
-PHASE_ORDER = ["sleep", "insert", "update", "select", "delete"]
 
 
 def engine_color(key: str) -> str:
@@ -34,11 +33,12 @@ def slug(text: str) -> str:
 
 
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
-                  name: str | None = None, phases: Sequence[str] = PHASE_ORDER, log_y: bool = False):
-    """Grouped bars: phases on x, one bar per engine in its fixed colour."""
+                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool = False):
+    """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
+    its fixed colour."""
     import plotly.graph_objects as go
 
-    present = [p for p in phases if p in set(df["phase"])]
+    present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
     fig = go.Figure()
     for engine in [e for e in ENGINE_COLORS if e in set(df["engine"])]:
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)

@@ -1,6 +1,6 @@
 import pytest
 
-from benchlib.engines import ENGINES, PK_KINDS, EmbeddedEngine, ServerEngine, get_engine
+from benchlib.engines import ENGINES, PK_KINDS, Credentials, EmbeddedEngine, ServerEngine, get_engine
 from benchlib.engines.sql import digits_cross_join_insert
 from benchlib.errors import UnknownEngineError
 
@@ -31,7 +31,7 @@ def test_engine_declares_what_workloads_need(key):
     if isinstance(engine, ServerEngine):
         assert engine.official_image.count(":") == 1
         assert engine.port > 0
-        env = engine.env(__import__("benchlib.engines.base", fromlist=["Credentials"]).Credentials("u", "pw", "db"))
+        env = engine.env(Credentials("u", "pw", "db"))
         assert "pw" in env.values()  # the password reaches the official env convention
         assert engine.recipe or engine.no_recipe_reason
     else:
@@ -50,6 +50,4 @@ def test_digits_generator_uses_enough_digits():
 
 
 def test_credentials_repr_hides_password():
-    from benchlib.engines.base import Credentials
-
     assert "s3cret" not in repr(Credentials("root", "s3cret", "db"))

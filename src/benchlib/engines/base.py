@@ -57,6 +57,7 @@ class ServerEngine:
     no_recipe_reason: str = ""
     ready_query: str = "select 1"
     startup_timeout: float = 90.0
+    report_note: str = ""  # what a reader of a report must know about this engine
     kind: str = "server"
 
     def command(self, config: Mapping[str, Any]) -> list[str] | None:
@@ -76,6 +77,7 @@ class EmbeddedEngine:
     # Wraps a connection from `connect` for SQLAlchemy when its dialect cannot open the file
     # itself beside our connections (DuckDB refuses a second configuration of an open file).
     sqlalchemy_wrap: Callable[[Any], Any] | None = None
+    report_note: str = ""
     kind: str = "embedded"
     family_name: str = "embedded"
 

@@ -14,6 +14,8 @@ ENGINE = ServerEngine(
     version_query="select concat('MariaDB ', version(), ' ', @@version_comment)",
     recipe="mariadb",
     color="#C0765A",
+    report_note="MariaDB is not MySQL: same wire protocol and family, a different server and storage engine "
+                "version line. The article's MySQL row is MySQL 8.4.",
     dml=DmlDialect(
         # MariaDB has no UUID_TO_BIN; this is the same 16 random-ish bytes as MySQL's default.
         pk_columns={

@@ -17,6 +17,8 @@ ENGINE = EmbeddedEngine(
     library=lambda: f"python-sqlite3 (SQLite {sqlite3.sqlite_version})",
     color="#44A8D8",
     file_name="bench.sqlite",
+    report_note="The delete phase has a WHERE clause so SQLite deletes row by row instead of taking its "
+                "truncate shortcut.",
     dml=DmlDialect(
         pk_columns={"uuid": "id blob default (randomblob(16))", "sequential": "id integer"},
         generate_rows=lambda n: (

@@ -8,7 +8,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from ..engines import PK_KINDS
+from ..engines import PK_KINDS, get_engine
 from ..errors import BenchlibError
 from ..lifecycle import Instance, start
 from ..measure import Meter, Run, SettlePolicy
@@ -154,17 +154,17 @@ class DmlReport:
         measured = set(self.summary["engine"])
         self.engines = [e for e in self.info["parameters"].get("engines", []) if e in measured]
         self.engines += sorted(measured - set(self.engines))
-        order = {(e, p): i for i, (e, p) in enumerate((e, p) for e in self.engines for p in PHASES)}
-        self.summary = self.summary.sort_values(["engine", "phase"], key=lambda _: [
-            order.get(k, 0) for k in zip(self.summary["engine"], self.summary["phase"])]).reset_index(drop=True)
+        position = {(e, p): i for i, (e, p) in enumerate((e, p) for e in self.engines for p in PHASES)}
+        self.summary = (self.summary.assign(_pos=[position[k] for k in zip(self.summary["engine"], self.summary["phase"])])
+                        .sort_values("_pos").drop(columns="_pos").reset_index(drop=True))
+        # Instructions are shown in billions (Gi), as in seed 000; CPU time in seconds.
+        counted = self.metric == "instructions_user"
+        self.scale, self.unit, self.unit_label = (1e9, "Gi", "billion instructions (Gi)") if counted else \
+            (1.0, "s", "CPU seconds")
 
     # -- tables ------------------------------------------------------------------------------------
     def _fmt(self, value: float) -> str:
-        if value != value:  # NaN
-            return "n/a"
-        if self.metric == "instructions_user":
-            return f"{value / 1e9:.3g}Gi"
-        return f"{value:.3g}s"
+        return "n/a" if value != value else f"{value / self.scale:.3g}{self.unit}"  # value != value: NaN
 
     def article_table(self):
         """Seed 000's summary layout: per engine and phase, cost / wall seconds."""
@@ -181,8 +181,7 @@ class DmlReport:
         """Mean per engine and phase with CV, settle window and baseline-subtracted figures."""
         import pandas as pd
 
-        s = self.summary
-        scale, unit = (1e9, "Gi") if self.metric == "instructions_user" else (1.0, "s")
+        s, scale, unit = self.summary, self.scale, self.unit
         out = pd.DataFrame({
             "engine": [_title(e) for e in s["engine"]], "phase": s["phase"],
             f"phase ({unit})": s["value"] / scale, "CV": s["value_cv"],
@@ -257,20 +256,20 @@ class DmlReport:
     def cost_figure(self, value: str = "value", title: str | None = None):
         from ..plots import bars_by_phase
 
-        scale, unit = (1e9, "billion instructions (Gi)") if self.metric == "instructions_user" else (1.0, "CPU seconds")
-        df = self.summary.assign(v=self.summary[value] / scale,
-                                 err=self.summary.get(f"{value}_std", 0) / scale)
+        df = self.summary.assign(v=self.summary[value] / self.scale,
+                                 err=self.summary.get(f"{value}_std", 0) / self.scale)
         df = df[df["phase"] != "sleep"] if value.startswith("net") else df
         label = {"value": "phase", "with_settle": "phase + settle", "net_with_settle": "phase + settle − idle"}[value]
-        return bars_by_phase(df, "v", error="err", unit=unit, name=f"dml-{value.replace('_', '-')}",
-                             title=title or f"Engine {('instructions' if scale > 1 else 'CPU')} per phase ({label})")
+        what = "instructions" if self.scale > 1 else "CPU"
+        return bars_by_phase(df, "v", error="err", unit=self.unit_label, name=f"dml-{value.replace('_', '-')}",
+                             phases=PHASES, title=title or f"Engine {what} per phase ({label})")
 
     def reference_figure(self):
         from ..plots import bars_by_phase
         from .. import results
 
         ref = results.reference()
-        return bars_by_phase(ref, "instructions_gi", unit="billion instructions (Gi)", log_y=True,
+        return bars_by_phase(ref, "instructions_gi", unit="billion instructions (Gi)", log_y=True, phases=PHASES,
                              name="seed000-reference", title="Seed 000 as published: instructions:u per phase "
                                                               "(2M rows, log scale)")
 
@@ -284,10 +283,11 @@ class DmlReport:
         skipped = self.info["parameters"].get("skipped") or {}
         for key, reason in skipped.items():
             lines.append(f"- **{_title(key)}** was skipped: {reason}.")
-        if "mariadb" in self.engines:
-            lines.append("- MariaDB is not MySQL: same wire protocol and family, different server and storage "
-                         "engine versions. The article's MySQL row is MySQL 8.4.")
-        if any(e in self.engines for e in ("sqlite", "duckdb")):
+        for key in self.engines:
+            note = get_engine(key).report_note
+            if note:
+                lines.append(f"- **{_title(key)}:** {note}")
+        if (self.instances["kind"] == "embedded").any():
             lines.append("- Embedded engines run in the notebook's own process: their cost is that process's CPU "
                          "(the Python driver included), and they have no settle window.")
         if self.info["cgroup_layout"] in ("v1", "hybrid"):
