@@ -27,7 +27,7 @@ class Scope:
     """What to read for one engine. `perf_cgroup` is the path `perf stat -G` takes (relative to
     the perf_event hierarchy, or to cgroup2 when perf_event has no v1 mount); None means a process."""
 
-    kind: str  # cgroup | process | none
+    kind: str  # cgroup | process | children | none
     layout: str  # v1 | v2 | hybrid | process
     perf_cgroup: str | None
     cpu_dir: Path | None
@@ -41,6 +41,8 @@ class Scope:
     def sample(self) -> Sample:
         if self.kind == "process":
             return _process_sample()
+        if self.kind == "children":
+            return _children_sample()
         if self.kind == "none":
             return Sample(None, None, None, None, None, None, None)
         cpu, user, system = _cpu(self.cpu_dir, self.cpu_v1)
@@ -50,7 +52,7 @@ class Scope:
 
     @property
     def source(self) -> str:
-        return "process" if self.kind == "process" else "cgroup"
+        return {"process": "process", "children": "children"}.get(self.kind, "cgroup")
 
 
 NO_SCOPE = Scope("none", "none", None, None, False, None, False, None, False)
@@ -128,6 +130,18 @@ def scope_for_pid(pid: int) -> Scope:
 def process_scope() -> Scope:
     """An embedded engine: this process (all its threads), read through getrusage."""
     return Scope("process", "process", None, None, False, None, False, None, False, os.getpid())
+
+
+def children_scope() -> Scope:
+    """Child processes this process has waited for (a benchmark client such as sysbench): their
+    CPU is counted once they exit, so a window must wait for the child before it ends."""
+    return Scope("children", "process", None, None, False, None, False, None, False, os.getpid())
+
+
+def _children_sample() -> Sample:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    user, system = int(usage.ru_utime * 1e9), int(usage.ru_stime * 1e9)
+    return Sample(user + system, user, system, None, None, None, None)
 
 
 def _read_int(path: Path) -> int | None:

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .engines import ServerEngine
+from .engines import Engine
 from .errors import EngineUnavailableError, ImageBuildError
 from .settings import RECIPES_DIR, get_settings
 
@@ -61,51 +61,70 @@ def _pull(ref: str) -> tuple[bool, str]:
         docker_client().images.pull(ref)
         return True, "pulled"
     except Exception as exc:
-        message = str(getattr(exc, "explanation", None) or exc).splitlines()[0]
-        if _REGISTRY_UNREACHABLE.search(message):
-            message = "no image registry reachable from this host"
-        return False, f"cannot pull {ref} ({message[:300]})"
+        return False, _pull_failure(ref, exc)
 
 
-def _official(client, engine: ServerEngine, allow_pull: bool) -> tuple[object | None, str]:
-    image = _get_image(client, engine.official_image)
+@functools.lru_cache(maxsize=None)
+def _pullable(ref: str) -> tuple[bool, str]:
+    """Ask the registry for the manifest only: whether a pull would work, without pulling."""
+    from .docker_host import docker_client
+
+    try:
+        docker_client().api.inspect_distribution(ref)
+        return True, "pullable"
+    except Exception as exc:
+        return False, _pull_failure(ref, exc)
+
+
+def _pull_failure(ref: str, exc: Exception) -> str:
+    message = str(getattr(exc, "explanation", None) or exc).splitlines()[0]
+    if _REGISTRY_UNREACHABLE.search(message):
+        message = "no image registry reachable from this host"
+    return f"cannot pull {ref} ({message[:300]})"
+
+
+def _official(client, ref: str, allow_pull: bool) -> tuple[object | None, str]:
+    image = _get_image(client, ref)
     if image is not None:
         return image, "present locally"
     if not allow_pull:
-        return None, f"{engine.official_image} is not present locally"
-    ok, why = _pull(engine.official_image)
-    return (_get_image(client, engine.official_image), why) if ok else (None, why)
+        ok, why = _pullable(ref)
+        return (_NotBuilt(ref), "will be pulled on first start") if ok else (None, why)
+    ok, why = _pull(ref)
+    return (_get_image(client, ref), why) if ok else (None, why)
 
 
-def _resolved_official(engine: ServerEngine, image, note: str) -> ResolvedImage:
-    digests = image.attrs.get("RepoDigests") or []
-    return ResolvedImage(engine.official_image, image.id, "official", digests[0] if digests else None, note)
-
-
-def resolve_image(engine: ServerEngine, *, build: bool = True) -> ResolvedImage:
-    """The image to start `engine` from, building the local recipe if needed (and allowed)."""
+def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
+    """The image to start `engine` from: the official one (pulled when missing), else the local
+    recipe, built when missing. With build=False nothing is pulled or built: an answer of what
+    would happen, for `availability`."""
     from .docker_host import docker_client
 
+    server = engine.server
+    if server is None:
+        raise EngineUnavailableError(f"{engine.key} is embedded: it has no image")
     client = docker_client()
     policy = get_settings().image_policy
     why_not_official = "image policy is 'local'"
     if policy in ("auto", "official"):
-        image, why = _official(client, engine, allow_pull=True)
+        image, why = _official(client, server.official_image, allow_pull=build)
         if image is not None:
-            return _resolved_official(engine, image, f"official image, {why}")
+            digests = getattr(image, "attrs", {}).get("RepoDigests") or []
+            return ResolvedImage(server.official_image, image.id, "official", digests[0] if digests else None,
+                                 f"official image, {why}")
         why_not_official = why
         if policy == "official":
             raise EngineUnavailableError(f"{engine.key}: {why} and BENCHLIB_IMAGE_POLICY=official")
-    if engine.recipe is None:
-        raise EngineUnavailableError(f"{engine.key}: {why_not_official}; {engine.no_recipe_reason}")
+    if server.recipe is None:
+        raise EngineUnavailableError(f"{engine.key}: {why_not_official}; {server.no_recipe_reason}")
     ref, image = local_image(engine, build=build)
-    note = (f"local build of recipes/{engine.recipe} from Debian packages "
-            f"(official {engine.official_image} unavailable: {why_not_official})")
+    note = (f"local build of recipes/{server.recipe} from Debian packages "
+            f"(official {server.official_image} unavailable: {why_not_official})")
     return ResolvedImage(ref, image.id, "local-build", None, note)
 
 
-def availability(engine: ServerEngine) -> Availability:
-    """What `resolve_image` would do, without building anything."""
+def availability(engine: Engine) -> Availability:
+    """What `resolve_image` would do, without pulling or building anything."""
     from .docker_host import docker_client
 
     try:
@@ -126,7 +145,7 @@ def availability(engine: ServerEngine) -> Availability:
 
 
 class _NotBuilt:
-    """Stands in for an image that would be built: availability checks never build."""
+    """Stands in for an image that would be pulled or built: availability checks do neither."""
 
     def __init__(self, ref: str):
         self.id = f"(not built: {ref})"
@@ -150,22 +169,24 @@ def _build_lock(name: str):
         yield
 
 
-def local_image(engine: ServerEngine, *, build: bool = True):
+def local_image(engine: Engine, *, build: bool = True):
     """(ref, image) of the engine's local recipe; builds the base image and recipe when missing."""
     from .docker_host import docker_client
 
     client = docker_client()
-    recipe_dir = RECIPES_DIR / str(engine.recipe)
+    assert engine.server is not None and engine.server.recipe is not None
+    recipe = engine.server.recipe
+    recipe_dir = RECIPES_DIR / recipe
     base = _get_image(client, BASE_IMAGE)
     if base is None:
         if not build:
             base_problem = base_image_problem()
             if base_problem:
                 raise ImageBuildError(f"{engine.key}: no official image and {base_problem}")
-            ref = f"benchlib/{engine.recipe}:local-pending"
+            ref = f"benchlib/{recipe}:local-pending"
             return ref, _NotBuilt(ref)
         base = ensure_base_image()
-    ref = f"benchlib/{engine.recipe}:local-{_recipe_hash(recipe_dir, base.id)}"
+    ref = f"benchlib/{recipe}:local-{_recipe_hash(recipe_dir, base.id)}"
     image = _get_image(client, ref)
     if image is not None or not build:
         return ref, image or _NotBuilt(ref)

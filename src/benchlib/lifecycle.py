@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import cgroups
-from .engines import EmbeddedEngine, Engine, ServerEngine, get_engine
-from .engines.base import Credentials
+from .engines import Credentials, Endpoint, Engine, Session, SqlClient, get_engine
 from .errors import EngineStartError
 
 LABEL_MANAGED = "benchlib.managed"
@@ -90,76 +89,82 @@ def _remove_live_containers() -> None:
 
 @dataclass
 class Instance:
-    """A running engine: how to connect, what to measure, and where it came from."""
+    """A running engine: how to talk to it, what to measure, and where it came from."""
 
     engine: Engine
-    host: str | None
-    port: int | None
-    credentials: Credentials | None
+    endpoint: Endpoint
     container_id: str | None
     scope: cgroups.Scope
     provenance: dict[str, Any]
-    _path: Path | None = None
-    _connections: list[Any] = field(default_factory=list)
+    _sessions: list[Session] = field(default_factory=list)
 
     @property
     def key(self) -> str:
         return self.engine.key
 
     @property
+    def host(self) -> str | None:
+        return self.endpoint.host
+
+    @property
+    def port(self) -> int | None:
+        return self.endpoint.port
+
+    @property
+    def credentials(self) -> Credentials | None:
+        e = self.endpoint
+        return Credentials(e.user, e.password, e.database) if e.user is not None else None
+
+    @property
     def cgroup(self) -> str | None:
         """The container's cgroup path, as `perf stat -G` takes it (None when embedded)."""
         return self.scope.perf_cgroup
 
+    def session(self, timeout: float = 10.0) -> Session:
+        """A new session (its own connection), closed when the instance stops."""
+        session = self.engine.client.open(self.endpoint, timeout)
+        self._sessions.append(session)
+        return session
+
     def connect(self) -> Any:
-        """A new DB-API connection in autocommit mode, closed when the instance stops."""
-        if isinstance(self.engine, EmbeddedEngine):
-            conn = self.engine.connect(self._path)
-        else:
-            assert self.credentials is not None
-            conn = self.engine.family.connect(
-                self.host, self.port, self.credentials.user, self.credentials.password,
-                self.credentials.database, 10.0,
-            )
-        self._connections.append(conn)
-        return conn
+        """The driver's own connection of a new session (DB-API for SQL engines)."""
+        return self.session().raw
+
+    def query(self, operation: Any, session: Session | None = None) -> Any:
+        """Run one operation on `session` (or a new one) and return its result."""
+        return (session or self.session()).execute(operation)
 
     def sqlalchemy_url(self):
         """A sqlalchemy URL object; render it with hide_password=True when you print it."""
         from sqlalchemy.engine import URL
 
-        if isinstance(self.engine, EmbeddedEngine):
-            return URL.create(self.engine.key, database=str(self._path))
-        assert self.credentials is not None
-        return URL.create(
-            self.engine.family.sqlalchemy_driver, username=self.credentials.user,
-            password=self.credentials.password, host=self.host, port=self.port,
-            database=self.credentials.database,
-        )
+        client = self._sql_client()
+        e = self.endpoint
+        if client.sqlalchemy_driver is None:
+            return URL.create(self.engine.key, database=str(e.path))
+        return URL.create(client.sqlalchemy_driver, username=e.user, password=e.password, host=e.host, port=e.port,
+                          database=e.database)
 
     def sqlalchemy_engine(self, **kwargs: Any):
         from sqlalchemy import create_engine
 
-        wrap = getattr(self.engine, "sqlalchemy_wrap", None)
+        wrap = self._sql_client().sqlalchemy_wrap
         if wrap is not None:
             return create_engine(f"{self.engine.key}://", creator=lambda: wrap(self.connect()), **kwargs)
         return create_engine(self.sqlalchemy_url(), **kwargs)
 
-    def query(self, sql: str, conn: Any = None) -> list[tuple]:
-        """Run one statement on `conn` (or a fresh connection) and return its rows."""
-        conn = conn or self.connect()
-        cursor = conn.cursor()
-        cursor.execute(sql)
-        rows = cursor.fetchall() if cursor.description else []
-        return [tuple(r) for r in rows]
+    def _sql_client(self) -> SqlClient:
+        if not isinstance(self.engine.client, SqlClient):
+            raise TypeError(f"{self.key} speaks {self.engine.client.protocol}, not SQL: no SQLAlchemy engine")
+        return self.engine.client
 
-    def close_connections(self) -> None:
-        for conn in self._connections:
+    def close_sessions(self) -> None:
+        for session in self._sessions:
             try:
-                conn.close()
+                session.close()
             except Exception:
                 pass
-        self._connections.clear()
+        self._sessions.clear()
 
     def __repr__(self) -> str:
         where = f"127.0.0.1:{self.port}" if self.port else "in-process"
@@ -181,7 +186,7 @@ class start:
 
     def __enter__(self) -> Instance:
         try:
-            if isinstance(self.engine, ServerEngine):
+            if self.engine.server is not None:
                 self.instance = self._start_server(self.engine)
             else:
                 self.instance = self._start_embedded(self.engine)
@@ -195,20 +200,22 @@ class start:
 
     def _stop(self) -> None:
         if self.instance is not None:
-            self.instance.close_connections()
+            self.instance.close_sessions()
         for action in reversed(self._cleanup):
             action()
         self._cleanup.clear()
 
     # -- embedded ------------------------------------------------------------------------------
-    def _start_embedded(self, engine: EmbeddedEngine) -> Instance:
+    def _start_embedded(self, engine: Engine) -> Instance:
         started = time.perf_counter()
         workdir = Path(tempfile.mkdtemp(prefix=f"benchlib-{engine.key}-"))
         self._cleanup.append(lambda: shutil.rmtree(workdir, ignore_errors=True))
-        instance = Instance(engine, None, None, None, None, cgroups.process_scope(), {}, _path=workdir / engine.file_name)
-        version = instance.query(engine.version_query)[0][0]
+        assert engine.embedded is not None
+        instance = Instance(engine, Endpoint(path=workdir / engine.embedded.file_name), None,
+                            cgroups.process_scope(), {})
+        version = instance.session().version()
         instance.provenance = {
-            "engine": engine.key, "kind": engine.kind, "image_ref": engine.library(), "image_id": None,
+            "engine": engine.key, "kind": engine.kind, "image_ref": engine.embedded.library(), "image_id": None,
             "image_digest": None, "image_source": "embedded", "image_note": "in-process library",
             "server_version": version, "config": dict(self.config),
             "startup_seconds": time.perf_counter() - started, "container_id": None, "cgroup": None,
@@ -216,7 +223,7 @@ class start:
         return instance
 
     # -- server --------------------------------------------------------------------------------
-    def _start_server(self, engine: ServerEngine) -> Instance:
+    def _start_server(self, engine: Engine) -> Instance:
         from .docker_host import configure_testcontainers, docker_client
         from .images import resolve_image
 
@@ -226,15 +233,17 @@ class start:
         configure_testcontainers()
         from testcontainers.core.container import DockerContainer
 
-        creds = Credentials(engine.user, secrets.token_urlsafe(18), engine.database)
-        container = DockerContainer(image.ref).with_envs(**engine.env(creds))
+        server = engine.server
+        assert server is not None
+        creds = Credentials(server.user, secrets.token_urlsafe(18), server.database)
+        container = DockerContainer(image.ref).with_envs(**server.env(creds))
         # Published on loopback only: with_exposed_ports would bind 0.0.0.0 and ::.
-        container.ports[f"{engine.port}/tcp"] = ("127.0.0.1", None)
+        container.ports[f"{server.port}/tcp"] = ("127.0.0.1", None)
         labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
         if self.run_id:
             labels[LABEL_RUN] = self.run_id
         container.with_kwargs(labels=labels)
-        command = engine.command(self.config)
+        command = server.command(self.config)
         if command:
             container.with_command(command)
 
@@ -246,17 +255,15 @@ class start:
             if container.get_wrapped_container() is not None:
                 self._register(container)
         container_id = container.get_container_id()
-        port = int(container.get_exposed_port(engine.port))
-        host = container.get_container_host_ip()
-        probe = Instance(engine, host, port, creds, container_id, cgroups.NO_SCOPE, {})
-        version = self._wait_ready(engine, container, probe)
+        endpoint = Endpoint(container.get_container_host_ip(), int(container.get_exposed_port(server.port)),
+                            creds.user, creds.password, creds.database)
+        version = self._wait_ready(engine, container, endpoint)
         startup = time.perf_counter() - started
-        probe.close_connections()
 
         container.get_wrapped_container().reload()
         pid = container.get_wrapped_container().attrs["State"]["Pid"]
         scope = cgroups.scope_for_pid(pid)
-        return Instance(engine, host, port, creds, container_id, scope, {
+        return Instance(engine, endpoint, container_id, scope, {
             "engine": engine.key, "kind": engine.kind, "image_ref": image.ref, "image_id": image.image_id,
             "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
             "server_version": version, "config": dict(self.config), "startup_seconds": startup,
@@ -278,17 +285,21 @@ class start:
 
         self._cleanup.append(remove)
 
-    def _wait_ready(self, engine: ServerEngine, container, probe: Instance) -> str:
-        """Poll login + ready query + version query; fail fast if the container exits."""
-        timeout = self.startup_timeout or engine.startup_timeout
+    def _wait_ready(self, engine: Engine, container, endpoint: Endpoint) -> str:
+        """Poll login + ready + version; fail fast if the container exits."""
+        assert engine.server is not None
+        timeout = self.startup_timeout or engine.server.startup_timeout
         deadline = time.monotonic() + timeout
         last_error: Exception | None = None
         wrapped = container.get_wrapped_container()
         while time.monotonic() < deadline:
             try:
-                conn = probe.connect()
-                probe.query(engine.ready_query, conn)
-                return str(probe.query(engine.version_query, conn)[0][0])
+                session = engine.client.open(endpoint, timeout=max(1.0, min(10.0, deadline - time.monotonic())))
+                try:
+                    session.ready()
+                    return session.version()
+                finally:
+                    session.close()
             except Exception as exc:  # not up yet: refused, reset, auth not ready, ...
                 last_error = exc
             wrapped.reload()

@@ -2,15 +2,16 @@
 
     with Run("dml", parameters) as run:
         with start("postgres") as eng:
-            meter = run.meter(eng, repetition=1)
-            meter.baseline(10, action=lambda: ...)          # idle rate of the engine
-            with meter.phase("insert", check=count_rows):   # phase window + settle window
+            meter = run.meter(eng, repetition=1, labels={"pk": "uuid"})
+            meter.baseline(10, action=lambda: ...)                       # idle rate of the engine
+            with meter.phase("insert", check=count_rows, expect=2_000):  # phase + settle window
                 ...
 
-For a container the scope is its cgroup (all processes and threads, background workers
-included); for an embedded engine it is this process. Each window stores wall time, cgroup (or
-process) CPU user/system, I/O bytes, peak memory and perf counters; a counter the host cannot
-count is stored as NULL with its status, never as 0."""
+A window measures one or two scopes at once. The engine's: for a container its cgroup (all
+processes and threads, background workers included), for an embedded engine this process. And,
+where asked, the client's: this process (a Python driver) or the children it waits for (sysbench).
+Each window stores wall time, CPU user/system, I/O bytes, peak memory and perf counters per
+scope; a counter the host cannot count is stored as NULL with its status, never as 0."""
 from __future__ import annotations
 
 import contextlib
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 from . import cgroups, perf
 from .docker_host import docker_server_version
-from .lifecycle import Instance
+from .lifecycle import Instance, _owner_label
 from .provenance import benchlib_version, git_state, host_facts
 from .store import Store, as_json, utcnow
 
@@ -47,8 +48,10 @@ class SettlePolicy:
 
 
 class Run:
-    """A row in `runs` (status running -> ok | failed), with its instances and measurements.
-    Measurements are written as each window ends, so a failure never loses earlier ones."""
+    """A row in `runs` (status running -> ok | partial | failed), with its instances and
+    measurements. Measurements are written as each window ends, so a failure never loses earlier
+    ones. `partial`: some engine starts failed (`record_failure`), the others were measured.
+    The row names its owner process, so a later process can tell a dead run from a live one."""
 
     def __init__(self, experiment: str, parameters: dict[str, Any], *, notebook: str | None = None,
                  store: Store | None = None, run_id: str | None = None):
@@ -62,6 +65,7 @@ class Run:
         self._seq = itertools.count(1)
         self._seq_lock = threading.Lock()
         self._row: dict[str, Any] = {}
+        self.failures: dict[str, str] = {}
 
     def __enter__(self) -> "Run":
         support = perf.probe()
@@ -75,18 +79,32 @@ class Run:
             "perf_support": as_json({"available": support.available, "reason": support.reason,
                                      "events": support.events}),
             "benchlib_version": benchlib_version(), "git_sha": sha, "git_dirty": dirty,
-            "parameters": as_json(self.parameters),
+            "parameters": as_json(self.parameters), "owner": _owner_label(), "status_note": None,
         }
         self.store.write_run(self._row)
+        _announce(self.run_id, self.experiment)
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.finish(None if exc is None else "".join(traceback.format_exception_only(exc_type, exc)).strip())
 
+    def record_failure(self, what: str, error: BaseException | str) -> None:
+        """One part (an engine start, a step) failed; the run goes on and ends `partial`."""
+        self.failures[what] = error if isinstance(error, str) else _one_line(error)
+
     def finish(self, error: str | None) -> None:
-        self._row.update(status="failed" if error else "ok", error=error, ended_at=utcnow())
-        self.store.compact(self.run_id)
+        status = "failed" if error else ("partial" if self.failures else "ok")
+        if self.failures and not error:
+            error = "; ".join(f"{k}: {v}" for k, v in self.failures.items())
+        self._row.update(status=status, error=error, ended_at=utcnow())
+        # Status first: a failed compaction must never leave the run 'running'. Uncompacted
+        # window files stay readable.
         self.store.write_run(self._row)
+        try:
+            self.store.compact(self.run_id)
+        except Exception as exc:
+            self._row["status_note"] = f"compaction failed ({_one_line(exc)}); window files kept as written"
+            self.store.write_run(self._row)
 
     def next_seq(self) -> int:
         with self._seq_lock:
@@ -105,8 +123,35 @@ class Run:
         })
         return instance_id
 
-    def meter(self, instance: Instance, repetition: int = 1, settle: SettlePolicy | None = None) -> "Meter":
-        return Meter(self, instance, repetition, settle or SettlePolicy())
+    def meter(self, instance: Instance, repetition: int = 1, settle: SettlePolicy | None = None, *,
+              labels: dict[str, Any] | None = None, client: cgroups.Scope | None = None) -> "Meter":
+        """`labels`: the variant every window of this meter belongs to; `client`: a second scope
+        measured in the same windows (cgroups.process_scope() for a Python driver,
+        cgroups.children_scope() for a benchmark client run as a child process)."""
+        return Meter(self, instance, repetition, settle or SettlePolicy(), labels or {}, client)
+
+
+def _one_line(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip().replace("\n", " ")
+
+
+RUN_MIME = "application/vnd.benchlib.run+json"
+
+
+def _announce(run_id: str, experiment: str) -> None:
+    """Record the run id in the executing notebook (when there is one), so the batch and tests
+    read this notebook's own run rather than "the newest"."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    display({RUN_MIME: {"run_id": run_id, "experiment": experiment},
+             "text/markdown": f"Run `{run_id}` ({experiment}): every figure below is read back from the results "
+                              "store by this id.",
+             "text/plain": f"benchlib run {run_id} ({experiment})"}, raw=True)
 
 
 @dataclass
@@ -121,14 +166,19 @@ class Window:
     after: cgroups.Sample
     perf_readings: dict[str, perf.Reading] | None
     peak_is_window: bool
+    client_before: cgroups.Sample | None = None
+    client_after: cgroups.Sample | None = None
 
 
 class Meter:
-    def __init__(self, run: Run, instance: Instance, repetition: int, settle: SettlePolicy):
+    def __init__(self, run: Run, instance: Instance, repetition: int, settle: SettlePolicy,
+                 labels: dict[str, Any], client: cgroups.Scope | None):
         self.run = run
         self.instance = instance
         self.repetition = repetition
         self.settle_policy = settle
+        self.labels = dict(labels)
+        self.client = client
         self.instance_id = run.record_instance(instance)
         self.idle_rate: float | None = None  # CPU seconds per second while idle
         support = perf.probe()
@@ -144,25 +194,31 @@ class Meter:
             return perf.PerfWindow(pid=scope.pid).prepare()
         return perf.PerfWindow(cgroup=scope.perf_cgroup).prepare()
 
-    def baseline(self, seconds: float, action: Callable[[], Any] | None = None) -> float:
+    def baseline(self, seconds: float, action: Callable[[], Any] | None = None, name: str = "idle") -> float:
         """Measure the engine idle for `seconds` (server-side sleep via `action`, else a client
-        sleep) and keep its CPU rate, which settle windows and reports compare against."""
-        with self._window("sleep", "baseline", check=None, settle=False):
+        sleep) as a window of kind `baseline`, and keep its CPU rate, which settle windows and
+        reports compare against."""
+        with self._window(name, "baseline", check=None, settle=False):
             (action or (lambda: time.sleep(seconds)))()
         return self.idle_rate or 0.0
 
     @contextlib.contextmanager
     def phase(self, name: str, check: Callable[[], float] | None = None, check_name: str = "rows",
-              settle: bool = True) -> Iterator[None]:
+              settle: bool = True, expect: float | None = None, labels: dict[str, Any] | None = None
+              ) -> Iterator[None]:
         """Measure the body as window `phase`, then the deferred work as window `settle`
         (containers only: an embedded engine has no background work after a call returns).
-        `check()` runs after both windows, outside any measurement."""
-        with self._window(name, "phase", check=check, check_name=check_name, settle=settle):
+        `check()` runs after both windows, outside any measurement; with `expect`, a different
+        value is stored as check_status 'mismatch' (and reports flag it)."""
+        with self._window(name, "phase", check=check, check_name=check_name, settle=settle, expect=expect,
+                          labels=labels):
             yield
 
     @contextlib.contextmanager
-    def _window(self, phase: str, window: str, *, check, check_name: str = "rows", settle: bool) -> Iterator[None]:
+    def _window(self, phase: str, window: str, *, check, check_name: str = "rows", settle: bool,
+                expect: float | None = None, labels: dict[str, Any] | None = None) -> Iterator[None]:
         scope = self.instance.scope
+        client = self.client
         settle = settle and scope.kind == "cgroup"
         main = self._perf_window()
         tail = self._perf_window() if settle else None  # started now, enabled the moment the phase ends
@@ -170,6 +226,7 @@ class Meter:
         try:
             peak_reset = _reset_peak(scope)
             before = scope.sample()
+            client_before = client.sample() if client else None
             started_at, t0 = utcnow(), time.perf_counter()
             if main:
                 main.enable()
@@ -181,8 +238,9 @@ class Meter:
             t1 = time.perf_counter()
             ended_at = utcnow()
             after = scope.sample()
+            client_after = client.sample() if client else None
             windows.append(Window(window, started_at, ended_at, t1 - t0, before, after,
-                                  main.result() if main else None, peak_reset))
+                                  main.result() if main else None, peak_reset, client_before, client_after))
             main = None
             if window == "baseline":
                 self.idle_rate = _cpu_seconds(before, after) / max(t1 - t0, 1e-9) if after.cpu_ns is not None else None
@@ -194,7 +252,7 @@ class Meter:
                 if leftover is not None:
                     leftover.abort()
         check_value = float(check()) if check else None
-        self._store(phase, windows, check_name if check else None, check_value)
+        self._store(phase, windows, check_name if check else None, check_value, expect, {**self.labels, **(labels or {})})
 
     def _settle(self, tail: perf.PerfWindow | None, start: cgroups.Sample, t_start: float, started_at) -> Window:
         policy = self.settle_policy
@@ -221,8 +279,13 @@ class Meter:
                       tail.result() if tail else None, False)
 
     # -- rows ------------------------------------------------------------------------------------
-    def _store(self, phase: str, windows: list[Window], check_name: str | None, check_value: float | None) -> None:
+    def _store(self, phase: str, windows: list[Window], check_name: str | None, check_value: float | None,
+               expect: float | None, labels: dict[str, Any]) -> None:
         source = self.instance.scope.source
+        engine_scope = "embedded" if self.instance.scope.kind == "process" else "server"
+        check_status = None
+        if check_value is not None and expect is not None:
+            check_status = "ok" if check_value == expect else "mismatch"
         seq = self.run.next_seq()
         rows = []
         for w in windows:
@@ -230,16 +293,22 @@ class Meter:
                 "run_id": self.run.run_id, "instance_id": self.instance_id, "engine": self.instance.key,
                 "experiment": self.run.experiment, "phase": phase, "repetition": self.repetition,
                 "window": w.name, "started_at": w.started_at, "ended_at": w.ended_at,
-                "check_name": check_name, "check_value": check_value, "seq": seq,
+                "check_name": check_name, "check_value": check_value, "check_expected": expect,
+                "check_status": check_status, "seq": seq, "labels": as_json(labels),
             }
 
             def add(metric: str, value: float | None, unit: str, src: str, status: str | None = None,
-                    common: dict = common) -> None:
-                rows.append({**common, "metric": metric, "value": value, "unit": unit, "source": src,
+                    scope: str = engine_scope, common: dict = common) -> None:
+                rows.append({**common, "metric": metric, "value": value, "unit": unit, "source": src, "scope": scope,
                              "status": status or ("ok" if value is not None else "unsupported")})
 
             b, a = w.before, w.after
             add("wall_time", w.wall_seconds, "s", "clock")
+            if w.client_before is not None and w.client_after is not None and self.client is not None:
+                cb, ca, csrc = w.client_before, w.client_after, self.client.source
+                add("cpu_time", _delta(cb.cpu_ns, ca.cpu_ns, 1e-9), "s", csrc, scope="client")
+                add("cpu_user_time", _delta(cb.user_ns, ca.user_ns, 1e-9), "s", csrc, scope="client")
+                add("cpu_system_time", _delta(cb.system_ns, ca.system_ns, 1e-9), "s", csrc, scope="client")
             add("cpu_time", _delta(b.cpu_ns, a.cpu_ns, 1e-9), "s", source)
             add("cpu_user_time", _delta(b.user_ns, a.user_ns, 1e-9), "s", source)
             add("cpu_system_time", _delta(b.system_ns, a.system_ns, 1e-9), "s", source)

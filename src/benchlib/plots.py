@@ -10,18 +10,29 @@ import pandas as pd
 
 from .engines import ENGINES
 
-# Engines the reference articles measured that benchlib does not run (yet).
-_REFERENCE_COLORS = {
-    "oracle": "#C74634", "sqlserver": "#7A7574", "mongodb": "#13AA52", "tidb": "#DC150B",
-    "yugabytedb": "#FF6E42", "cockroachdb": "#6933FF",
+# Engines the reference articles measured that have no module (yet): the engines' own
+# declarations come last, so a module always wins over this list.
+_REFERENCE_ENGINES = {
+    "oracle": ("Oracle", "#C74634"), "sqlserver": ("SQL Server", "#7A7574"), "mongodb": ("MongoDB", "#13AA52"),
+    "tidb": ("TiDB", "#DC150B"), "yugabytedb": ("YugabyteDB", "#FF6E42"), "cockroachdb": ("CockroachDB", "#6933FF"),
 }
-ENGINE_COLORS = {**{k: e.color for k, e in ENGINES.items()}, **_REFERENCE_COLORS}
-ENGINE_TITLES = {**{k: e.title for k, e in ENGINES.items()}, "oracle": "Oracle", "sqlserver": "SQL Server",
-                 "mongodb": "MongoDB", "tidb": "TiDB", "yugabytedb": "YugabyteDB", "cockroachdb": "CockroachDB"}
+ENGINE_COLORS = {**{k: c for k, (_, c) in _REFERENCE_ENGINES.items()}, **{k: e.color for k, e in ENGINES.items()}}
+ENGINE_TITLES = {**{k: t for k, (t, _) in _REFERENCE_ENGINES.items()}, **{k: e.title for k, e in ENGINES.items()}}
+# For keys nobody declared (an engine imported from another store, say): still drawn, in a
+# colour fixed by the key so it is the same in every figure.
+_FALLBACK_COLORS = ("#8C564B", "#E377C2", "#7F7F7F", "#17BECF", "#BCBD22", "#9467BD")
 
 
 def engine_color(key: str) -> str:
-    return ENGINE_COLORS.get(key, "#888888")
+    if key in ENGINE_COLORS:
+        return ENGINE_COLORS[key]
+    return _FALLBACK_COLORS[sum(key.encode()) % len(_FALLBACK_COLORS)]
+
+
+def engine_order(keys) -> list[str]:
+    """Engines in catalog order, then any others in the order given."""
+    keys = list(dict.fromkeys(keys))
+    return [e for e in ENGINE_COLORS if e in keys] + [e for e in keys if e not in ENGINE_COLORS]
 
 
 def engine_title(key: str) -> str:
@@ -40,7 +51,7 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
     fig = go.Figure()
-    for engine in [e for e in ENGINE_COLORS if e in set(df["engine"])]:
+    for engine in engine_order(df["engine"]):
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)
         fig.add_bar(
             name=engine_title(engine), x=present, y=sub[value], marker_color=engine_color(engine),

@@ -61,53 +61,57 @@ def latest_run_per_engine(experiment: str, store: Store | None = None) -> pd.Dat
         "join runs r using (run_id) where r.status = 'ok' group by engine order by engine", [experiment])
 
 
-def latest_measurements(experiment: str, store: Store | None = None) -> pd.DataFrame:
-    latest = latest_run_per_engine(experiment, store)
-    frames = [measurements(row.run_id, store).query("engine == @row.engine") for row in latest.itertuples()]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+ENGINE_SCOPES = ("server", "embedded")
+
+
+def engine_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The engine's own rows (its cgroup, or the process of an embedded engine), not the client's."""
+    return df[df["scope"].isin(ENGINE_SCOPES)]
 
 
 def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
-    """(metric, unit, explanation): instructions where every phase row counted them, else CPU time."""
-    for metric, unit in COST_METRICS:
-        rows = df[(df["metric"] == metric) & (df["window"] != "baseline")]
-        if not rows.empty and (rows["status"] == "ok").all():
-            if metric == "instructions_user":
-                return metric, unit, "user-space instructions counted by perf (as in seed 000)"
-            break
-    rows = df[df["metric"] == "cpu_time"]
-    source = ", ".join(sorted(set(rows["source"]))) or "cgroup"
-    return ("cpu_time", "s", f"CPU seconds (user+system) from {source} accounting stand in for "
-            "instructions: this host's perf cannot count instructions:u")
+    """(metric, unit, explanation): user-space instructions where perf counted them in every
+    engine window (seed 000's metric), else CPU time from the engine's accounting."""
+    df = engine_rows(df)
+    counted = df[(df["metric"] == "instructions_user") & (df["window"] != "baseline")]
+    if not counted.empty and (counted["status"] == "ok").all():
+        return "instructions_user", "instructions", "user-space instructions counted by perf (as in seed 000)"
+    statuses = ", ".join(sorted(set(counted["status"]))) or "not recorded"
+    sources = ", ".join(sorted(set(df[df["metric"] == "cpu_time"]["source"]))) or "cgroup"
+    return ("cpu_time", "s", f"CPU seconds (user+system) from {sources} accounting stand in for instructions: "
+            f"perf's instructions:u on this host was {statuses}")
 
 
 def phase_costs(df: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Per engine, repetition and phase: the metric in the phase window, in the settle window, and
-    both with the engine's idle rate x duration subtracted (the idle rate comes from the baseline
-    window of the same engine start)."""
-    keys = ["run_id", "instance_id", "engine", "repetition", "phase"]
+    """Per engine start, variant (labels) and phase: the engine's metric in the phase window, in
+    the settle window, and both with the engine's idle rate x duration subtracted (the idle rate
+    comes from the baseline window of the same engine start). Baseline windows appear as their
+    own phase."""
+    df = engine_rows(df)
+    keys = ["run_id", "instance_id", "engine", "repetition", "labels", "phase"]
     wide = (df[df["metric"].isin([metric, "wall_time"])]
-            .groupby(keys + ["window", "metric"])["value"].sum(min_count=1)  # NaN stays NaN
+            .groupby(keys + ["window", "metric"], dropna=False)["value"].sum(min_count=1)  # NaN stays NaN
             .unstack(["window", "metric"]))
     wide.columns = [f"{w}_{m}" for w, m in wide.columns]
     wide = wide.reset_index()
     for col in (f"{w}_{m}" for w in ("baseline", "phase", "settle") for m in (metric, "wall_time")):
         if col not in wide:
             wide[col] = float("nan")
-    base = wide[wide["phase"] == "sleep"].set_index("instance_id")
+    is_base = wide["baseline_wall_time"].notna()
+    base = wide[is_base].drop_duplicates("instance_id").set_index("instance_id")
     rate = (base[f"baseline_{metric}"] / base["baseline_wall_time"]).rename("idle_rate")
     wide = wide.join(rate, on="instance_id")
-    is_base = wide["phase"] == "sleep"
     phase_value = wide[f"phase_{metric}"].where(~is_base, wide[f"baseline_{metric}"])
     phase_wall = wide["phase_wall_time"].where(~is_base, wide["baseline_wall_time"])
-    # No settle window (embedded engines, the sleep phase) stays NaN in settle columns: not measured
-    # is not zero. Sums treat it as nothing to add.
+    # No settle window (embedded engines, baselines) stays NaN in settle columns: not measured is
+    # not zero. Sums treat it as nothing to add.
     settle_value = wide[f"settle_{metric}"].where(~is_base)
     settle_wall = wide["settle_wall_time"].where(~is_base)
     total = phase_value + settle_value.fillna(0.0)
     total_wall = phase_wall + settle_wall.fillna(0.0)
     return pd.DataFrame({
-        "run_id": wide["run_id"], "engine": wide["engine"], "repetition": wide["repetition"], "phase": wide["phase"],
+        "run_id": wide["run_id"], "engine": wide["engine"], "repetition": wide["repetition"],
+        "labels": wide["labels"], "phase": wide["phase"], "is_baseline": is_base,
         "value": phase_value, "wall_s": phase_wall, "settle_value": settle_value, "settle_wall_s": settle_wall,
         "with_settle": total,
         # The baseline itself is the idle cost: its net is zero by definition, not rounding residue.
@@ -117,23 +121,39 @@ def phase_costs(df: pd.DataFrame, metric: str) -> pd.DataFrame:
     })
 
 
+def t_quantile_975(dof: int) -> float:
+    """Two-sided 95% Student t quantile; a table avoids a SciPy dependency for one number."""
+    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+             10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042, 60: 2.000}
+    if dof < 1:
+        return float("nan")
+    if dof > 60:
+        return 1.96
+    return table[max(k for k in table if k <= dof)]  # the next smaller dof: errs on the wide side
+
+
 def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "settle_wall_s", "with_settle",
-                                             "net", "net_with_settle")) -> pd.DataFrame:
-    """Mean, standard deviation and coefficient of variation over repetitions."""
-    grouped = costs.groupby(["engine", "phase"], sort=False)
+                                             "net", "net_with_settle"), by=("engine", "labels", "phase")
+              ) -> pd.DataFrame:
+    """Mean over repetitions, with standard deviation, coefficient of variation and the half
+    width of the 95% confidence interval of the mean (Student t), for the cost columns."""
+    grouped = costs.groupby(list(by), sort=False, dropna=False)
     out = grouped[list(columns)].mean()
+    n = grouped.size()
     for col in ("value", "with_settle", "net_with_settle"):
         std = grouped[col].std(ddof=1)
         out[f"{col}_std"] = std
         out[f"{col}_cv"] = std / out[col].abs()
-    out["n"] = grouped.size()
+        out[f"{col}_ci95"] = [t_quantile_975(int(k) - 1) * sd / k ** 0.5 if k > 1 else float("nan")
+                              for k, sd in zip(n, std)]
+    out["n"] = n
     return out.reset_index()
 
 
 def compare_runs(run_a: str, run_b: str, *, metric: str = "cpu_time", window: str = "phase",
                  store: Store | None = None) -> pd.DataFrame:
     """Mean of `metric` per engine and phase in two runs, and the ratio b / a."""
-    df = measurements([run_a, run_b], store)
+    df = engine_rows(measurements([run_a, run_b], store))
     df = df[(df["metric"] == metric) & (df["window"] == window)]
     means = df.groupby(["engine", "phase", "run_id"])["value"].mean().unstack("run_id")
     for run in (run_a, run_b):

@@ -54,5 +54,7 @@ def get_settings() -> Settings:
     reports_dir = Path(os.environ.get("BENCHLIB_REPORTS_DIR", root / "reports"))
     policy = os.environ.get("BENCHLIB_IMAGE_POLICY", "auto")
     if policy not in IMAGE_POLICIES:
-        raise ValueError(f"BENCHLIB_IMAGE_POLICY={policy!r} is not one of {', '.join(IMAGE_POLICIES)}")
+        from .errors import ParameterError
+
+        raise ParameterError(f"BENCHLIB_IMAGE_POLICY={policy!r} is not one of {', '.join(IMAGE_POLICIES)}")
     return Settings(root, data_dir, reports_dir, policy)

@@ -13,7 +13,9 @@ only its own files (temp file + rename, so readers never see half a file), and r
 in-memory DuckDB over them. A run killed mid-phase keeps every window already written."""
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import json
 import os
 import secrets
@@ -28,7 +30,7 @@ import pyarrow.parquet as pq
 from .errors import StoreError
 from .settings import get_settings
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -41,7 +43,8 @@ RUNS = pa.schema([
     ("cgroup_layout", pa.string()), ("docker_version", pa.string()),
     ("perf_version", pa.string()), ("perf_support", pa.string()),
     ("benchlib_version", pa.string()), ("git_sha", pa.string()), ("git_dirty", pa.bool_()),
-    ("parameters", pa.string()), ("schema_version", pa.int32()),
+    ("parameters", pa.string()), ("owner", pa.string()), ("status_note", pa.string()),
+    ("schema_version", pa.int32()),
 ])
 
 INSTANCES = pa.schema([
@@ -58,14 +61,63 @@ MEASUREMENTS = pa.schema([
     ("window", pa.string()), ("metric", pa.string()), ("value", pa.float64()), ("unit", pa.string()),
     ("source", pa.string()), ("status", pa.string()), ("started_at", _TS), ("ended_at", _TS),
     ("check_name", pa.string()), ("check_value", pa.float64()), ("seq", pa.int32()),
+    ("scope", pa.string()), ("labels", pa.string()), ("check_expected", pa.float64()), ("check_status", pa.string()),
     ("schema_version", pa.int32()),
 ])
+# v2: `scope` says whose resources a row counts (server: the engine's cgroup; client: the process
+# that drives it; embedded: one process that is both); `labels` holds the variant of a sweep as
+# sorted JSON ({"threads": 16}); a check carries what it had to be and whether it was.
+SCOPES = ("server", "client", "embedded")
 
 TABLES = {"runs": RUNS, "instances": INSTANCES, "measurements": MEASUREMENTS}
 COMPACTED = "compacted.parquet"
 
+def _migrate_v1_to_v2(root: Path) -> None:
+    """Add the v2 columns to every file. v1 windows measured the engine only, so a row's scope is
+    the kind of its instance; runs still 'running' can never finish (no owner was recorded)."""
+    kinds = {}
+    for path in sorted((root / "instances").rglob("*.parquet")):
+        for row in pq.read_table(path).to_pylist():
+            kinds[(row["run_id"], row["instance_id"])] = row["kind"]
+    for path in sorted((root / "instances").rglob("*.parquet")):
+        _write_atomic(_upgrade(pq.read_table(path), INSTANCES, {}), path)
+    for path in sorted((root / "measurements").rglob("*.parquet")):
+        table = pq.read_table(path)
+        scope = ["embedded" if kinds.get(key) == "embedded" else "server" for key in
+                 zip(table.column("run_id").to_pylist(), table.column("instance_id").to_pylist())]
+        _write_atomic(_upgrade(table, MEASUREMENTS, {"scope": scope, "labels": ["{}"] * len(table)}), path)
+    for path in sorted((root / "runs").glob("*.parquet")):
+        rows = pq.read_table(path).to_pylist()
+        for row in rows:
+            if row["status"] == "running":
+                row.update(status="aborted", status_note="left 'running' by a schema-v1 benchlib, which recorded "
+                                                         "no owner; marked aborted by the v2 migration")
+        _write_atomic(_upgrade(pa.Table.from_pylist(rows), RUNS, {}), path)
+
+
+def _upgrade(table: pa.Table, schema: pa.Schema, values: dict[str, list]) -> pa.Table:
+    columns = {}
+    for field in schema:
+        if field.name in values:
+            columns[field.name] = pa.array(values[field.name], field.type)
+        elif field.name == "schema_version":
+            columns[field.name] = pa.array([SCHEMA_VERSION] * len(table), field.type)
+        elif field.name in table.column_names:
+            columns[field.name] = table.column(field.name).cast(field.type)
+        else:
+            columns[field.name] = pa.nulls(len(table), field.type)
+    return pa.table(columns, schema=schema)
+
+
 # version -> function(results_dir) upgrading a store from that version to the next.
-MIGRATIONS: dict[int, Any] = {}
+MIGRATIONS: dict[int, Any] = {1: _migrate_v1_to_v2}
+
+
+@contextlib.contextmanager
+def _lock(path: Path):
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def utcnow() -> dt.datetime:
@@ -113,15 +165,19 @@ class Store:
             os.replace(tmp, marker)
             return
         version = int(marker.read_text().strip() or 0)
+        if version == SCHEMA_VERSION:
+            return
         if version > SCHEMA_VERSION:
             raise StoreError(f"store {self.root} has schema version {version}, newer than this benchlib "
                              f"({SCHEMA_VERSION}); upgrade benchlib")
-        while version < SCHEMA_VERSION:
-            if version not in MIGRATIONS:
-                raise StoreError(f"store {self.root}: no migration from schema version {version}")
-            MIGRATIONS[version](self.root)
-            version += 1
-            marker.write_text(f"{version}\n")
+        with _lock(self.root / ".migration.lock"):  # one process migrates; the others wait, then see it done
+            version = int(marker.read_text().strip() or 0)
+            while version < SCHEMA_VERSION:
+                if version not in MIGRATIONS:
+                    raise StoreError(f"store {self.root}: no migration from schema version {version}")
+                MIGRATIONS[version](self.root)
+                version += 1
+                marker.write_text(f"{version}\n")
 
     def write_run(self, row: dict) -> None:
         self._ensure_version()

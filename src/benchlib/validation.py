@@ -3,9 +3,9 @@ them run before any container starts."""
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-from .engines import ENGINES, EmbeddedEngine, ServerEngine, get_engine
+from .engines import ENGINES, Engine, get_engine
 from .errors import EngineUnavailableError, ParameterError
 
 ALL_AVAILABLE = "all available"
@@ -29,6 +29,17 @@ def boolean(name: str, value: Any) -> bool:
     return value
 
 
+def require(params: dict[str, Any], names: Iterable[str], where: str) -> None:
+    """Every parameter present and none unknown: a typo must not silently fall back to a default."""
+    names = list(names)
+    missing = [n for n in names if n not in params]
+    unknown = sorted(set(params) - set(names))
+    if missing or unknown:
+        parts = ([f"missing {', '.join(missing)}"] if missing else []) + \
+                ([f"unknown {', '.join(unknown)}"] if unknown else [])
+        raise ParameterError(f"{where} parameters: {'; '.join(parts)}; expected: {', '.join(names)}")
+
+
 def choice(name: str, value: Any, allowed: Iterable[str]) -> str:
     allowed = tuple(allowed)
     if value not in allowed:
@@ -36,11 +47,13 @@ def choice(name: str, value: Any, allowed: Iterable[str]) -> str:
     return value
 
 
-def engine_selection(value: Any) -> tuple[list[str], dict[str, str]]:
+def engine_selection(value: Any, supports: Callable[[Engine], bool] = lambda engine: True,
+                     workload: str = "this workload") -> tuple[list[str], dict[str, str]]:
     """Engines to run, and those skipped with their reason.
 
-    An explicit list must name engines that can run here (else the error says why not);
-    "all available" runs every engine that can, and reports the others as skipped."""
+    An explicit list must name engines the workload supports and that can run here (else the
+    error says why not); "all available" runs every engine that can, and reports the others as
+    skipped with the reason."""
     explicit = value != ALL_AVAILABLE
     if isinstance(value, str) and explicit:
         value = [value]
@@ -51,8 +64,14 @@ def engine_selection(value: Any) -> tuple[list[str], dict[str, str]]:
         get_engine(key)  # UnknownEngineError lists the known keys
     if len(set(keys)) != len(keys):
         raise ParameterError(f"engines lists an engine twice: {keys!r}")
+    supported = [k for k in ENGINES if supports(get_engine(k))]
     runnable, skipped = [], {}
     for key in keys:
+        if key not in supported:
+            if explicit:
+                raise ParameterError(f"{workload} does not support engine {key!r}; it supports: {', '.join(supported)}")
+            skipped[key] = f"{workload} has no dialect for it"
+            continue
         reason = unavailable_reason(key)
         if reason is None:
             runnable.append(key)
@@ -67,9 +86,8 @@ def engine_selection(value: Any) -> tuple[list[str], dict[str, str]]:
 
 def unavailable_reason(key: str) -> str | None:
     engine = get_engine(key)
-    if isinstance(engine, EmbeddedEngine):
+    if engine.server is None:
         return None
-    assert isinstance(engine, ServerEngine)
     from .docker_host import docker_reachable
     from .images import availability
 

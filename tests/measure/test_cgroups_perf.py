@@ -78,7 +78,7 @@ def test_container_scope_points_at_the_container_cgroup():
 
 def test_perf_task_clock_and_cgroup_cpu_agree_within_2_percent_on_a_1s_phase():
     with benchlib.start("postgres") as eng:
-        conn = eng.connect()
+        conn = eng.session()
         window = perf.PerfWindow(cgroup=eng.cgroup).prepare()
         before = eng.scope.sample()
         window.enable()

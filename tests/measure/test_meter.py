@@ -23,29 +23,38 @@ def test_idle_container_measures_near_zero_and_noop_phase_equals_baseline(store)
     df = results.measurements(run.run_id, store)
     cpu = df[df["metric"] == "cpu_time"].set_index("phase")["value"]
     assert idle < 0.05  # CPU seconds per second: under 5% of one core
-    assert cpu["sleep"] < 0.05 and abs(cpu["noop"] - cpu["sleep"]) < 0.02
+    assert cpu["idle"] < 0.05 and abs(cpu["noop"] - cpu["idle"]) < 0.02
+    assert set(df[df["phase"] == "idle"]["window"]) == {"baseline"}
 
 
-def test_phase_rows_carry_windows_metrics_checks_and_provenance(store):
+def test_phase_rows_carry_windows_metrics_checks_scopes_and_provenance(store):
+    from benchlib import cgroups
+    from benchlib.workloads.dml import dialect_for
+
     with Run("t", {"rows": 20000}, store=store) as run:
         with benchlib.start("mariadb") as eng:
-            meter = run.meter(eng, settle=SettlePolicy(max_seconds=10))
-            conn = eng.connect()
-            meter.baseline(0.5, action=lambda: eng.query(eng.engine.dml.sleep(0.5), conn))
-            for sql in eng.engine.dml.create_statements("uuid"):
-                eng.query(sql, conn)
-            count = lambda: eng.query("select count(*) from demo", eng.connect())[0][0]  # noqa: E731
-            with meter.phase("insert", check=count):
-                eng.query(eng.engine.dml.generate_rows(20000), conn)
+            dialect = dialect_for(eng.engine)
+            meter = run.meter(eng, settle=SettlePolicy(max_seconds=10), labels={"pk": "uuid"},
+                              client=cgroups.process_scope())
+            session = eng.session()
+            meter.baseline(0.5, name="sleep", action=lambda: session.execute(dialect.sleep(0.5)))
+            for sql in dialect.create("uuid"):
+                session.execute(sql)
+            count = lambda: eng.query(dialect.count_rows)[0][0]  # noqa: E731
+            with meter.phase("insert", check=count, expect=20000):
+                session.execute(dialect.insert_generated(20000))
+            with meter.phase("update", check=count, expect=19999, labels={"step": 2}):  # a check that fails
+                session.execute(dialect.update_all)
     df = results.measurements(run.run_id, store)
     insert = df[df["phase"] == "insert"]
     assert set(insert["window"]) == {"phase", "settle"}
+    phase_cpu = insert[(insert["window"] == "phase") & (insert["metric"] == "cpu_time")
+                       & (insert["scope"] == "server")]["value"].iloc[0]
     assert set(df[df["phase"] == "sleep"]["window"]) == {"baseline"}
     assert (insert["check_value"] == 20000).all() and (insert["check_name"] == "rows").all()
     metrics = set(insert["metric"])
     assert {"wall_time", "cpu_time", "cpu_user_time", "cpu_system_time", "io_read_bytes", "io_write_bytes",
             "task_clock", "instructions_user", "cycles"} <= metrics
-    phase_cpu = insert[(insert["window"] == "phase") & (insert["metric"] == "cpu_time")]["value"].iloc[0]
     assert phase_cpu > 0.01
     support = perf.probe()
     for event, (metric, _unit, _scale) in perf.EVENTS.items():
@@ -56,6 +65,14 @@ def test_phase_rows_carry_windows_metrics_checks_and_provenance(store):
             assert rows["value"].notna().all()
     assert set(insert["image_source"]) <= {"official", "local-build"}
     assert insert["server_version"].str.contains("MariaDB").all()
+    assert (insert["check_status"] == "ok").all() and (insert["check_expected"] == 20000).all()
+    update = df[df["phase"] == "update"]
+    assert (update["check_status"] == "mismatch").all() and (update["labels"] == '{"pk": "uuid", "step": 2}').all()
+    # One window, two scopes: the engine's cgroup and the Python client driving it.
+    client = insert[(insert["scope"] == "client") & (insert["window"] == "phase")].set_index("metric")
+    assert set(client.index) == {"cpu_time", "cpu_user_time", "cpu_system_time"}
+    assert 0 <= client.loc["cpu_time", "value"] < phase_cpu  # the server generates the rows, not Python
+    assert set(insert[insert["scope"] != "client"]["scope"]) == {"server"}
 
 
 def test_run_killed_mid_phase_keeps_completed_phases(tmp_path):
@@ -84,7 +101,7 @@ def test_run_killed_mid_phase_keeps_completed_phases(tmp_path):
     store = Store(root)
     assert results.run_info(run_id, store)["status"] == "running"  # never finished
     phases = set(results.measurements(run_id, store)["phase"])
-    assert phases == {"sleep", "first"}
+    assert phases == {"idle", "first"}
 
 
 def test_without_perf_measurement_degrades_to_cgroup_cpu_with_the_reason(tmp_path):

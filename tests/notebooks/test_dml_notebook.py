@@ -1,43 +1,49 @@
-"""The DML notebook end to end at tiny scale through papermill, its rows in the store, and its
-report as a reader sees it in headless Chromium."""
+"""The DML notebook at tiny scale: its rows with provenance, checks and scopes, and its report
+as a reader sees it in headless Chromium."""
 import json
 import re
 import shutil
 import subprocess
 import tempfile
+import time
 
 import pytest
 
 from benchlib import batch, results
+from benchlib.docker_host import docker_client
 from benchlib.store import Store
+
+pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 
 NOTEBOOK = batch.find_notebook("01-dml-cpu-cost")
 POSTGRES_BLUE = (0x33, 0x67, 0x91)
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("report")
-    params = batch.load_params(batch.params_file(NOTEBOOK, "tiny"))
-    outcome = batch.execute(NOTEBOOK, out, params)
+def tiny_run(tiny_outcomes):
+    outcome = tiny_outcomes(NOTEBOOK)
     assert outcome.ok, outcome.error
     return outcome
 
 
-def test_rows_land_in_the_store_with_provenance(tiny_run):
+def test_rows_land_in_the_store_with_provenance(tiny_run, run_ids_in):
     store = Store.default()
-    run = results.runs(experiment="dml", store=store).iloc[0]
-    assert run["notebook"] == "01-dml-cpu-cost" and run["status"] == "ok"
-    df = results.measurements(run["run_id"], store)
+    (run_id,) = run_ids_in(tiny_run.executed)
+    df = results.measurements(run_id, store)
     assert {"postgres", "mariadb", "sqlite", "duckdb"} <= set(df["engine"])
     assert set(df["phase"]) == {"sleep", "insert", "update", "select", "delete"}
     assert set(df["repetition"]) == {1, 2}
     checks = df[df["metric"] == "cpu_time"].groupby("phase")["check_value"].agg(["min", "max"])
     assert checks.loc["insert"].tolist() == [2000, 2000] and checks.loc["delete"].tolist() == [0, 0]
-    inst = results.instances(run["run_id"], store).set_index("engine")
+    assert set(df[df["phase"] != "sleep"]["check_status"]) == {"ok"}
+    assert set(df[df["phase"] == "sleep"]["window"]) == {"baseline"}
+    servers = df[df["engine"].isin(["postgres", "mariadb"])]
+    assert set(servers["scope"]) == {"server", "client"}
+    assert set(df[df["engine"].isin(["sqlite", "duckdb"])]["scope"]) == {"embedded"}
+    inst = results.instances(run_id, store).set_index("engine")
     for key in ("postgres", "mariadb"):
         assert inst.loc[key, "server_version"].iloc[0] and inst.loc[key, "image_id"].iloc[0].startswith("sha256:")
-    info = results.run_info(run["run_id"], store)
+    info = results.run_info(run_id, store)
     assert info["parameters"]["rows"] == 2000 and info["kernel"] and info["cpu_model"]
 
 
@@ -72,12 +78,16 @@ def test_report_charts_render_in_headless_chromium(tiny_run, tmp_path):
     assert blue > 500, "no PostgreSQL bars drawn: the charts did not render"
 
 
-def test_bad_parameter_fails_before_any_container_starts(tmp_path, benchlib_containers):
-    before = benchlib_containers()
+def test_bad_parameter_fails_before_any_container_starts(tmp_path):
+    since = int(time.time())
     outcome = batch.execute(NOTEBOOK, tmp_path, {"rows": 0})
+    until = int(time.time()) + 1
     assert not outcome.ok
     assert "rows must be an integer >= 2, got 0" in outcome.error
     assert outcome.executed.exists() and outcome.html.exists()  # the failed copy is kept
     nb = json.loads(outcome.executed.read_text())
     assert any(o.get("ename") == "ParameterError" for c in nb["cells"] for o in c.get("outputs", []))
-    assert benchlib_containers() == before
+    # Docker's own event log, not a count a clean-up could restore: no container was created.
+    created = list(docker_client().events(since=since, until=until, decode=True,
+                                          filters={"type": "container", "event": "create"}))
+    assert created == [], created

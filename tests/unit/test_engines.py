@@ -1,8 +1,11 @@
+"""The engine catalog as data, and each workload's dialect rendered for every engine it
+supports: checked offline, so an engine that cannot run here is still tested this far."""
 import pytest
 
-from benchlib.engines import ENGINES, PK_KINDS, Credentials, EmbeddedEngine, ServerEngine, get_engine
-from benchlib.engines.sql import digits_cross_join_insert
+from benchlib.engines import ENGINES, Credentials, Engine, SqlClient, get_engine
 from benchlib.errors import UnknownEngineError
+from benchlib.workloads.dml import DIALECTS, PK_KINDS, dialect_for
+from benchlib.workloads.dml.dialects import digits_cross_join_insert
 
 
 def test_registry_has_the_engines_of_the_first_experiments():
@@ -19,28 +22,52 @@ def test_unknown_engine_lists_known_keys():
 
 
 @pytest.mark.parametrize("key", sorted(ENGINES))
-def test_engine_declares_what_workloads_need(key):
+def test_engine_declares_how_to_start_and_how_to_talk(key):
     engine = get_engine(key)
-    assert engine.key == key and engine.title and engine.version_query
+    assert isinstance(engine, Engine) and engine.key == key and engine.title and engine.family
     assert engine.color.startswith("#") and len(engine.color) == 7
-    for kind in PK_KINDS:
-        statements = engine.dml.create_statements(kind)
-        assert statements[-1].startswith("create table demo (")
-        assert "primary key" in statements[-1]
-    assert "insert into demo" in engine.dml.generate_rows(10)
-    if isinstance(engine, ServerEngine):
-        assert engine.official_image.count(":") == 1
-        assert engine.port > 0
-        env = engine.env(Credentials("u", "pw", "db"))
+    assert engine.client.protocol
+    if isinstance(engine.client, SqlClient):
+        assert engine.client.version_query.lower().startswith("select")
+    if engine.kind == "server":
+        server = engine.server
+        assert server.official_image.count(":") == 1 and server.port > 0
+        env = server.env(Credentials("u", "pw", "db"))
         assert "pw" in env.values()  # the password reaches the official env convention
-        assert engine.recipe or engine.no_recipe_reason
+        assert server.recipe or server.no_recipe_reason
+        assert server.command({}) is None  # no configuration: the image's own command
+        command = server.command({"max_connections": 7})
+        assert command and any("max_connections" in part or "max-connections" in part for part in command)
     else:
-        assert isinstance(engine, EmbeddedEngine)
+        assert engine.embedded.file_name and engine.embedded.library()
+
+
+def test_an_engine_is_either_a_server_or_embedded():
+    sqlite = get_engine("sqlite")
+    with pytest.raises(ValueError, match="exactly one of server= or embedded="):
+        Engine("x", "X", "#000000", "sqlite", client=sqlite.client)
 
 
 def test_engine_colors_are_distinct():
     colors = [e.color for e in ENGINES.values()]
     assert len(set(colors)) == len(colors)
+
+
+@pytest.mark.parametrize("key", sorted(k for k in ENGINES if dialect_for(ENGINES[k])))
+def test_dml_dialect_renders_for_every_supported_engine(key):
+    dialect = dialect_for(get_engine(key))
+    for kind in PK_KINDS:
+        statements = dialect.create(kind)
+        assert statements[-1].startswith("create table demo (") and "primary key" in statements[-1]
+    assert "insert into demo" in dialect.insert_generated(10)
+    assert dialect.scalar([(42,)]) == 42.0
+
+
+def test_mysql_family_shares_one_dialect_with_overrides_only_where_they_differ():
+    mysql, mariadb = dialect_for(get_engine("mysql")), dialect_for(get_engine("mariadb"))
+    assert "mysql" in DIALECTS and mysql is DIALECTS["mysql"]
+    assert mariadb.insert_generated is mysql.insert_generated and mariadb.sleep is mysql.sleep
+    assert "uuid_to_bin" in mysql.pk_columns["uuid"] and "uuid_to_bin" not in mariadb.pk_columns["uuid"]
 
 
 def test_digits_generator_uses_enough_digits():

@@ -16,7 +16,7 @@ def _rows(run_id: str, n: int, phase: str = "insert") -> list[dict]:
     return [{"run_id": run_id, "instance_id": "x-1", "engine": "sqlite", "experiment": "t", "phase": phase,
              "repetition": 1, "window": "phase", "metric": "cpu_time", "value": float(i), "unit": "s",
              "source": "process", "status": "ok", "started_at": now, "ended_at": now, "check_name": None,
-             "check_value": None, "seq": i} for i in range(n)]
+             "check_value": None, "seq": i, "scope": "embedded", "labels": "{}"} for i in range(n)]
 
 
 def _writer(root: str, tag: str, parts: int) -> None:
@@ -28,16 +28,18 @@ def _writer(root: str, tag: str, parts: int) -> None:
 
 
 def test_two_processes_writing_runs_at_once_both_land(store):
-    # A reader holds a DuckDB connection on the store the whole time, like a notebook kernel would.
-    reader = store.connect()
+    # A reader keeps querying the store while both writers write, like a notebook kernel would.
     ctx = multiprocessing.get_context("spawn")
     procs = [ctx.Process(target=_writer, args=(str(store.root), tag, 20)) for tag in ("a", "b")]
     for p in procs:
         p.start()
+    reads = []
+    while any(p.is_alive() for p in procs):
+        reads.append(int(store.query("select count(*) n from measurements")["n"][0]))
     for p in procs:
         p.join(60)
         assert p.exitcode == 0
-    reader.close()
+    assert len(reads) >= 3 and reads == sorted(reads), reads  # read during the writes, never going back
     runs = store.query("select run_id, status, parameters from runs order by parameters")
     assert list(runs["status"]) == ["ok", "ok"]
     counts = store.query("select run_id, count(*) n from measurements group by run_id")
@@ -75,6 +77,39 @@ def test_export_then_import_merges_runs_into_another_store(store, tmp_path):
     assert len(results.measurements(run.run_id, other)) == 4
     with pytest.raises(StoreError, match="no such run"):
         store.export_runs(["nope"], tmp_path / "x")
+
+
+def test_v1_store_is_migrated_to_v2(store):
+    """A store written by schema v1 (no scope, labels, owner, check columns) opens, gains them,
+    and a run v1 left 'running' is marked aborted with the reason."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = store.root
+    now = utcnow()
+    (root / "runs").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([{"run_id": "r1", "experiment": "dml", "status": "ok", "started_at": now,
+                                          "schema_version": 1},
+                                         ]), root / "runs" / "r1.parquet")
+    pq.write_table(pa.Table.from_pylist([{"run_id": "r0", "experiment": "dml", "status": "running",
+                                          "started_at": now, "schema_version": 1}]), root / "runs" / "r0.parquet")
+    (root / "instances" / "r1").mkdir(parents=True)
+    for iid, kind in (("postgres-0001", "server"), ("sqlite-0002", "embedded")):
+        pq.write_table(pa.Table.from_pylist([{"run_id": "r1", "instance_id": iid, "engine": iid.split("-")[0],
+                                              "kind": kind, "schema_version": 1}]),
+                       root / "instances" / "r1" / f"{iid}.parquet")
+    (root / "measurements" / "r1").mkdir(parents=True)
+    v1_rows = [{k: v for k, v in r.items() if k not in ("scope", "labels")} for r in _rows("r1", 2)]
+    v1_rows[0]["instance_id"], v1_rows[1]["instance_id"] = "postgres-0001", "sqlite-0002"
+    pq.write_table(pa.Table.from_pylist(v1_rows), root / "measurements" / "r1" / "compacted.parquet")
+    (root / "schema_version").write_text("1\n")
+
+    df = store.query("select instance_id, scope, labels, check_status from measurements order by instance_id")
+    assert list(df["scope"]) == ["server", "embedded"] and list(df["labels"]) == ["{}", "{}"]
+    assert (root / "schema_version").read_text().strip() == str(SCHEMA_VERSION)
+    aborted = results.run_info("r0", store)
+    assert aborted["status"] == "aborted" and "schema-v1" in aborted["status_note"]
+    assert results.run_info("r1", store)["status"] == "ok"
 
 
 def test_store_of_a_newer_schema_is_refused(store):

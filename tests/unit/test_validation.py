@@ -2,7 +2,7 @@
 import pytest
 
 from benchlib.errors import ParameterError, UnknownEngineError
-from benchlib.workloads.dml import DmlParams
+from benchlib.workloads.dml import validate_parameters
 
 GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, sleep_seconds=0, vacuum=True, pk_kind="uuid",
             max_settle_seconds=1)
@@ -23,15 +23,29 @@ GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, sleep_seconds=0, vacuum=
 ])
 def test_bad_value_is_named(name, value, fragment):
     with pytest.raises(ParameterError) as err:
-        DmlParams.validate(**{**GOOD, name: value})
+        validate_parameters({**GOOD, name: value})
     assert fragment in str(err.value)
+
+
+def test_missing_and_unknown_parameters_are_named():
+    params = {k: v for k, v in GOOD.items() if k != "rows"}
+    with pytest.raises(ParameterError, match="missing rows; unknown row"):
+        validate_parameters({**params, "row": 5})
 
 
 def test_unknown_engine_is_named_with_the_known_ones():
     with pytest.raises(UnknownEngineError, match=r"unknown engine 'postgress'; known engines: postgres, "):
-        DmlParams.validate(**{**GOOD, "engines": ["sqlite", "postgress"]})
+        validate_parameters({**GOOD, "engines": ["sqlite", "postgress"]})
 
 
 def test_embedded_engines_validate_without_docker():
-    params = DmlParams.validate(**{**GOOD, "engines": ["sqlite", "duckdb"]})
+    params = validate_parameters({**GOOD, "engines": ["sqlite", "duckdb"]})
     assert params.engines == ["sqlite", "duckdb"] and params.skipped == {}
+
+
+def test_an_engine_the_workload_does_not_support_is_named(monkeypatch):
+    from benchlib.workloads.dml import dialects
+
+    monkeypatch.delitem(dialects.DIALECTS, "duckdb")  # a workload without a DuckDB dialect
+    with pytest.raises(ParameterError, match="the dml workload does not support engine 'duckdb'; it supports: "):
+        validate_parameters({**GOOD, "engines": ["sqlite", "duckdb"]})

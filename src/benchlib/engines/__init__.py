@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ..errors import UnknownEngineError
 from . import duckdb, mariadb, mysql, postgres, sqlite
-from .base import PK_KINDS, Credentials, DmlDialect, EmbeddedEngine, Engine, ServerEngine, family_name
+from .base import Credentials, Embedded, Engine, Server
+from .clients import DocumentClient, Endpoint, Session, SqlClient
 
 ENGINES: dict[str, Engine] = {m.ENGINE.key: m.ENGINE for m in (postgres, mysql, mariadb, sqlite, duckdb)}
 
@@ -15,7 +16,5 @@ def get_engine(key: str) -> Engine:
         raise UnknownEngineError(f"unknown engine {key!r}; known engines: {', '.join(ENGINES)}") from None
 
 
-__all__ = [
-    "ENGINES", "PK_KINDS", "Credentials", "DmlDialect", "EmbeddedEngine", "Engine", "ServerEngine",
-    "family_name", "get_engine",
-]
+__all__ = ["ENGINES", "Credentials", "DocumentClient", "Embedded", "Endpoint", "Engine", "Server", "Session",
+           "SqlClient", "get_engine"]

@@ -1,33 +1,17 @@
-"""What an engine module declares. Engines are data: image, env, port, readiness, version
-query and the SQL dialect pieces workloads need. Code that differs per wire protocol lives in
-`families`, never in `if engine == ...` branches."""
+"""What an engine module declares: how to start it and how to talk to it, as data.
+
+    Engine(key, title, color, family, client=..., server=Server(...))    # a container
+    Engine(key, title, color, family, client=..., embedded=Embedded(...)) # in this process
+
+`family` names the dialect family workloads fall back to (the MySQL family shares one dialect:
+MySQL, MariaDB, later TiDB). What differs per wire protocol lives in a client (`clients.py`),
+never in `if engine == ...` branches; what a workload says to an engine lives in the workload."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .families import Family
-
-PK_KINDS = ("uuid", "sequential")
-
-
-@dataclass(frozen=True)
-class DmlDialect:
-    """SQL of the seed-000 workload: create `demo`, generate rows server-side, sleep, maintain."""
-
-    pk_columns: Mapping[str, str]  # pk kind -> column definition of `id` (without PRIMARY KEY)
-    generate_rows: Callable[[int], str]  # inserts n generated rows into demo(value)
-    sleep: Callable[[float], str] | None  # server-side sleep; None: the client sleeps
-    vacuum: str | None = None  # maintenance the article runs after each DML phase
-    delete_all: str = "delete from demo"
-    pre_create: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-
-    def create_statements(self, pk_kind: str) -> list[str]:
-        return [
-            *self.pre_create.get(pk_kind, ()),
-            f"create table demo ({self.pk_columns[pk_kind]} primary key, value float)",
-        ]
+from .clients import Client
 
 
 @dataclass(frozen=True)
@@ -41,49 +25,54 @@ class Credentials:
 
 
 @dataclass(frozen=True)
-class ServerEngine:
-    key: str
-    title: str
-    family: Family
+class Server:
+    """A containerised engine: the official image's conventions, and an offline recipe."""
+
     official_image: str  # the default on hosts that can pull
     port: int
     env: Callable[[Credentials], dict[str, str]]  # the official image's env conventions
     user: str
-    database: str
-    version_query: str
-    dml: DmlDialect
-    color: str
+    database: str = "bench"
+    # Start command from the engine's configuration mapping; None keeps the image's own command.
+    command: Callable[[Mapping[str, Any]], list[str] | None] = lambda config: None
     recipe: str | None = None  # folder under benchlib/recipes to build offline
     no_recipe_reason: str = ""
-    ready_query: str = "select 1"
     startup_timeout: float = 90.0
-    report_note: str = ""  # what a reader of a report must know about this engine
-    kind: str = "server"
-
-    def command(self, config: Mapping[str, Any]) -> list[str] | None:
-        return self.family.config_command(config) if config else None
 
 
 @dataclass(frozen=True)
-class EmbeddedEngine:
+class Embedded:
+    """An in-process engine: a library, a file in a fresh temporary folder."""
+
+    library: Callable[[], str]  # "duckdb==2.0.0": what provenance calls the image
+    file_name: str
+
+
+@dataclass(frozen=True)
+class Engine:
     key: str
     title: str
-    connect: Callable[[Path], Any]  # DB-API connection in autocommit mode
-    version_query: str
-    library: Callable[[], str]  # "duckdb==2.0.0": what provenance calls the image
-    dml: DmlDialect
     color: str
-    file_name: str = "bench.db"
-    # Wraps a connection from `connect` for SQLAlchemy when its dialect cannot open the file
-    # itself beside our connections (DuckDB refuses a second configuration of an open file).
-    sqlalchemy_wrap: Callable[[Any], Any] | None = None
-    report_note: str = ""
-    kind: str = "embedded"
-    family_name: str = "embedded"
+    family: str  # dialect family: workloads look up `key`, then `family`
+    client: Client
+    server: Server | None = None
+    embedded: Embedded | None = None
+    report_note: str = ""  # what a reader of a report must know about this engine
+
+    def __post_init__(self) -> None:
+        if (self.server is None) == (self.embedded is None):
+            raise ValueError(f"engine {self.key}: declare exactly one of server= or embedded=")
+
+    @property
+    def kind(self) -> str:
+        return "server" if self.server is not None else "embedded"
 
 
-Engine = ServerEngine | EmbeddedEngine
+def postgres_config_command(config: Mapping[str, Any]) -> list[str] | None:
+    return ["postgres", *[a for k, v in config.items() for a in ("-c", f"{k}={v}")]] if config else None
 
 
-def family_name(engine: Engine) -> str:
-    return engine.family.name if isinstance(engine, ServerEngine) else engine.family_name
+def mysql_config_command(config: Mapping[str, Any]) -> list[str] | None:
+    # Official mysql/mariadb entrypoints append arguments that start with '-' to the server.
+    return [f"--{k.replace('_', '-')}={v}" for k, v in config.items()] or None
+

@@ -1,12 +1,11 @@
-from pathlib import Path
+from .base import Embedded, Engine
+from .clients import SqlClient
 
-from .base import DmlDialect, EmbeddedEngine
 
-
-def _connect(path: Path):
+def _connect(endpoint, timeout):
     import duckdb
 
-    return duckdb.connect(str(path))
+    return duckdb.connect(str(endpoint.path))
 
 
 def _library() -> str:
@@ -21,22 +20,11 @@ def _sqlalchemy_wrap(conn):
     return ConnectionWrapper(conn)
 
 
-ENGINE = EmbeddedEngine(
+ENGINE = Engine(
     key="duckdb",
     title="DuckDB",
-    connect=_connect,
-    version_query="select 'DuckDB ' || version()",
-    library=_library,
     color="#B8A600",
-    file_name="bench.duckdb",
-    sqlalchemy_wrap=_sqlalchemy_wrap,
-    dml=DmlDialect(
-        pk_columns={
-            "uuid": "id uuid default gen_random_uuid()",
-            "sequential": "id bigint default nextval('demo_id_seq')",
-        },
-        pre_create={"sequential": ("create sequence demo_id_seq",)},
-        generate_rows=lambda n: f"insert into demo(value) select range from range(1, {n} + 1)",
-        sleep=None,
-    ),
+    family="duckdb",
+    client=SqlClient("in-process", _connect, "select 'DuckDB ' || version()", sqlalchemy_wrap=_sqlalchemy_wrap),
+    embedded=Embedded(library=_library, file_name="bench.duckdb"),
 )

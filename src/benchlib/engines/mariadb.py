@@ -1,28 +1,20 @@
-from .base import DmlDialect, ServerEngine
-from .families import MYSQL
-from .sql import digits_cross_join_insert
+from .base import Engine, Server, mysql_config_command
+from .clients import mysql_wire
 
-ENGINE = ServerEngine(
+ENGINE = Engine(
     key="mariadb",
     title="MariaDB",
-    family=MYSQL,
-    official_image="mariadb:11.4",
-    port=3306,
-    env=lambda c: {"MARIADB_ROOT_PASSWORD": c.password, "MARIADB_DATABASE": c.database},
-    user="root",
-    database="bench",
-    version_query="select concat('MariaDB ', version(), ' ', @@version_comment)",
-    recipe="mariadb",
     color="#C0765A",
+    family="mysql",
+    client=mysql_wire("select concat('MariaDB ', version(), ' ', @@version_comment)"),
+    server=Server(
+        official_image="mariadb:11.4",
+        port=3306,
+        env=lambda c: {"MARIADB_ROOT_PASSWORD": c.password, "MARIADB_DATABASE": c.database},
+        user="root",
+        command=mysql_config_command,
+        recipe="mariadb",
+    ),
     report_note="MariaDB is not MySQL: same wire protocol and family, a different server and storage engine "
                 "version line. The article's MySQL row is MySQL 8.4.",
-    dml=DmlDialect(
-        # MariaDB has no UUID_TO_BIN; this is the same 16 random-ish bytes as MySQL's default.
-        pk_columns={
-            "uuid": "id binary(16) default (unhex(replace(uuid(), '-', '')))",
-            "sequential": "id bigint auto_increment",
-        },
-        generate_rows=digits_cross_join_insert,
-        sleep=lambda s: f"do sleep({s})",
-    ),
 )

@@ -1,27 +1,18 @@
-from .base import DmlDialect, ServerEngine
-from .families import POSTGRES
+from .base import Engine, Server, postgres_config_command
+from .clients import postgres_wire
 
-ENGINE = ServerEngine(
+ENGINE = Engine(
     key="postgres",
     title="PostgreSQL",
-    family=POSTGRES,
-    official_image="postgres:17",
-    port=5432,
-    env=lambda c: {"POSTGRES_PASSWORD": c.password, "POSTGRES_USER": c.user, "POSTGRES_DB": c.database},
-    user="postgres",
-    database="bench",
-    version_query="select version()",
-    recipe="postgres",
     color="#336791",
-    dml=DmlDialect(
-        pk_columns={
-            "uuid": "id uuid default gen_random_uuid()",
-            "sequential": "id bigint generated always as identity",
-        },
-        generate_rows=lambda n: f"insert into demo(value) select generate_series(1, {n})",
-        sleep=lambda s: f"select pg_sleep({s})",
-        # Seed 000 runs VACUUM after each DML phase: without it the cost of cleaning up dead
-        # tuples is deferred to autovacuum and missing from the phase.
-        vacuum="vacuum",
+    family="postgres",
+    client=postgres_wire(),
+    server=Server(
+        official_image="postgres:17",
+        port=5432,
+        env=lambda c: {"POSTGRES_PASSWORD": c.password, "POSTGRES_USER": c.user, "POSTGRES_DB": c.database},
+        user="postgres",
+        command=postgres_config_command,
+        recipe="postgres",
     ),
 )

@@ -1,0 +1,138 @@
+"""How benchlib talks to an engine. A client opens a `Session` on an endpoint; a session offers
+`execute(operation)`, `version()` and `ready()`, whatever the protocol underneath:
+
+- `SqlClient`: DB-API drivers (psycopg, pymysql, sqlite3, duckdb); an operation is SQL text.
+- `DocumentClient`: the MongoDB wire protocol through pymongo; an operation is a callable taking
+  the database object (`lambda db: db.demo.count_documents({})`).
+
+Connections are opened in autocommit mode: each statement is its own transaction unless a
+workload says otherwise, as on a database console."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a session connects: host/port/credentials for a server, a file for an embedded engine."""
+
+    host: str | None = None
+    port: int | None = None
+    user: str | None = None
+    password: str | None = None
+    database: str | None = None
+    path: Path | None = None
+
+    def __repr__(self) -> str:
+        where = f"{self.host}:{self.port}" if self.port else str(self.path)
+        return f"Endpoint({where}, user={self.user!r}, database={self.database!r})"
+
+
+class Session(Protocol):
+    raw: Any  # the driver's own connection (DB-API connection, pymongo Database)
+
+    def execute(self, operation: Any) -> Any: ...
+    def version(self) -> str: ...
+    def ready(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class Client(Protocol):
+    protocol: str
+
+    def open(self, endpoint: Endpoint, timeout: float = 10.0) -> Session: ...
+
+
+class SqlSession:
+    def __init__(self, raw: Any, client: "SqlClient"):
+        self.raw = raw
+        self._client = client
+
+    def execute(self, operation: str) -> list[tuple]:
+        cursor = self.raw.cursor()
+        try:
+            cursor.execute(operation)
+            return [tuple(r) for r in cursor.fetchall()] if cursor.description else []
+        finally:
+            cursor.close()
+
+    def version(self) -> str:
+        return str(self.execute(self._client.version_query)[0][0])
+
+    def ready(self) -> None:
+        self.execute(self._client.ready_query)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+@dataclass(frozen=True)
+class SqlClient:
+    protocol: str  # "postgres wire", "mysql wire", "in-process"
+    connect: Callable[[Endpoint, float], Any]  # a DB-API connection in autocommit mode
+    version_query: str
+    ready_query: str = "select 1"
+    sqlalchemy_driver: str | None = None  # None: embedded, the URL names the engine key
+    # Wraps a raw connection for SQLAlchemy when its dialect cannot open the file itself beside
+    # ours (DuckDB refuses a second configuration of an open file).
+    sqlalchemy_wrap: Callable[[Any], Any] | None = None
+
+    def open(self, endpoint: Endpoint, timeout: float = 10.0) -> SqlSession:
+        return SqlSession(self.connect(endpoint, timeout), self)
+
+
+class DocumentSession:
+    def __init__(self, client: Any, database: str):
+        self._mongo = client
+        self.raw = client[database]
+
+    def execute(self, operation: Callable[[Any], Any]) -> Any:
+        return operation(self.raw)
+
+    def version(self) -> str:
+        info = self._mongo.server_info()
+        return f"{info.get('version')} (MongoDB wire protocol; {info.get('gitVersion', '')})".strip()
+
+    def ready(self) -> None:
+        self._mongo.admin.command("ping")
+
+    def close(self) -> None:
+        self._mongo.close()
+
+
+@dataclass(frozen=True)
+class DocumentClient:
+    protocol: str = "mongodb wire"
+
+    def open(self, endpoint: Endpoint, timeout: float = 10.0) -> DocumentSession:
+        import pymongo
+
+        client = pymongo.MongoClient(
+            host=endpoint.host, port=endpoint.port, username=endpoint.user, password=endpoint.password,
+            serverSelectionTimeoutMS=int(timeout * 1000), connectTimeoutMS=int(timeout * 1000),
+        )
+        return DocumentSession(client, endpoint.database or "bench")
+
+
+def _connect_postgres(endpoint: Endpoint, timeout: float) -> Any:
+    import psycopg
+
+    return psycopg.connect(host=endpoint.host, port=endpoint.port, user=endpoint.user, password=endpoint.password,
+                           dbname=endpoint.database, autocommit=True, connect_timeout=max(1, int(timeout)))
+
+
+def _connect_mysql(endpoint: Endpoint, timeout: float) -> Any:
+    import pymysql
+
+    return pymysql.connect(host=endpoint.host, port=endpoint.port, user=endpoint.user, password=endpoint.password,
+                           database=endpoint.database, autocommit=True, connect_timeout=max(1, int(timeout)))
+
+
+def postgres_wire(version_query: str = "select version()") -> SqlClient:
+    return SqlClient("postgres wire", _connect_postgres, version_query, sqlalchemy_driver="postgresql+psycopg")
+
+
+def mysql_wire(version_query: str) -> SqlClient:
+    return SqlClient("mysql wire", _connect_mysql, version_query, sqlalchemy_driver="mysql+pymysql")

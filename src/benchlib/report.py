@@ -1,0 +1,161 @@
+"""What every notebook's report shows, read back from the store by run id (never from memory),
+so any past run's report can be rebuilt: host and provenance tables, where the wall time went,
+failures and check mismatches, caveats, and a comparison with a published reference.
+
+A notebook's own report subclasses `RunReport` and adds its tables and figures; a minimal one
+needs only the run id:
+
+    report = RunReport(result.run_id)
+    report.host_table(); report.provenance_table(); report.timing_table()
+    Markdown(report.problems()); Markdown(report.caveats())
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+import pandas as pd
+
+from . import results
+from .engines import ENGINES
+from .plots import engine_title
+
+
+def fmt(value: float, unit: str = "", digits: int = 3) -> str:
+    """A number for a table cell; NaN (not measured) reads n/a."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}g}{unit}"
+
+
+def fmt_ci(value: float, half_width: float, unit: str = "") -> str:
+    """`1.23 ± 0.05 s`: the mean and the half width of its 95% confidence interval."""
+    if half_width is None or (isinstance(half_width, float) and math.isnan(half_width)):
+        return fmt(value, unit)
+    return f"{fmt(value)} ± {fmt(half_width)}{unit}"
+
+
+def _markdown(lines: Iterable[str]) -> str:
+    return "\n".join(f"- {line}" for line in lines) or "- none"
+
+
+class RunReport:
+    def __init__(self, run_id: str, store=None):
+        self.run_id = run_id
+        self.store = store
+        self.info = results.run_info(run_id, store)
+        self.measurements = results.measurements(run_id, store)
+        self.instances = results.instances(run_id, store)
+        measured = set(self.measurements["engine"])
+        requested = self.info["parameters"].get("engines", [])
+        self.engines = [e for e in requested if e in measured] + sorted(measured - set(requested))
+        self.metric, self.metric_unit, self.metric_explanation = results.cost_metric(self.measurements)
+
+    # -- tables ------------------------------------------------------------------------------------
+    def host_table(self):
+        i = self.info
+        perf_events = ", ".join(f"{k} {v}" for k, v in i["perf_support"].get("events", {}).items())
+        facts = {
+            "run id": i["run_id"], "status": i["status"], "host": i["hostname"],
+            "CPU": f"{i['cpu_model']} ({i['cpu_cores']} cores)",
+            "memory": f"{(i['memory_bytes'] or 0) / 2**30:.1f} GiB", "kernel": i["kernel"], "OS": i["os"],
+            "cgroup layout": i["cgroup_layout"], "Docker": i["docker_version"],
+            "perf": f"{i['perf_version']}: {perf_events or i['perf_support'].get('reason', '')}",
+            "benchlib": f"{i['benchlib_version']} (git {str(i['git_sha'])[:10]}"
+                        f"{' + local changes' if i['git_dirty'] else ''})",
+            "parameters": ", ".join(f"{k}={v}" for k, v in i["parameters"].items() if k != "skipped"),
+        }
+        return (pd.DataFrame({"": list(facts), "value": list(facts.values())}).style.hide(axis="index")
+                .set_properties(**{"text-align": "left"}))
+
+    def provenance_table(self):
+        inst = self.instances.drop_duplicates("engine")
+        return pd.DataFrame({
+            "engine": [engine_title(e) for e in inst["engine"]], "server version": inst["server_version"],
+            "image": inst["image_ref"], "image source": inst["image_source"],
+            "image id / digest": [d if isinstance(d, str) else (i[:19] if isinstance(i, str) else "")
+                                  for d, i in zip(inst["image_digest"], inst["image_id"])],
+            "start-to-ready (s)": inst["startup_seconds"],
+        }).style.format("{:.2f}", subset=["start-to-ready (s)"]).hide(axis="index")
+
+    def timing_table(self):
+        """Where the run's wall time went: measured windows versus everything else (engine starts,
+        set-up, checks), i.e. the harness overhead."""
+        wall = self.measurements[self.measurements["metric"] == "wall_time"]
+        measured = wall.groupby("window")["value"].sum()
+        ended = self.info["ended_at"]
+        total = ((ended if pd.notna(ended) else pd.Timestamp.now(tz="UTC")) - self.info["started_at"]).total_seconds()
+        rows = [(f"measured: {w} windows", measured.get(w, 0.0)) for w in ("baseline", "phase", "settle")]
+        rows += [("everything else (starts, set-up, checks)", total - measured.sum()), ("run total", total)]
+        out = pd.DataFrame(rows, columns=["", "seconds"])
+        out["share"] = out["seconds"] / total if total > 0 else float("nan")
+        return out.style.format({"seconds": "{:.1f}", "share": "{:.1%}"}).hide(axis="index")
+
+    def harness_share(self) -> float:
+        """Share of the run's wall time outside measured windows."""
+        data = self.timing_table().data
+        return float(data.iloc[-2]["share"])
+
+    # -- problems and caveats ----------------------------------------------------------------------
+    def check_mismatches(self) -> pd.DataFrame:
+        m = self.measurements
+        bad = m[m["check_status"] == "mismatch"].drop_duplicates("seq")
+        return bad[["engine", "repetition", "labels", "phase", "check_name", "check_value", "check_expected"]]
+
+    def problems(self) -> str:
+        """Failed engine starts and checks that did not hold, as Markdown ("none" when clean)."""
+        lines = []
+        if self.info["status"] in ("failed", "partial", "aborted") and self.info["error"]:
+            lines.append(f"**Run {self.info['status']}:** {self.info['error']}")
+        if self.info.get("status_note"):
+            lines.append(f"**Status note:** {self.info['status_note']}")
+        for row in self.check_mismatches().itertuples():
+            variant = "" if row.labels in (None, "{}") else f" {row.labels}"
+            lines.append(f"**Check failed:** {engine_title(row.engine)}{variant} repetition {row.repetition}, "
+                         f"{row.phase}: {row.check_name} = {row.check_value:g}, expected {row.check_expected:g}. "
+                         "Its figures are kept but describe different work.")
+        return _markdown(lines)
+
+    def caveats(self, extra: Iterable[str] = ()) -> str:
+        lines = [f"**Cost metric:** {self.metric_explanation}."]
+        local = self.instances[self.instances["image_source"] == "local-build"]
+        for row in local.drop_duplicates("engine").itertuples():
+            lines.append(f"**{engine_title(row.engine)}** ran from `{row.image_ref}`, {row.image_note}; its version "
+                         f"is `{row.server_version}`, not the official image's.")
+        for key, reason in (self.info["parameters"].get("skipped") or {}).items():
+            lines.append(f"**{engine_title(key)}** was skipped: {reason}.")
+        for key in self.engines:
+            note = ENGINES[key].report_note if key in ENGINES else ""
+            if note:
+                lines.append(f"**{engine_title(key)}:** {note}")
+        if (self.instances["kind"] == "embedded").any():
+            lines.append("Embedded engines run in the notebook's own process: their cost is that process's CPU (the "
+                         "Python driver included), and they have no settle window.")
+        if (self.measurements["scope"] == "client").any():
+            lines.append("Client CPU (scope `client`) is the harness process that drives a server engine; it is "
+                         "shown beside the engine's, never added to it.")
+        if self.info["cgroup_layout"] in ("v1", "hybrid"):
+            lines.append("I/O bytes come from cgroup v1 blkio, which does not see buffered writes flushed later by "
+                         "the kernel: on this host they undercount writes.")
+        lines += list(extra)
+        return _markdown(lines)
+
+    # -- reference ---------------------------------------------------------------------------------
+    @staticmethod
+    def ratio_comparison(ours: pd.DataFrame, ours_value: str, reference: pd.DataFrame, reference_value: str,
+                         *, base_engine: str, columns: list[str], reference_name: str,
+                         column: str = "phase") -> pd.DataFrame:
+        """Each engine's value relative to `base_engine` per `column`, this run beside a published
+        reference: ratios travel between hosts, absolute figures do not."""
+        frames = []
+        for df, value, source in ((ours, ours_value, "this run"), (reference, reference_value, reference_name)):
+            ratios = results.ratios_to(df.rename(columns={column: "phase"}), value, base_engine)
+            frames.append(ratios[ratios["engine"] != base_engine].assign(source=source))
+        both = pd.concat(frames, ignore_index=True)
+        both = both[both["phase"].isin(columns)]
+        both["engine"] = [engine_title(e) for e in both["engine"]]
+        table = both.pivot_table(index=["source", "engine"], columns="phase", values="ratio", sort=False)
+        return table.reindex(columns=[c for c in columns if c in table.columns]).round(2)
+
+    def param(self, name: str, default: Any = None) -> Any:
+        return self.info["parameters"].get(name, default)
