@@ -170,6 +170,17 @@ class Window:
     client_after: cgroups.Sample | None = None
 
 
+class Readings:
+    """What the body of a phase reports about itself (a benchmark client's throughput and
+    latency): stored in the phase window beside the scopes' own rows."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float | None, str, str, str]] = []
+
+    def record(self, metric: str, value: float | None, unit: str, source: str, scope: str = "client") -> None:
+        self.rows.append((metric, value, unit, source, scope))
+
+
 class Meter:
     def __init__(self, run: Run, instance: Instance, repetition: int, settle: SettlePolicy,
                  labels: dict[str, Any], client: cgroups.Scope | None):
@@ -205,20 +216,22 @@ class Meter:
     @contextlib.contextmanager
     def phase(self, name: str, check: Callable[[], float] | None = None, check_name: str = "rows",
               settle: bool = True, expect: float | None = None, labels: dict[str, Any] | None = None
-              ) -> Iterator[None]:
+              ) -> Iterator[Readings]:
         """Measure the body as window `phase`, then the deferred work as window `settle`
         (containers only: an embedded engine has no background work after a call returns).
         `check()` runs after both windows, outside any measurement; with `expect`, a different
-        value is stored as check_status 'mismatch' (and reports flag it)."""
+        value is stored as check_status 'mismatch' (and reports flag it). The body may record
+        its own readings (`as readings: readings.record("tps", ...)`)."""
         with self._window(name, "phase", check=check, check_name=check_name, settle=settle, expect=expect,
-                          labels=labels):
-            yield
+                          labels=labels) as readings:
+            yield readings
 
     @contextlib.contextmanager
     def _window(self, phase: str, window: str, *, check, check_name: str = "rows", settle: bool,
-                expect: float | None = None, labels: dict[str, Any] | None = None) -> Iterator[None]:
+                expect: float | None = None, labels: dict[str, Any] | None = None) -> Iterator[Readings]:
         scope = self.instance.scope
         client = self.client
+        readings = Readings()
         settle = settle and scope.kind == "cgroup"
         main = self._perf_window()
         tail = self._perf_window() if settle else None  # started now, enabled the moment the phase ends
@@ -230,7 +243,7 @@ class Meter:
             started_at, t0 = utcnow(), time.perf_counter()
             if main:
                 main.enable()
-            yield
+            yield readings
             if main:
                 main.disable()
             if tail:
@@ -252,7 +265,8 @@ class Meter:
                 if leftover is not None:
                     leftover.abort()
         check_value = float(check()) if check else None
-        self._store(phase, windows, check_name if check else None, check_value, expect, {**self.labels, **(labels or {})})
+        self._store(phase, windows, check_name if check else None, check_value, expect,
+                    {**self.labels, **(labels or {})}, readings)
 
     def _settle(self, tail: perf.PerfWindow | None, start: cgroups.Sample, t_start: float, started_at) -> Window:
         policy = self.settle_policy
@@ -280,7 +294,7 @@ class Meter:
 
     # -- rows ------------------------------------------------------------------------------------
     def _store(self, phase: str, windows: list[Window], check_name: str | None, check_value: float | None,
-               expect: float | None, labels: dict[str, Any]) -> None:
+               expect: float | None, labels: dict[str, Any], readings: Readings) -> None:
         source = self.instance.scope.source
         engine_scope = "embedded" if self.instance.scope.kind == "process" else "server"
         check_status = None
@@ -304,6 +318,9 @@ class Meter:
 
             b, a = w.before, w.after
             add("wall_time", w.wall_seconds, "s", "clock")
+            if w.name != "settle":
+                for metric, value, unit, src, scope in readings.rows:
+                    add(metric, value, unit, src, scope=scope)
             if w.client_before is not None and w.client_after is not None and self.client is not None:
                 cb, ca, csrc = w.client_before, w.client_after, self.client.source
                 add("cpu_time", _delta(cb.cpu_ns, ca.cpu_ns, 1e-9), "s", csrc, scope="client")

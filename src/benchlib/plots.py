@@ -15,6 +15,7 @@ from .engines import ENGINES
 _REFERENCE_ENGINES = {
     "oracle": ("Oracle", "#C74634"), "sqlserver": ("SQL Server", "#7A7574"), "mongodb": ("MongoDB", "#13AA52"),
     "tidb": ("TiDB", "#DC150B"), "yugabytedb": ("YugabyteDB", "#FF6E42"), "cockroachdb": ("CockroachDB", "#6933FF"),
+    "xpand": ("MariaDB Xpand", "#7B3F00"),
 }
 ENGINE_COLORS = {**{k: c for k, (_, c) in _REFERENCE_ENGINES.items()}, **{k: e.color for k, e in ENGINES.items()}}
 ENGINE_TITLES = {**{k: t for k, (t, _) in _REFERENCE_ENGINES.items()}, **{k: e.title for k, e in ENGINES.items()}}
@@ -83,3 +84,56 @@ def use_report_renderer() -> None:
 
     pio.renderers["benchlib"] = BenchlibRenderer()
     pio.renderers.default = "benchlib"
+
+
+def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: pd.DataFrame | None = None):
+    """Seed 004's chart shape: throughput bars per concurrency step (one colour per engine), p95
+    latency as a line on the right axis, the useful-capacity knee marked."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    x_order = [str(t) for t in sorted(set(summary["threads"]))]
+    for engine in engine_order(summary["engine"]):
+        df = summary[summary["engine"] == engine].sort_values("threads")
+        x = [str(t) for t in df["threads"]]
+        color, label = engine_color(engine), engine_title(engine)
+        fig.add_bar(x=x, y=df["tps"], name=f"{label} TPS", marker_color=color, opacity=0.75,
+                    error_y=dict(type="data", array=df.get("tps_ci95"), visible=True),
+                    hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", secondary_y=False)
+        fig.add_scatter(x=x, y=df["latency_p95"], name=f"{label} p95", mode="lines+markers",
+                        line=dict(color=color, dash="dot"), secondary_y=True,
+                        hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>")
+        if knees is not None:
+            k = knees[knees["engine"] == engine]
+            if not k.empty:
+                fig.add_scatter(x=[str(int(k["knee_threads"].iloc[0]))], y=[k["knee_p95_ms"].iloc[0]],
+                                mode="markers", marker=dict(symbol="star", size=16, color=color,
+                                                            line=dict(color="black", width=1)),
+                                name=f"{label} useful capacity", secondary_y=True)
+    fig.update_layout(title=title, barmode="group", template="plotly_white", height=460, legend_title="",
+                      meta={"benchlib_name": name}, margin=dict(l=60, r=60, t=60, b=50))
+    fig.update_xaxes(title_text="threads (concurrent sessions)", type="category", categoryorder="array",
+                     categoryarray=x_order)
+    fig.update_yaxes(title_text="transactions per second", secondary_y=False)
+    fig.update_yaxes(title_text="p95 latency (ms)", secondary_y=True, rangemode="tozero")
+    return fig
+
+
+def normalised_curves(curves: pd.DataFrame, *, title: str, name: str):
+    """Throughput relative to each system's own peak against concurrency: the shape travels
+    between a cloud cluster and a laptop, the absolute numbers do not. `curves` has columns
+    system, source, threads, relative_tps."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for (system, source), df in curves.groupby(["system", "source"], sort=False):
+        df = df.sort_values("threads")
+        fig.add_scatter(x=df["threads"], y=df["relative_tps"], mode="lines+markers",
+                        name=f"{engine_title(system)} ({source})", line=dict(
+                            color=engine_color(system), dash="solid" if source == "this run" else "dash"))
+    fig.update_layout(title=title, template="plotly_white", height=420, meta={"benchlib_name": name},
+                      yaxis_title="throughput / own peak", xaxis_title="threads (log scale)",
+                      margin=dict(l=60, r=20, t=60, b=50))
+    fig.update_xaxes(type="log", dtick=0.30102999566)  # one tick per doubling
+    return fig

@@ -25,6 +25,8 @@ def fmt(value: float, unit: str = "", digits: int = 3) -> str:
     """A number for a table cell; NaN (not measured) reads n/a."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
+    if abs(value) >= 10 ** digits:
+        return f"{value:,.0f}{unit}"
     return f"{value:.{digits}g}{unit}"
 
 
@@ -132,8 +134,8 @@ class RunReport:
             lines.append("Embedded engines run in the notebook's own process: their cost is that process's CPU (the "
                          "Python driver included), and they have no settle window.")
         if (self.measurements["scope"] == "client").any():
-            lines.append("Client CPU (scope `client`) is the harness process that drives a server engine; it is "
-                         "shown beside the engine's, never added to it.")
+            lines.append("Client CPU (scope `client`) is the process that drives a server engine (the notebook's "
+                         "Python driver, or sysbench); it is shown beside the engine's, never added to it.")
         if self.info["cgroup_layout"] in ("v1", "hybrid"):
             lines.append("I/O bytes come from cgroup v1 blkio, which does not see buffered writes flushed later by "
                          "the kernel: on this host they undercount writes.")

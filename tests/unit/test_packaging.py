@@ -49,7 +49,8 @@ def test_each_notebook_has_a_parameters_cell_and_parameter_sets():
         tagged = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
         assert len(tagged) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
         sets = {p.stem for p in (ROOT / "papermill_params" / path.stem).glob("*.yaml")}
-        assert {"tiny", "default", "article"} <= sets, f"{path.name}: parameter sets {sets}"
+        # tiny for the tests, default for `make report`, and at least one at the seed's scale.
+        assert {"tiny", "default"} <= sets and len(sets) >= 3, f"{path.name}: parameter sets {sets}"
 
 
 def test_settings_do_not_depend_on_the_current_directory(tmp_path):

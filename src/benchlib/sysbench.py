@@ -1,0 +1,125 @@
+"""Debian's sysbench (a C client, so the harness is never the bottleneck of a load test) against
+a started engine: prepare, run, and its report parsed.
+
+sysbench runs on the host, outside the engine's cgroup, as a child of this process: its CPU is
+the `children` scope of a meter window (cgroups.children_scope()). What it prints is parsed from
+the final summary and the `--histogram` block; `--report-interval` lines are not used (on this
+host some intervals go missing)."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from .errors import BenchlibError
+from .lifecycle import Instance
+
+# sysbench's database driver per wire protocol of the engine's client.
+DRIVERS = {"postgres wire": "pgsql", "mysql wire": "mysql"}
+STOCK_TESTS = ("oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
+               "oltp_update_non_index", "oltp_insert", "oltp_delete")
+
+
+class SysbenchError(BenchlibError):
+    pass
+
+
+@dataclass(frozen=True)
+class SysbenchResult:
+    transactions: int
+    tps: float
+    queries: int
+    qps: float
+    ignored_errors: int
+    reconnects: int
+    total_time_s: float
+    latency_min_ms: float
+    latency_avg_ms: float
+    latency_max_ms: float
+    latency_pct_ms: float | None  # the --percentile sysbench was asked for
+    histogram: list[tuple[float, int]] = field(default_factory=list)  # (upper bound ms, count)
+
+    def percentile_ms(self, pct: float) -> float | None:
+        """From the histogram: the smallest bucket value with at least pct% of events at or below it
+        (sysbench's own rule for its percentile line)."""
+        total = sum(c for _, c in self.histogram)
+        if not total:
+            return None
+        need = total * pct / 100.0
+        seen = 0
+        for value, count in self.histogram:
+            seen += count
+            if seen >= need:
+                return value
+        return self.histogram[-1][0]
+
+
+_NUM = r"([0-9]+(?:\.[0-9]+)?)"
+
+
+def parse(text: str) -> SysbenchResult:
+    """The summary of `sysbench ... run` (1.0.x), with its --histogram block when present."""
+    def grab(pattern: str, cast=float):
+        match = re.search(pattern, text)
+        if not match:
+            raise SysbenchError(f"sysbench output has no {pattern!r}: {text[-600:]}")
+        return cast(match.group(1)), (cast(match.group(2)) if match.lastindex and match.lastindex > 1 else None)
+
+    transactions, tps = grab(rf"transactions:\s+(\d+)\s+\({_NUM} per sec\.\)")
+    queries, qps = grab(rf"queries:\s+(\d+)\s+\({_NUM} per sec\.\)")
+    errors, _ = grab(rf"ignored errors:\s+(\d+)\s+\({_NUM} per sec\.\)")
+    reconnects, _ = grab(rf"reconnects:\s+(\d+)\s+\({_NUM} per sec\.\)")
+    total_time, _ = grab(rf"total time:\s+{_NUM}s")
+    lat_min, _ = grab(rf"min:\s+{_NUM}")
+    lat_avg, _ = grab(rf"avg:\s+{_NUM}")
+    lat_max, _ = grab(rf"max:\s+{_NUM}")
+    pct = re.search(rf"\d+th percentile:\s+{_NUM}", text)
+    histogram = [(float(v), int(c)) for v, c in
+                 re.findall(r"^\s+([0-9]+\.[0-9]+) \|\**\s+(\d+)\s*$", text, re.M)]
+    return SysbenchResult(int(transactions), tps, int(queries), qps, int(errors), int(reconnects), total_time,
+                          lat_min, lat_avg, lat_max, float(pct.group(1)) if pct else None, histogram)
+
+
+def available() -> str | None:
+    """Why sysbench cannot run here, or None."""
+    if shutil.which("sysbench") is None:
+        return "sysbench is not installed (Debian: apt-get install sysbench; `make setup` as root does it)"
+    return None
+
+
+def connection_args(instance: Instance) -> list[str]:
+    """Driver and connection options for a started engine (password included: never log them)."""
+    driver = DRIVERS.get(instance.engine.client.protocol)
+    if driver is None:
+        raise SysbenchError(f"{instance.key} speaks {instance.engine.client.protocol}: sysbench has no driver for it")
+    e = instance.endpoint
+    return [f"--db-driver={driver}", f"--{driver}-host={e.host}", f"--{driver}-port={e.port}",
+            f"--{driver}-user={e.user}", f"--{driver}-password={e.password}", f"--{driver}-db={e.database}"]
+
+
+def _run(instance: Instance, test: str, command: str, options: Mapping[str, object], timeout: float) -> str:
+    argv = ["sysbench", test, *connection_args(instance), *(f"--{k}={v}" for k, v in options.items()), command]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise SysbenchError(f"sysbench {test} {command} did not finish within {timeout:.0f}s") from None
+    if done.returncode != 0:
+        secret = instance.endpoint.password or "\0"
+        tail = (done.stderr.strip() or done.stdout.strip())[-800:].replace(secret, "***")
+        raise SysbenchError(f"sysbench {test} {command} on {instance.key} failed (exit {done.returncode}): {tail}")
+    return done.stdout
+
+
+def prepare(instance: Instance, *, tables: int, table_size: int, timeout: float = 3600) -> None:
+    _run(instance, "oltp_common", "prepare", {"tables": tables, "table-size": table_size}, timeout)
+
+
+def run(instance: Instance, test: str, *, threads: int, seconds: float, tables: int, table_size: int,
+        options: Mapping[str, object] | None = None) -> tuple[SysbenchResult, str]:
+    """One timed step; returns the parsed result and the raw report."""
+    opts = {"tables": tables, "table-size": table_size, "threads": threads, "time": int(seconds),
+            "histogram": "on", "percentile": 95, **(options or {})}
+    text = _run(instance, test, "run", opts, timeout=seconds + 120)
+    return parse(text), text

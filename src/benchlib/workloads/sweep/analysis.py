@@ -1,0 +1,92 @@
+"""The arithmetic of a concurrency sweep, on plain frames so it is tested with known answers:
+per-step figures, the useful-capacity knee, and price/performance."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from ... import results
+
+KNEE_FACTOR = 2.0  # p95 may grow to this multiple of the lightest step's p95 before capacity ends
+SECONDS_PER_MONTH = 86_400 * 30  # seed 004's month
+
+
+def steps(measurements: pd.DataFrame) -> pd.DataFrame:
+    """One row per engine, test, threads and repetition: the client's readings beside the
+    engine's and the client's CPU of the same window (settle window added to the engine's)."""
+    m = measurements[measurements["window"].isin(["phase", "settle"]) & measurements["labels"].str.contains('"test"')]
+    keys = ["engine", "labels", "repetition"]
+    readings = (m[(m["source"] == "sysbench") & (m["window"] == "phase")]
+                .pivot_table(index=keys, columns="metric", values="value", aggfunc="first"))
+    engine_cpu = results.engine_rows(m)[lambda d: d["metric"] == "cpu_time"].groupby(keys)["value"].sum(min_count=1)
+    client = m[(m["scope"] == "client") & (m["metric"] == "cpu_time") & (m["source"] != "sysbench")]
+    client_cpu = client.groupby(keys)["value"].sum(min_count=1)
+    wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(keys)["value"].first()
+    out = readings.join(engine_cpu.rename("engine_cpu_s")).join(client_cpu.rename("client_cpu_s"))
+    out = out.join(wall.rename("wall_s")).reset_index()
+    labels = [json.loads(x) for x in out["labels"]]
+    out.insert(1, "test", [x["test"] for x in labels])
+    out.insert(2, "threads", [int(x["threads"]) for x in labels])
+    per_txn = out["transactions"].where(out["transactions"] > 0)
+    out["engine_cpu_ms_per_txn"] = out["engine_cpu_s"] * 1e3 / per_txn
+    out["client_cpu_ms_per_txn"] = out["client_cpu_s"] * 1e3 / per_txn
+    return out.drop(columns="labels").sort_values(["engine", "test", "threads", "repetition"]).reset_index(drop=True)
+
+
+def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
+    """Mean over repetitions per engine, test and threads; TPS with its 95% CI; host CPU use."""
+    g = step_rows.groupby(["engine", "test", "threads"], sort=False)
+    cols = ["tps", "qps", "latency_avg", "latency_p95", "latency_p99", "errors", "reconnects",
+            "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s"]
+    out = g[cols].mean()
+    n = g.size()
+    std = g["tps"].std(ddof=1)
+    out["tps_ci95"] = [results.t_quantile_975(int(k) - 1) * s / k ** 0.5 if k > 1 else float("nan")
+                       for k, s in zip(n, std)]
+    out["n"] = n
+    out["host_cpu_util"] = (out["engine_cpu_s"] + out["client_cpu_s"].fillna(0)) / (out["wall_s"] * cores)
+    return out.reset_index()
+
+
+def knee(summary: pd.DataFrame, factor: float = KNEE_FACTOR) -> pd.DataFrame:
+    """Useful capacity per engine and test: of the steps whose p95 is at most `factor` times the
+    p95 of the lightest step, the one with the highest throughput."""
+    rows = []
+    for (engine, test), df in summary.sort_values("threads").groupby(["engine", "test"], sort=False):
+        limit = factor * df["latency_p95"].iloc[0]
+        ok = df[df["latency_p95"] <= limit]
+        best = ok.loc[ok["tps"].idxmax()] if not ok.empty else df.iloc[0]
+        rows.append({"engine": engine, "test": test, "knee_threads": int(best["threads"]), "knee_tps": best["tps"],
+                     "knee_p95_ms": best["latency_p95"], "p95_limit_ms": limit,
+                     "peak_tps": df["tps"].max(), "peak_threads": int(df.loc[df["tps"].idxmax(), "threads"])})
+    return pd.DataFrame(rows)
+
+
+def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour: dict[str, float]) -> pd.DataFrame:
+    """Seed 004's reading: the highest throughput whose p95 meets the goal, operations per day and
+    per 30 days, and cost per million transactions at the given hourly price; plus CPU-seconds per
+    million transactions (engine + client), which travels between hosts where prices do not."""
+    rows = []
+    for (engine, test), df in summary.groupby(["engine", "test"], sort=False):
+        ok = df[df["latency_p95"] <= p95_goal_ms]
+        if ok.empty:
+            rows.append({"engine": engine, "test": test, "max_tps_under_goal": float("nan")})
+            continue
+        best = ok.loc[ok["tps"].idxmax()]
+        tps = best["tps"]
+        price = prices_per_hour.get(engine)
+        cpu_per_txn_s = (best["engine_cpu_ms_per_txn"] + (best["client_cpu_ms_per_txn"] or 0)) / 1e3
+        rows.append({
+            "engine": engine, "test": test, "threads": int(best["threads"]), "max_tps_under_goal": tps,
+            "p95_ms": best["latency_p95"], "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,
+            "usd_per_hour": price,
+            "usd_per_million_txn": cost_per_operation(price * 24 * 30, tps) * 1e6 if price else float("nan"),
+            "cpu_s_per_million_txn": cpu_per_txn_s * 1e6,
+        })
+    return pd.DataFrame(rows)
+
+
+def cost_per_operation(monthly_usd: float, tps: float) -> float:
+    """Seed 004's formula: the monthly cost over the operations of 30 days at `tps`."""
+    return monthly_usd / (tps * SECONDS_PER_MONTH)
