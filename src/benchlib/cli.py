@@ -13,7 +13,7 @@ from .errors import BenchlibError
 def _engines(args: argparse.Namespace) -> int:
     from . import perf
     from .docker_host import docker_reachable
-    from .engines import ENGINES, ServerEngine, family_name
+    from .engines import ENGINES
     from .images import availability
 
     ok, docker_detail = docker_reachable()
@@ -23,15 +23,15 @@ def _engines(args: argparse.Namespace) -> int:
     print()
     print(f"{'engine':10} {'kind':9} {'family':9} {'status':12} detail")
     for key, engine in ENGINES.items():
-        if isinstance(engine, ServerEngine):
+        if engine.server is not None:
             if ok:
                 status = availability(engine)
                 state, detail = status.status, status.detail
             else:
                 state, detail = "unavailable", "Docker not reachable"
         else:
-            state, detail = "embedded", engine.library()
-        print(f"{key:10} {engine.kind:9} {family_name(engine):9} {state:12} {detail}")
+            state, detail = "embedded", engine.embedded.library()
+        print(f"{key:10} {engine.kind:9} {engine.family:9} {state:12} {detail}")
     return 0
 
 
@@ -131,13 +131,13 @@ def _cleanup(args: argparse.Namespace) -> int:
 
 
 def _images(args: argparse.Namespace) -> int:
-    from .engines import ENGINES, ServerEngine, get_engine
+    from .engines import ENGINES, get_engine
     from .images import resolve_image
 
-    keys = args.engines or [k for k, e in ENGINES.items() if isinstance(e, ServerEngine) and e.recipe]
+    keys = args.engines or [k for k, e in ENGINES.items() if e.server is not None and e.server.recipe]
     for key in keys:
         engine = get_engine(key)
-        if not isinstance(engine, ServerEngine):
+        if engine.server is None:
             print(f"{key}: embedded, no image")
             continue
         t0 = time.perf_counter()

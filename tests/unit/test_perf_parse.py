@@ -1,8 +1,9 @@
 """The perf CSV parser on real output captured on this kind of host (see fixtures/perf/README.md)."""
-from benchlib.perf import EVENTS, parse_csv
-from conftest import FIXTURES
+from pathlib import Path
 
-PERF = FIXTURES / "perf"
+from benchlib.perf import EVENTS, parse_csv
+
+PERF = Path(__file__).resolve().parents[1] / "fixtures" / "perf"
 
 
 def test_cgroup_mode_counts_task_clock_and_flags_unsupported_events():
