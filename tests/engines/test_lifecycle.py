@@ -11,21 +11,17 @@ import pytest
 import benchlib
 from benchlib.docker_host import docker_client
 from benchlib.engines import ENGINES, SqlClient
-from benchlib.errors import EngineStartError, EngineUnavailableError, ImageBuildError
-from benchlib.validation import unavailable_reason
-from benchlib.workloads.dml import validate_parameters
+from benchlib.errors import EngineStartError, ImageBuildError
+from engine_cases import runnable
 
 pytestmark = pytest.mark.docker
 
 
 def _runnable(keys):
-    """Every engine of the registry: a new engine is tested by default, and one this host cannot
-    run is skipped with the reason `benchlib engines` gives."""
-    params = []
-    for key in keys:
-        reason = unavailable_reason(key)
-        params.append(pytest.param(key, marks=pytest.mark.skip(reason=f"{key}: {reason}")) if reason else key)
-    return params
+    """Every engine of the registry at its default version (tests/engines/test_versions.py covers
+    each version): a new engine is tested by default, and one this host cannot run is skipped with
+    the reason `benchlib engines` gives."""
+    return [runnable(key) for key in keys]
 
 
 SERVERS = [k for k, e in ENGINES.items() if e.server is not None]
@@ -130,21 +126,21 @@ def test_image_build_failure_names_the_recipe(tmp_path):
     with pytest.raises(ImageBuildError) as err:
         images._build(docker_client(), tmp_path, "benchlib/broken:test")
     assert str(tmp_path) in str(err.value) and "broken-step" in str(err.value)
+    assert images._get_image(docker_client(), "benchlib/broken:test") is None  # nothing tagged as usable
 
 
-def test_mysql_availability_is_explained():
+def test_mysql_is_mysql_or_explained():
+    """`mysql` runs MySQL (official 8.4, or offline Oracle's 9.x from Debian), never MariaDB; 8.4
+    pinned offline is unavailable with the reason."""
     from benchlib.images import availability
 
-    status = availability(benchlib.get_engine("mysql"))
-    if status.status == "unavailable":
-        assert "no local recipe" in status.detail
-        good = dict(rows=10, repetitions=1, sleep_seconds=0, vacuum=True, pk_kind="uuid", max_settle_seconds=1)
-        with pytest.raises(EngineUnavailableError, match="engine 'mysql' cannot run on this host"):
-            validate_parameters({**good, "engines": ["mysql"]})
-        params = validate_parameters({**good, "engines": "all available"})
-        assert "mysql" in params.skipped and "mysql" not in params.engines
+    default, pinned = availability(benchlib.get_engine("mysql")), availability(benchlib.get_engine("mysql@8.4"))
+    assert default.status in ("official", "local-build"), default.detail
+    if default.status == "local-build":
+        assert "recipes/mysql on Debian sid" in default.detail
+        assert pinned.status == "unavailable" and "Debian ships no MySQL 8.4" in pinned.detail
     else:
-        assert status.status == "official"
+        assert pinned.status == "official"
 
 
 def test_cli_lists_engines_with_their_availability():

@@ -1,0 +1,39 @@
+"""Helpers shared by the engine tests (a plain module: conftest modules are not importable by name)."""
+import pytest
+
+from benchlib.validation import unavailable_reason
+
+
+def runnable(key, *values, id=None):
+    """A test parameter for `key`, skipped with the reason `benchlib engines` gives when this host
+    cannot run it."""
+    reason = unavailable_reason(key)
+    marks = [pytest.mark.skip(reason=reason if reason.startswith(key) else f"{key}: {reason}")] if reason else []
+    return pytest.param(key, *values, marks=marks, id=id or key)
+
+
+def dml_roundtrip(eng, kind):
+    """The DML workload's statements, each checked, on a running engine at a small scale."""
+    from benchlib.workloads.dml import dialect_for
+
+    dialect = dialect_for(eng.engine)
+    session = eng.session()
+    for statement in dialect.create(kind):
+        session.execute(statement)
+    session.execute(dialect.insert_generated(500))
+    session.execute(dialect.insert_generated(501))
+    # The MySQL family's digit cross join with LIMIT may pick any of its numbers (MySQL 9 does):
+    # counts and distinct keys are exact, values only >= 1.
+    count, distinct, low, total = session.execute("select count(*), count(distinct id), min(value), sum(value) "
+                                                  "from demo")[0]
+    assert (count, distinct) == (1001, 1001) and low >= 1
+    assert dialect.scalar(session.execute(dialect.count_values)) == 1001
+    if dialect.sleep:
+        session.execute(dialect.sleep(0.01))
+    if dialect.maintain:
+        session.execute(dialect.maintain)
+    session.execute(dialect.update_all)
+    assert session.execute("select sum(value) from demo")[0][0] == total + 1001
+    session.execute(dialect.delete_all)
+    assert dialect.scalar(session.execute(dialect.count_rows)) == 0
+    return session
