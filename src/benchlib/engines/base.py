@@ -5,12 +5,17 @@
 
 `family` names the dialect family workloads fall back to (the MySQL family shares one dialect:
 MySQL, MariaDB, later TiDB). What differs per wire protocol lives in a client (`clients.py`),
-never in `if engine == ...` branches; what a workload says to an engine lives in the workload."""
+never in `if engine == ...` branches; what a workload says to an engine lives in the workload.
+
+A server declares the major versions it can be asked for (`postgres@15`), each with its official
+tag and its offline recipe; the bare key runs the default version. `Engine.at(version)` is the
+engine pinned to one of them: the registry derives every `key@version` from the declarations."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
+from ..errors import ParameterError, UnknownEngineError
 from .clients import Client
 
 
@@ -25,19 +30,109 @@ class Credentials:
 
 
 @dataclass(frozen=True)
-class Server:
-    """A containerised engine: the official image's conventions, and an offline recipe."""
+class Recipe:
+    """An offline build: `recipes/<folder>/Dockerfile` FROM benchlib's Debian base image of `suite`,
+    installing `packages`. One folder serves every version: the suite and packages are build args."""
 
-    official_image: str  # the default on hosts that can pull
+    folder: str
+    suite: str  # Debian suite of the base image: bookworm, trixie, sid
+    packages: str
+
+    @property
+    def description(self) -> str:
+        return f"recipes/{self.folder} on Debian {self.suite} ({self.packages})"
+
+
+@dataclass(frozen=True)
+class Version:
+    """A major version users can ask for as `key@version`."""
+
+    version: str
+    official_image: str | None  # the official tag of this major; None: no official image has it
+    recipe: Recipe | None = None
+    no_recipe_reason: str = ""
+    no_official_reason: str = ""
+
+
+@dataclass(frozen=True)
+class Server:
+    """A containerised engine: the official images' conventions, and offline recipes."""
+
     port: int
     env: Callable[[Credentials], dict[str, str]]  # the official image's env conventions
     user: str
+    versions: tuple[Version, ...]
+    default: str  # the version the bare key runs: its official tag where it can be pulled ...
+    local_default: str | None = None  # ... and, offline, this version's recipe when that differs
     database: str = "bench"
-    # Start command from the engine's configuration mapping; None keeps the image's own command.
-    command: Callable[[Mapping[str, Any]], list[str] | None] = lambda config: None
-    recipe: str | None = None  # folder under benchlib/recipes to build offline
-    no_recipe_reason: str = ""
+    # Start command from the configuration mapping; None keeps the image's own command.
+    config_command: Callable[[Mapping[str, Any]], list[str] | None] = lambda config: None
+    default_config: Mapping[str, Any] = field(default_factory=dict)  # what a variant (MyRocks) sets
+    # The setting that picks the storage engine (table access method), and the values every image
+    # of this engine accepts: checked before any container starts.
+    storage_setting: str | None = None
+    storage_engines: tuple[str, ...] = ()
+    storage_hint: str = ""  # where to look for a storage engine this one lacks
     startup_timeout: float = 90.0
+
+    def __post_init__(self) -> None:
+        known = [v.version for v in self.versions]
+        for wanted in (self.default, self.local_default):
+            if wanted is not None and wanted not in known:
+                raise ValueError(f"default version {wanted!r} is not one of the declared versions {known}")
+
+    def version(self, version: str) -> Version:
+        return next(v for v in self.versions if v.version == version)
+
+    @property
+    def official_image(self) -> str | None:
+        return self.version(self.default).official_image
+
+    @property
+    def no_official_reason(self) -> str:
+        return self.version(self.default).no_official_reason
+
+    @property
+    def local_version(self) -> Version:
+        return self.version(self.local_default or self.default)
+
+    @property
+    def recipe(self) -> Recipe | None:
+        return self.local_version.recipe
+
+    @property
+    def no_recipe_reason(self) -> str:
+        return self.local_version.no_recipe_reason
+
+    @property
+    def defaults_differ(self) -> bool:
+        """The official default and the offline recipe are different majors (MySQL 8.4 vs 9)."""
+        return self.local_default is not None and self.local_default != self.default
+
+    def storage_engine(self, config: Mapping[str, Any] | None = None) -> str | None:
+        """The storage engine `config` (on top of the engine's defaults) selects; None: the server's
+        own default. For tools that name one explicitly (sysbench's --mysql-storage-engine=innodb)."""
+        if self.storage_setting is None:
+            return None
+        merged = {k.replace("-", "_").lower(): v for k, v in {**self.default_config, **(config or {})}.items()}
+        value = merged.get(self.storage_setting)
+        return None if value is None else str(value).lower()
+
+    def command(self, config: Mapping[str, Any]) -> list[str] | None:
+        """The container command for `config` on top of the engine's own defaults; a storage
+        engine the server does not have fails here, before the container is created."""
+        merged = {**self.default_config, **config}
+        self.check_storage(merged)
+        return self.config_command(merged)
+
+    def check_storage(self, config: Mapping[str, Any]) -> None:
+        if self.storage_setting is None:
+            return
+        for name, value in config.items():
+            if name.replace("-", "_").lower() == self.storage_setting and str(value).lower() not in self.storage_engines:
+                hint = f"; {self.storage_hint}" if self.storage_hint else ""
+                raise ParameterError(f"{name}={value!r}: this server has no such storage engine (it has: "
+                                     f"{', '.join(self.storage_engines)}){hint}")
 
 
 @dataclass(frozen=True)
@@ -53,11 +148,13 @@ class Engine:
     key: str
     title: str
     color: str
-    family: str  # dialect family: workloads look up `key`, then `family`
+    family: str  # dialect family: workloads look up `key`, the unversioned name, `variant_of`, `family`
     client: Client
     server: Server | None = None
     embedded: Embedded | None = None
-    report_note: str = ""  # what a reader of a report must know about this engine
+    note: str = ""  # what a reader of a report must know about this engine
+    variant_of: str | None = None  # same server, other configuration (mariadb-myrocks of mariadb)
+    version: str | None = None  # the pinned major of `key@version`; None: the default
 
     def __post_init__(self) -> None:
         if (self.server is None) == (self.embedded is None):
@@ -67,6 +164,48 @@ class Engine:
     def kind(self) -> str:
         return "server" if self.server is not None else "embedded"
 
+    @property
+    def name(self) -> str:
+        """The key without its version: what colours, dialects and notes are declared for."""
+        return self.key.partition("@")[0]
+
+    @property
+    def lookup_keys(self) -> tuple[str, ...]:
+        """Where a workload looks for this engine's statements, most specific first."""
+        return tuple(dict.fromkeys(k for k in (self.key, self.name, self.variant_of, self.family) if k))
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        return tuple(v.version for v in self.server.versions) if self.server else ()
+
+    @property
+    def report_note(self) -> str:
+        return " ".join(n for n in (self.note, self.defaults_note) if n)
+
+    @property
+    def defaults_note(self) -> str:
+        """Said wherever the bare key is listed or reported, when official and offline majors differ."""
+        server = self.server
+        if server is None or self.version is not None or not server.defaults_differ:
+            return ""
+        local = server.local_version
+        return (f"`{self.key}` runs the official {server.official_image} where it can be pulled, else "
+                f"{self.title} {local.version} built from {local.recipe.description if local.recipe else '-'}: "
+                f"the two defaults cannot be the same major (use {self.key}@{server.default} or "
+                f"{self.key}@{local.version} to pin one); the server version column says which ran.")
+
+    def at(self, version: str) -> "Engine":
+        """This engine pinned to one of its declared versions."""
+        if self.server is None:
+            raise UnknownEngineError(f"{self.key} is embedded: it runs the library installed here "
+                                     f"({self.embedded.library()}), there is no version to choose")
+        if version not in self.versions:
+            raise UnknownEngineError(f"unknown version {version!r} of {self.name} ({self.name}@{version}); known "
+                                     f"versions: {', '.join(self.versions)} (e.g. {self.name}@{self.versions[-1]})")
+        title = self.title.removesuffix(f" {self.version}") if self.version else self.title
+        return replace(self, key=f"{self.name}@{version}", title=f"{title} {version}", version=version,
+                       server=replace(self.server, default=version, local_default=None))
+
 
 def postgres_config_command(config: Mapping[str, Any]) -> list[str] | None:
     return ["postgres", *[a for k, v in config.items() for a in ("-c", f"{k}={v}")]] if config else None
@@ -75,4 +214,3 @@ def postgres_config_command(config: Mapping[str, Any]) -> list[str] | None:
 def mysql_config_command(config: Mapping[str, Any]) -> list[str] | None:
     # Official mysql/mariadb entrypoints append arguments that start with '-' to the server.
     return [f"--{k.replace('_', '-')}={v}" for k, v in config.items()] or None
-
