@@ -3,6 +3,9 @@ in the store, clean-up. `benchlib --help` lists the commands."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -13,7 +16,7 @@ from .errors import BenchlibError
 def _engines(args: argparse.Namespace) -> int:
     from . import perf
     from .docker_host import docker_reachable
-    from .engines import ENGINES
+    from .engines import ALL_ENGINES
     from .images import availability
 
     ok, docker_detail = docker_reachable()
@@ -21,8 +24,8 @@ def _engines(args: argparse.Namespace) -> int:
     support = perf.probe()
     print(f"perf:   {support.version or 'missing'} - {support.describe()}")
     print()
-    print(f"{'engine':10} {'kind':9} {'family':9} {'status':12} detail")
-    for key, engine in ENGINES.items():
+    print(f"{'engine':20} {'kind':9} {'family':9} {'status':12} detail")
+    for key, engine in ALL_ENGINES.items():  # each engine's default, then every key@version
         if engine.server is not None:
             if ok:
                 status = availability(engine)
@@ -31,7 +34,9 @@ def _engines(args: argparse.Namespace) -> int:
                 state, detail = "unavailable", "Docker not reachable"
         else:
             state, detail = "embedded", engine.embedded.library()
-        print(f"{key:10} {engine.kind:9} {engine.family:9} {state:12} {detail}")
+        print(f"{key:20} {engine.kind:9} {engine.family:9} {state:12} {detail}")
+        if engine.defaults_note:
+            print(f"{'':20} note: {engine.defaults_note}")
     return 0
 
 
@@ -58,29 +63,27 @@ def _overrides(pairs: list[str]) -> dict:
     return dict(parse_override(p) for p in pairs or [])
 
 
-def _check_parameter_names(notebook: Path, params: dict) -> None:
-    import papermill as pm
+def _reap_dead() -> None:
+    """What killed runners left: runs still marked running, perf windows and their folders."""
+    from . import perf
+    from .liveness import reap_dead_runs
 
-    known = set(pm.inspect_notebook(str(notebook)))
-    unknown = sorted(set(params) - known)
-    if unknown:
-        from .errors import ParameterError
-
-        raise ParameterError(f"{notebook.stem} has no parameter(s) {', '.join(unknown)}; "
-                             f"its parameters are: {', '.join(sorted(known))}")
+    for run_id in reap_dead_runs():
+        print(f"marked run {run_id} aborted: its owner process is gone", file=sys.stderr)
+    perf.reap_orphans()
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .batch import execute, find_notebook, load_params, params_file
-    from .settings import get_settings
-    from .store import utcnow
+    from .batch import Planned, check_parameters, find_notebook, load_params, params_file, run_notebooks
 
+    overrides = _overrides(args.param)
     notebook = find_notebook(args.notebook)
     pfile = Path(args.params) if args.params else params_file(notebook, args.set)
-    params = load_params(pfile, _overrides(args.param))
-    _check_parameter_names(notebook, params)
-    out_dir = Path(args.out) if args.out else get_settings().reports_dir / f"{utcnow():%Y%m%dT%H%M%SZ}-{notebook.stem}"
-    outcome = execute(notebook, out_dir, params, params_file_name=str(pfile) if pfile else None, progress=True)
+    params = load_params(pfile, overrides)
+    check_parameters(notebook, params)  # before any kernel starts and before any report folder exists
+    _reap_dead()
+    _, (outcome,) = run_notebooks(notebook.stem, "run", [Planned(notebook, params, str(pfile))],
+                                  out_dir=Path(args.out) if args.out else None)
     print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.notebook} in {outcome.seconds:.0f}s")
     print(f"  executed notebook: {outcome.executed}")
     print(f"  report: {outcome.html}")
@@ -90,9 +93,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    from .batch import run_batch
+    from .batch import plan_batch, run_notebooks
 
-    out_dir, outcomes = run_batch(args.set, only=args.only, overrides=_overrides(args.param))
+    overrides = _overrides(args.param)
+    plan = plan_batch(args.set, only=args.only, overrides=overrides)
+    _reap_dead()
+    out_dir, outcomes = run_notebooks(args.set, "batch", plan)
     print((out_dir / "summary.txt").read_text(), end="")
     print(f"reports: {out_dir / 'index.html'}")
     failed = [o for o in outcomes if not o.ok]
@@ -107,18 +113,26 @@ def _runs(args: argparse.Namespace) -> int:
 
     from .results import runs
 
+    _reap_dead()
     df = runs(experiment=args.experiment, limit=args.limit)
     if df.empty:
         print("no runs in the store yet")
         return 0
     with pd.option_context("display.width", 200, "display.max_colwidth", 60):
-        print(df[["run_id", "experiment", "notebook", "status", "started_at", "hostname", "git_sha", "error"]]
-              .to_string(index=False))
+        columns = ["run_id", "experiment", "notebook", "status", "started_at", "hostname", "git_sha", "error",
+                   "status_note"]
+        print(df[[c for c in columns if c in df]].to_string(index=False))
     return 0
 
 
 def _cleanup(args: argparse.Namespace) -> int:
+    from . import perf
     from .lifecycle import managed_containers, reap_stale
+    from .liveness import reap_dead_runs
+
+    aborted = reap_dead_runs()
+    print(f"marked {len(aborted)} run(s) of dead processes aborted{': ' if aborted else ''}{', '.join(aborted)}")
+    print(f"removed {len(perf.reap_orphans())} perf window folder(s) of dead processes")
 
     if args.all:
         containers = managed_containers()
@@ -163,61 +177,92 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="benchlib", description=__doc__)
+    debug = argparse.ArgumentParser(add_help=False)
+    # Accepted before or after the command; SUPPRESS keeps a subcommand from resetting it.
+    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show Python tracebacks (errors are one line without it)")
+    p = argparse.ArgumentParser(prog="benchlib", description=__doc__, parents=[debug])
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("engines", help="list engines and whether they can run on this host (and why not)")
-    s.set_defaults(func=_engines)
+    def command(name: str, summary: str, func) -> argparse.ArgumentParser:
+        s = sub.add_parser(name, help=summary, parents=[debug])
+        s.set_defaults(func=func)
+        return s
 
-    s = sub.add_parser("start", help="start engines one by one, print version and start-to-ready time, stop")
+    command("engines", "list engines and whether they can run on this host (and why not)", _engines)
+
+    s = command("start", "start engines one by one, print version and start-to-ready time, stop", _start)
     s.add_argument("engines", nargs="+", metavar="ENGINE")
-    s.set_defaults(func=_start)
 
-    s = sub.add_parser("run", help="execute one notebook with papermill and render its report")
+    s = command("run", "execute one notebook with papermill and render its report", _run)
     s.add_argument("notebook", help="notebook path, file name or number prefix (e.g. 01)")
     s.add_argument("-p", "--params", help="YAML parameter file (default: papermill_params/<notebook>/<set>.yaml)")
     s.add_argument("--set", default="default", help="parameter set name (default: default)")
     s.add_argument("-P", "--param", action="append", metavar="NAME=VALUE", help="override one parameter (YAML value)")
-    s.add_argument("--out", help="output folder (default: reports/<time>-<notebook>)")
-    s.set_defaults(func=_run)
+    s.add_argument("--out", help="output folder (default: reports/<UTC time>-<6 hex>-<notebook>)")
 
-    s = sub.add_parser("batch", help="execute every notebook with its parameter set; exit 1 if any failed")
+    s = command("batch", "execute every notebook with its parameter set; exit 1 if any failed", _batch)
     s.add_argument("--set", default="default", help="parameter set name (default: default)")
     s.add_argument("--only", nargs="+", metavar="NOTEBOOK", help="run only these notebooks")
     s.add_argument("-P", "--param", action="append", metavar="NAME=VALUE", help="override one parameter")
-    s.set_defaults(func=_batch)
 
-    s = sub.add_parser("runs", help="list recent runs in the results store")
+    s = command("runs", "list recent runs in the results store", _runs)
     s.add_argument("--experiment")
     s.add_argument("--limit", type=int, default=20)
-    s.set_defaults(func=_runs)
 
-    s = sub.add_parser("cleanup", help="remove benchlib containers left by killed runs")
+    s = command("cleanup", "remove what killed runs left: containers, perf windows; mark their runs aborted", _cleanup)
     s.add_argument("--all", action="store_true", help="remove every benchlib container, running or not")
-    s.set_defaults(func=_cleanup)
 
-    s = sub.add_parser("images", help="resolve (pull or build) the images of server engines")
+    s = command("images", "resolve (pull or build) the images of server engines", _images)
     s.add_argument("engines", nargs="*", metavar="ENGINE")
-    s.set_defaults(func=_images)
 
-    s = sub.add_parser("export", help="export runs as Parquet, to merge into another store")
+    s = command("export", "export runs as Parquet, to merge into another store", _export)
     s.add_argument("run_ids", nargs="+", metavar="RUN_ID")
     s.add_argument("--to", required=True, help="destination folder")
-    s.set_defaults(func=_export)
 
-    s = sub.add_parser("import", help="merge runs exported by `benchlib export` into this store")
+    s = command("import", "merge runs exported by `benchlib export` into this store", _import)
     s.add_argument("source", help="folder written by `benchlib export`")
-    s.set_defaults(func=_import)
     return p
+
+
+def _say(message: str) -> None:
+    print(f"benchlib: {message}", file=sys.stderr, flush=True)
+
+
+def _silence(stream) -> None:
+    """Point a standard stream's descriptor at /dev/null (its buffered text is dropped)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    debug = getattr(args, "debug", False)
     try:
-        return args.func(args)
-    except BenchlibError as exc:
-        print(f"benchlib: error: {exc}", file=sys.stderr)
-        return 2
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe (`benchlib runs | head -1`) shows up here, not at exit
+        return code
+    except BrokenPipeError:
+        _silence(sys.stdout)  # the interpreter flushes stdout again at exit
+        return 128 + signal.SIGPIPE
     except KeyboardInterrupt:
-        print("benchlib: interrupted", file=sys.stderr)
+        if debug:
+            raise
+        _say("interrupted")
+        # Kernel clients and asyncio complain about their torn-down sockets and tasks at exit.
+        _silence(sys.stderr)
         return 130
+    except BenchlibError as exc:
+        if debug:
+            raise
+        _say(f"error: {exc}")
+        return 2
+    except Exception as exc:
+        if debug:
+            raise
+        detail = str(exc).strip().splitlines()
+        _say(f"unexpected error: {type(exc).__name__}: {detail[0] if detail else ''} "
+             "(run with --debug for the traceback)")
+        return 1
