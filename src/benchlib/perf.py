@@ -6,15 +6,22 @@ the phase and perf's own start-up is outside it. perf runs on the host, outside 
 cgroup, so it adds no CPU to what it measures."""
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# Each window's FIFOs and output live in <tmp>/benchlib-perf-<pid>-<start ticks>-XXXXXXXX: the
+# owner is in the name, so a later process can tell an orphan (owner SIGKILLed) from a live window.
+DIR_PREFIX = "benchlib-perf-"
+_PR_SET_PDEATHSIG = 1
 
 # (event as perf names it, metric name in the store, unit in the store, scale from perf's unit)
 EVENTS = {
@@ -116,7 +123,7 @@ class PerfWindow:
         self.cgroup = cgroup
         self.pid = pid
         self.events = events or list(EVENTS)
-        self._dir = Path(tempfile.mkdtemp(prefix="benchlib-perf-"))
+        self._dir = Path(tempfile.mkdtemp(prefix=_dir_prefix()))
         self._proc: subprocess.Popen | None = None
         self._ctl = self._ack = -1
 
@@ -137,8 +144,10 @@ class PerfWindow:
         # O_RDWR on our ends: opening a FIFO never blocks then, whatever order perf opens them in.
         self._ctl = os.open(self._dir / "ctl", os.O_RDWR)
         self._ack = os.open(self._dir / "ack", os.O_RDWR)
+        # Own session: Ctrl-C in a notebook must not reach perf. Death signal: a SIGKILLed owner
+        # (no finally, no atexit) must not leave perf counting a cgroup for ever.
         self._proc = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                      start_new_session=True)  # Ctrl-C in a notebook must not reach it
+                                      start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
         return self
 
     def _command(self, word: str) -> None:
@@ -179,3 +188,68 @@ class PerfWindow:
                 os.close(fd)
         self._ctl = self._ack = -1
         shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def _die_with_parent(parent_pid: int):
+    """preexec_fn: SIGKILL this child when the thread that started it exits. Windows are prepared
+    and read by the thread that measures, which outlives them."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def preexec() -> None:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent_pid:  # the parent died before prctl took effect
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return preexec
+
+
+def _dir_prefix() -> str:
+    from .lifecycle import _process_start_ticks
+
+    pid = os.getpid()
+    return f"{DIR_PREFIX}{pid}-{_process_start_ticks(pid)}-"
+
+
+def _dir_owner(path: Path) -> str | None:
+    """The owner label (lifecycle's host:pid:ticks format) of a window folder, None if not ours."""
+    pid, _, rest = path.name[len(DIR_PREFIX):].partition("-")
+    ticks, _, _ = rest.partition("-")
+    if not (pid.isdigit() and ticks.isdigit()):
+        return None  # an older benchlib's folder: no owner in its name
+    return f"{socket.gethostname()}:{pid}:{ticks}"
+
+
+def _processes_using(path: Path) -> list[int]:
+    """Processes whose command line names a file in `path` (perf's --control FIFOs and -o file)."""
+    needle = str(path).encode() + b"/"
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if needle in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue  # exited meanwhile, or not ours to read
+    return pids
+
+
+def reap_orphans(tmp_dir: Path | None = None) -> list[Path]:
+    """Remove the window folders of dead owners, after killing any perf still using them (one
+    started before perf got a death signal, or by a thread that was already gone). Returns the
+    folders removed."""
+    from .lifecycle import _owner_alive
+
+    removed = []
+    for path in Path(tmp_dir or tempfile.gettempdir()).glob(f"{DIR_PREFIX}*"):
+        owner = _dir_owner(path)
+        if owner is None or _owner_alive(owner):
+            continue
+        for pid in _processes_using(path):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
