@@ -21,8 +21,12 @@ test: setup
 test-fast: setup
 	$(PY) -m pytest tests/unit
 
+# Loopback only and no browser (a server or container has none); as root Jupyter refuses to start
+# without --allow-root, and root is the set-up's own user on this project's machines.
+LAB_FLAGS := --ip=127.0.0.1 --no-browser $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: setup
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(LAB_FLAGS)
 
 images: setup
 	$(VENV)/bin/benchlib images

@@ -25,10 +25,9 @@ def reap_dead_runs(store: Store | None = None) -> list[str]:
         columns = {row[0] for row in con.execute("describe runs").fetchall()}
         if "owner" not in columns:
             return []  # no run recorded an owner yet (a store older than schema v2)
-        cursor = con.execute("select * exclude (schema_version) from runs "
-                             "where status = 'running' and owner is not null")
-        names = [d[0] for d in cursor.description]
-        rows = [dict(zip(names, values)) for values in cursor.fetchall()]
+        # Through Arrow: DuckDB's Python rows need pytz for timestamps with a time zone.
+        rows = con.sql("select * exclude (schema_version) from runs "
+                       "where status = 'running' and owner is not null").to_arrow_table().to_pylist()
     finally:
         con.close()
     aborted = []
