@@ -12,6 +12,7 @@ values by the workload's own `validate_parameters` (the module named in the note
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import importlib
 import json
 import os
@@ -29,7 +30,6 @@ import yaml
 from .errors import BenchlibError, ParameterError
 from .provenance import benchlib_version
 from .settings import REPORT_TEMPLATE_DIR, get_settings
-from .store import utcnow
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 KERNEL_NAME = "python3"
@@ -74,6 +74,11 @@ class NotebookSpec:
     workload: str | None  # metadata benchlib.workload: module exposing validate_parameters(params)
     title: str | None  # the first markdown cell's H1
     question: str | None  # the paragraph after it
+
+
+def _now() -> dt.datetime:
+    # Not store.utcnow: importing the store (pyarrow) would cost a rejected parameter ~0.5 s.
+    return dt.datetime.now(dt.timezone.utc)
 
 
 def notebooks() -> list[Path]:
@@ -218,7 +223,7 @@ def new_report_dir(name: str, root: Path | None = None) -> Path:
     root = Path(root or get_settings().reports_dir)
     root.mkdir(parents=True, exist_ok=True)
     while True:
-        path = root / f"{utcnow():%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}-{name}"
+        path = root / f"{_now():%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}-{name}"
         try:
             path.mkdir()
             return path
@@ -268,7 +273,7 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
 
     out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / notebook.name
-    started_at = utcnow()
+    started_at = _now()
     started = time.perf_counter()
     error, interrupted = None, False
     with tempfile.TemporaryDirectory(prefix="benchlib-exec-") as tmp:
@@ -442,14 +447,6 @@ def plan_batch(params_set: str = "default", only: list[str] | None = None,
     return plan
 
 
-def run_batch(params_set: str = "default", only: list[str] | None = None, overrides: dict[str, Any] | None = None,
-              out_root: Path | None = None, progress: bool = True) -> tuple[Path, list[NotebookOutcome]]:
-    """Check, then run, every notebook with its `params_set`; the batch goes on after a failing
-    notebook and says so in its summary."""
-    return run_notebooks(params_set, "batch", plan_batch(params_set, only, overrides), out_root=out_root,
-                         progress=progress)
-
-
 def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | None = None,
                   out_root: Path | None = None, progress: bool = True) -> tuple[Path, list[NotebookOutcome]]:
     """Execute a checked plan into a new report folder (`kind` run or batch, named after `name`),
@@ -458,7 +455,7 @@ def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | 
     root = Path(out_root or get_settings().reports_dir)
     out_dir = Path(out_dir) if out_dir else new_report_dir(name, root)
     out_dir.mkdir(parents=True, exist_ok=True)
-    started_at = utcnow()
+    started_at = _now()
     outcomes: list[NotebookOutcome] = []
     complete = False
     try:
@@ -500,7 +497,7 @@ def write_folder(out_dir: Path, kind: str, name: str, outcomes: list[NotebookOut
     manifest = {
         "kind": kind, "name": name, "folder": out_dir.name, "complete": complete,
         "started_at": started_at.isoformat(timespec="seconds"),
-        "finished_at": utcnow().isoformat(timespec="seconds"),
+        "finished_at": _now().isoformat(timespec="seconds"),
         "host": socket.gethostname(), "benchlib_version": benchlib_version(),
         "outcomes": [o.to_json(out_dir) for o in outcomes],
     }
@@ -550,7 +547,7 @@ def write_site_index(root: Path | None = None) -> Path:
                 latest[outcome["notebook"]] = {**outcome, "folder": manifest["folder"]}
     path = root / "index.html"
     _write_text(path, _render("index.html.j2", folders=manifests,
-                              notebooks=[latest[k] for k in sorted(latest)], generated=utcnow()))
+                              notebooks=[latest[k] for k in sorted(latest)], generated=_now()))
     return path
 
 
