@@ -82,7 +82,7 @@ def _run(args: argparse.Namespace) -> int:
     params = load_params(pfile, overrides)
     check_parameters(notebook, params)  # before any kernel starts and before any report folder exists
     _reap_dead()
-    _, (outcome,) = run_notebooks(notebook.stem, "run", [Planned(notebook, params, str(pfile))],
+    _, (outcome,) = run_notebooks(notebook.stem, "run", [Planned(notebook, params, args.params or pfile.name)],
                                   out_dir=Path(args.out) if args.out else None)
     print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.notebook} in {outcome.seconds:.0f}s")
     print(f"  executed notebook: {outcome.executed}")
