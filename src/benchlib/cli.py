@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -237,9 +238,21 @@ def _silence(stream) -> None:
         os.close(devnull)
 
 
+def _quiet_libraries() -> None:
+    """Papermill, nbclient and asyncio log to stderr through logging's last-resort handler; after
+    Ctrl-C they report the kernel just shut down ("Kernel died while waiting for execute reply",
+    "Task exception was never retrieved"). What matters is in the run's outcome and report."""
+    for name in ("asyncio", "papermill", "nbclient", "traitlets"):
+        logger = logging.getLogger(name)
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     debug = getattr(args, "debug", False)
+    if not debug:
+        _quiet_libraries()
     try:
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe (`benchlib runs | head -1`) shows up here, not at exit
