@@ -16,12 +16,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .engines import Engine
+from .engines.clients import missing_modules
 from .errors import EngineUnavailableError, ImageBuildError
 from .settings import RECIPES_DIR, get_settings
 
-BASE_IMAGE = "benchlib/debian-base:bookworm"
-BASE_SUITE = "bookworm"
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
+# apt settings a suite's base image needs beyond what debootstrap writes.
+SUITES: dict[str, tuple[str, ...]] = {
+    "bookworm": (),
+    "trixie": (),
+    # The mirror's sid Release file is past its Valid-Until date, and apt refuses an expired one.
+    "sid": ('Acquire::Check-Valid-Until "false";',),
+}
+
+
+def base_image_ref(suite: str) -> str:
+    return f"benchlib/debian-base:{suite}"
+
+
+BASE_IMAGE = base_image_ref("bookworm")
 
 
 @dataclass(frozen=True)
@@ -52,6 +65,20 @@ _REGISTRY_UNREACHABLE = re.compile(r"no such host|dial tcp|i/o timeout|connectio
                                    r"|Temporary failure in name resolution", re.I)
 
 
+def official_ref(image: str) -> str:
+    """Where the official `image` comes from: Docker Hub, or the configured mirror under the same
+    name (`<mirror>/library/postgres:17`, as registries mirroring the Hub lay it out)."""
+    mirror = get_settings().registry_mirror
+    if not mirror:
+        return image
+    return f"{mirror}/{image if '/' in image.rpartition(':')[0] else 'library/' + image}"
+
+
+def _registry_of(ref: str) -> str | None:
+    first, slash, _ = ref.partition("/")
+    return first if slash and ("." in first or ":" in first or first == "localhost") else None
+
+
 @functools.lru_cache(maxsize=None)
 def _pull(ref: str) -> tuple[bool, str]:
     """Try a pull once per process: offline, the answer is the same every time."""
@@ -79,7 +106,8 @@ def _pullable(ref: str) -> tuple[bool, str]:
 def _pull_failure(ref: str, exc: Exception) -> str:
     message = str(getattr(exc, "explanation", None) or exc).splitlines()[0]
     if _REGISTRY_UNREACHABLE.search(message):
-        message = "no image registry reachable from this host"
+        registry = _registry_of(ref)
+        message = f"registry {registry} does not answer" if registry else "no image registry reachable from this host"
     return f"cannot pull {ref} ({message[:300]})"
 
 
@@ -94,6 +122,14 @@ def _official(client, ref: str, allow_pull: bool) -> tuple[object | None, str]:
     return (_get_image(client, ref), why) if ok else (None, why)
 
 
+def _repo_digest(image, ref: str) -> str | None:
+    """The digest the registry gave this image under the repository of `ref` (an image pushed to
+    or pulled from several places has one per repository)."""
+    digests = getattr(image, "attrs", {}).get("RepoDigests") or []
+    repo = ref.rpartition(":")[0] if ":" in ref.rpartition("/")[2] else ref
+    return next((d for d in digests if d.partition("@")[0] == repo), digests[0] if digests else None)
+
+
 def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
     """The image to start `engine` from: the official one (pulled when missing), else the local
     recipe, built when missing. With build=False nothing is pulled or built: an answer of what
@@ -103,23 +139,30 @@ def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
     server = engine.server
     if server is None:
         raise EngineUnavailableError(f"{engine.key} is embedded: it has no image")
+    missing = missing_modules(engine.client)
+    if missing:
+        raise EngineUnavailableError(f"{engine.key}: the Python module(s) {', '.join(missing)} its client needs "
+                                     f"are not installed")
     client = docker_client()
     policy = get_settings().image_policy
     why_not_official = "image policy is 'local'"
     if policy in ("auto", "official"):
-        image, why = _official(client, server.official_image, allow_pull=build)
-        if image is not None:
-            digests = getattr(image, "attrs", {}).get("RepoDigests") or []
-            return ResolvedImage(server.official_image, image.id, "official", digests[0] if digests else None,
-                                 f"official image, {why}")
-        why_not_official = why
+        if server.official_image is None:
+            why_not_official = f"no official image: {server.no_official_reason}"
+        else:
+            ref = official_ref(server.official_image)
+            image, why = _official(client, ref, allow_pull=build)
+            if image is not None:
+                return ResolvedImage(ref, image.id, "official", _repo_digest(image, ref), f"official image, {why}")
+            why_not_official = why
         if policy == "official":
-            raise EngineUnavailableError(f"{engine.key}: {why} and BENCHLIB_IMAGE_POLICY=official")
-    if server.recipe is None:
-        raise EngineUnavailableError(f"{engine.key}: {why_not_official}; {server.no_recipe_reason}")
+            raise EngineUnavailableError(f"{engine.key}: {why_not_official} and BENCHLIB_IMAGE_POLICY=official")
+    recipe = server.recipe
+    if recipe is None:
+        raise EngineUnavailableError(f"{engine.key}: {why_not_official}; no local recipe: {server.no_recipe_reason}")
     ref, image = local_image(engine, build=build)
-    note = (f"local build of recipes/{server.recipe} from Debian packages "
-            f"(official {server.official_image} unavailable: {why_not_official})")
+    note = (f"local build of {recipe.description}, major {server.local_version.version} "
+            f"(official image unavailable: {why_not_official})")
     return ResolvedImage(ref, image.id, "local-build", None, note)
 
 
@@ -129,9 +172,7 @@ def availability(engine: Engine) -> Availability:
 
     try:
         resolved = resolve_image(engine, build=False)
-    except EngineUnavailableError as exc:
-        return Availability("unavailable", str(exc))
-    except ImageBuildError as exc:
+    except (EngineUnavailableError, ImageBuildError) as exc:
         return Availability("unavailable", str(exc))
     if resolved.source == "official":
         return Availability("official", f"{resolved.ref} ({resolved.note})")
@@ -151,8 +192,9 @@ class _NotBuilt:
         self.id = f"(not built: {ref})"
 
 
-def _recipe_hash(recipe_dir: Path, base_id: str) -> str:
+def _recipe_hash(recipe_dir: Path, base_id: str, buildargs: dict[str, str]) -> str:
     digest = hashlib.sha256(base_id.encode())
+    digest.update(repr(sorted(buildargs.items())).encode())
     for path in sorted(p for p in recipe_dir.rglob("*") if p.is_file()):
         digest.update(str(path.relative_to(recipe_dir)).encode())
         digest.update(path.read_bytes())
@@ -170,41 +212,47 @@ def _build_lock(name: str):
 
 
 def local_image(engine: Engine, *, build: bool = True):
-    """(ref, image) of the engine's local recipe; builds the base image and recipe when missing."""
+    """(ref, image) of the engine's local recipe; builds its suite's base image and the recipe
+    when missing. Recipes of one suite share its base image."""
     from .docker_host import docker_client
 
     client = docker_client()
     assert engine.server is not None and engine.server.recipe is not None
-    recipe = engine.server.recipe
-    recipe_dir = RECIPES_DIR / recipe
-    base = _get_image(client, BASE_IMAGE)
+    version = engine.server.local_version
+    recipe = version.recipe
+    recipe_dir = RECIPES_DIR / recipe.folder
+    base_ref = base_image_ref(recipe.suite)
+    base = _get_image(client, base_ref)
     if base is None:
         if not build:
-            base_problem = base_image_problem()
+            base_problem = base_image_problem(recipe.suite)
             if base_problem:
                 raise ImageBuildError(f"{engine.key}: no official image and {base_problem}")
-            ref = f"benchlib/{recipe}:local-pending"
+            ref = f"benchlib/{recipe.folder}:{version.version}-local-pending"
             return ref, _NotBuilt(ref)
-        base = ensure_base_image()
-    ref = f"benchlib/{recipe}:local-{_recipe_hash(recipe_dir, base.id)}"
+        base = ensure_base_image(recipe.suite)
+    # VERSION lets the recipe check that the suite still carries this major.
+    buildargs = {"BASE_IMAGE": base_ref, "PACKAGES": recipe.packages, "VERSION": version.version}
+    ref = f"benchlib/{recipe.folder}:{version.version}-local-{_recipe_hash(recipe_dir, base.id, buildargs)}"
     image = _get_image(client, ref)
     if image is not None or not build:
         return ref, image or _NotBuilt(ref)
     with _build_lock(ref):
         image = _get_image(client, ref)
         if image is None:
-            image = _build(client, recipe_dir, ref)
+            image = _build(client, recipe_dir, ref, buildargs)
     return ref, image
 
 
-def _build(client, recipe_dir: Path, ref: str):
+def _build(client, recipe_dir: Path, ref: str, buildargs: dict[str, str] | None = None):
+    """Docker tags an image only when every step succeeded: a failed build leaves no usable tag."""
     import docker.errors
 
     try:
         image, _logs = client.images.build(
             path=str(recipe_dir), tag=ref, rm=True, forcerm=True,
             # The build installs Debian packages: it needs the host's network (and apt mirror).
-            network_mode="host", buildargs={"BASE_IMAGE": BASE_IMAGE},
+            network_mode="host", buildargs=buildargs or {"BASE_IMAGE": BASE_IMAGE},
             labels={"benchlib.recipe": recipe_dir.name, "benchlib.recipe_ref": ref},
         )
     except docker.errors.BuildError as exc:
@@ -216,26 +264,29 @@ def _build(client, recipe_dir: Path, ref: str):
 
 
 def debian_mirror() -> str:
-    """The host's own Debian mirror (offline hosts often have only that one), else deb.debian.org."""
+    """The host's own Debian mirror (offline hosts often have only that one), else deb.debian.org.
+    One mirror serves every suite: the host's entry for its own suite names it."""
     if os.environ.get("BENCHLIB_DEBIAN_MIRROR"):
         return os.environ["BENCHLIB_DEBIAN_MIRROR"]
     sources = sorted(Path("/etc/apt/sources.list.d").glob("*.sources"))
     for path in sources:
         for block in path.read_text().split("\n\n"):
             uris = re.search(r"^URIs:\s*(\S+)", block, re.M)
-            suites = re.search(r"^Suites:\s*(.+)$", block, re.M)
-            if uris and suites and "security" not in uris.group(1) and BASE_SUITE in suites.group(1).split():
+            types = re.search(r"^Types:\s*(.+)$", block, re.M)
+            if uris and "security" not in uris.group(1) and (types is None or "deb" in types.group(1).split()):
                 return uris.group(1)
     legacy = Path("/etc/apt/sources.list")
     if legacy.exists():
-        match = re.search(rf"^deb\s+(?:\[[^]]*\]\s+)?(\S+)\s+{BASE_SUITE}\s", legacy.read_text(), re.M)
-        if match:
+        match = re.search(r"^deb\s+(?:\[[^]]*\]\s+)?(\S+)\s+\S+\s", legacy.read_text(), re.M)
+        if match and "security" not in match.group(1):
             return match.group(1)
     return DEFAULT_MIRROR
 
 
-def base_image_problem() -> str | None:
-    """Why the base image cannot be built here, or None."""
+def base_image_problem(suite: str = "bookworm") -> str | None:
+    """Why the base image of `suite` cannot be built here, or None."""
+    if suite not in SUITES:
+        return f"no Debian base image is declared for suite {suite!r} (known: {', '.join(SUITES)})"
     if os.geteuid() != 0:
         return "building the Debian base image needs root (debootstrap)"
     if shutil.which("debootstrap") is None:
@@ -243,36 +294,52 @@ def base_image_problem() -> str | None:
     return None
 
 
-def ensure_base_image():
-    """benchlib/debian-base:bookworm: debootstrap --variant=minbase, then docker import."""
+def _trim_rootfs(rootfs: Path, suite: str) -> None:
+    """What every recipe wants of its base: no downloaded .debs or package lists (recipes run
+    apt-get update), no services started by package scripts during builds, the suite's apt quirks."""
+    for pattern in ("var/cache/apt/archives/*.deb", "var/lib/apt/lists/*_*"):
+        for path in rootfs.glob(pattern):
+            path.unlink()
+    policy = rootfs / "usr/sbin/policy-rc.d"
+    policy.write_text("#!/bin/sh\nexit 101\n")
+    policy.chmod(0o755)
+    if SUITES[suite]:
+        (rootfs / "etc/apt/apt.conf.d/99benchlib").write_text("\n".join(SUITES[suite]) + "\n")
+
+
+def ensure_base_image(suite: str = "bookworm"):
+    """benchlib/debian-base:<suite>: debootstrap --variant=minbase, then docker import."""
     from .docker_host import docker_client
 
     client = docker_client()
-    with _build_lock(BASE_IMAGE):
-        image = _get_image(client, BASE_IMAGE)
+    ref = base_image_ref(suite)
+    with _build_lock(ref):
+        image = _get_image(client, ref)
         if image is not None:
             return image
-        problem = base_image_problem()
+        problem = base_image_problem(suite)
         if problem:
-            raise ImageBuildError(f"cannot build {BASE_IMAGE}: {problem}")
+            raise ImageBuildError(f"cannot build {ref}: {problem}")
         mirror = debian_mirror()
         with tempfile.TemporaryDirectory(prefix="benchlib-rootfs-", dir="/var/tmp") as tmp:
             rootfs = Path(tmp) / "rootfs"
             result = subprocess.run(
-                ["debootstrap", "--variant=minbase", BASE_SUITE, str(rootfs), mirror],
+                ["debootstrap", "--variant=minbase", suite, str(rootfs), mirror],
                 capture_output=True, text=True,
             )
             if result.returncode != 0:
                 raise ImageBuildError(
-                    f"debootstrap {BASE_SUITE} from {mirror} failed (exit {result.returncode}): "
+                    f"debootstrap {suite} from {mirror} failed (exit {result.returncode}): "
                     f"{(result.stderr or result.stdout)[-1500:]}"
                 )
+            _trim_rootfs(rootfs, suite)
             archive = Path(tmp) / "rootfs.tar"
             with tarfile.open(archive, "w") as tar:
                 for entry in sorted(rootfs.iterdir()):
                     tar.add(entry, arcname=entry.name)
+            # The tag is set only once the whole archive is imported.
             client.api.import_image_from_file(
-                str(archive), repository=BASE_IMAGE.split(":")[0], tag=BASE_IMAGE.split(":")[1],
-                changes=['CMD ["/bin/bash"]', f'LABEL benchlib.debian_mirror="{mirror}"'],
+                str(archive), repository=ref.split(":")[0], tag=ref.split(":")[1],
+                changes=['CMD ["/bin/bash"]', f'LABEL benchlib.debian_mirror="{mirror}" benchlib.suite="{suite}"'],
             )
-        return client.images.get(BASE_IMAGE)
+        return client.images.get(ref)

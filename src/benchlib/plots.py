@@ -25,9 +25,11 @@ _FALLBACK_COLORS = ("#8C564B", "#E377C2", "#7F7F7F", "#17BECF", "#BCBD22", "#946
 
 
 def engine_color(key: str) -> str:
-    if key in ENGINE_COLORS:
-        return ENGINE_COLORS[key]
-    return _FALLBACK_COLORS[sum(key.encode()) % len(_FALLBACK_COLORS)]
+    """Versions share their engine's colour: `postgres@15` is drawn as `postgres`."""
+    name = key.partition("@")[0]
+    if name in ENGINE_COLORS:
+        return ENGINE_COLORS[name]
+    return _FALLBACK_COLORS[sum(name.encode()) % len(_FALLBACK_COLORS)]
 
 
 def engine_order(keys) -> list[str]:
@@ -37,7 +39,8 @@ def engine_order(keys) -> list[str]:
 
 
 def engine_title(key: str) -> str:
-    return ENGINE_TITLES.get(key, key)
+    name, at, version = key.partition("@")
+    return f"{ENGINE_TITLES[name]} {version}" if at and name in ENGINE_TITLES else ENGINE_TITLES.get(key, key)
 
 
 def slug(text: str) -> str:

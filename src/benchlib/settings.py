@@ -4,6 +4,7 @@ writes to the same store."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,9 @@ class Settings:
     data_dir: Path
     reports_dir: Path
     image_policy: str  # auto | official | local
+    # Where "official" images come from instead of Docker Hub: a mirror or private registry
+    # holding them under their Hub names (`<mirror>/library/postgres:17`); None: Docker Hub.
+    registry_mirror: str | None = None
 
     @property
     def results_dir(self) -> Path:
@@ -57,4 +61,7 @@ def get_settings() -> Settings:
         from .errors import ParameterError
 
         raise ParameterError(f"BENCHLIB_IMAGE_POLICY={policy!r} is not one of {', '.join(IMAGE_POLICIES)}")
-    return Settings(root, data_dir, reports_dir, policy)
+    mirror = os.environ.get("BENCHLIB_REGISTRY_MIRROR", "").strip()
+    # Docker references carry no scheme: accept a pasted URL all the same.
+    mirror = re.sub(r"^[a-z]+://", "", mirror).rstrip("/") or None
+    return Settings(root, data_dir, reports_dir, policy, mirror)

@@ -1,20 +1,33 @@
-"""The engine catalog: one module per engine, one registry."""
+"""The engine catalog: one module per engine, one registry.
+
+`ENGINES` holds each engine at its default version (what "all available" runs and what the full
+lifecycle tests cover); `ALL_ENGINES` adds every declared `key@version`. `get_engine` accepts both."""
 from __future__ import annotations
 
 from ..errors import UnknownEngineError
-from . import duckdb, mariadb, mysql, postgres, sqlite
-from .base import Credentials, Embedded, Engine, Server
+from . import duckdb, mariadb, mariadb_myrocks, mysql, postgres, sqlite
+from .base import Credentials, Embedded, Engine, Recipe, Server, Version
 from .clients import DocumentClient, Endpoint, Session, SqlClient
 
-ENGINES: dict[str, Engine] = {m.ENGINE.key: m.ENGINE for m in (postgres, mysql, mariadb, sqlite, duckdb)}
+ENGINES: dict[str, Engine] = {m.ENGINE.key: m.ENGINE
+                              for m in (postgres, mysql, mariadb, mariadb_myrocks, sqlite, duckdb)}
+ALL_ENGINES: dict[str, Engine] = {
+    **ENGINES, **{f"{e.key}@{v}": e.at(v) for e in ENGINES.values() for v in e.versions},
+}
 
 
 def get_engine(key: str) -> Engine:
+    """The engine of `key` (`postgres`) or `key@version` (`postgres@15`)."""
     try:
-        return ENGINES[key]
+        return ALL_ENGINES[key]
     except (KeyError, TypeError):
-        raise UnknownEngineError(f"unknown engine {key!r}; known engines: {', '.join(ENGINES)}") from None
+        pass
+    name, at, version = key.partition("@") if isinstance(key, str) else (key, "", "")
+    if at and name in ENGINES:
+        return ENGINES[name].at(version)  # raises, naming the versions it has
+    raise UnknownEngineError(f"unknown engine {key!r}; known engines: {', '.join(ENGINES)} (versions: "
+                             f"{', '.join(k for k in ALL_ENGINES if '@' in k)})") from None
 
 
-__all__ = ["ENGINES", "Credentials", "DocumentClient", "Embedded", "Endpoint", "Engine", "Server", "Session",
-           "SqlClient", "get_engine"]
+__all__ = ["ALL_ENGINES", "ENGINES", "Credentials", "DocumentClient", "Embedded", "Endpoint", "Engine", "Recipe",
+           "Server", "Session", "SqlClient", "Version", "get_engine"]

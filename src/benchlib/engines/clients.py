@@ -41,8 +41,15 @@ class Session(Protocol):
 
 class Client(Protocol):
     protocol: str
+    needs: tuple[str, ...]  # Python modules the driver needs for this engine beyond its own
 
     def open(self, endpoint: Endpoint, timeout: float = 10.0) -> Session: ...
+
+
+def missing_modules(client: Client) -> list[str]:
+    import importlib.util
+
+    return [m for m in client.needs if importlib.util.find_spec(m) is None]
 
 
 class SqlSession:
@@ -78,6 +85,7 @@ class SqlClient:
     # Wraps a raw connection for SQLAlchemy when its dialect cannot open the file itself beside
     # ours (DuckDB refuses a second configuration of an open file).
     sqlalchemy_wrap: Callable[[Any], Any] | None = None
+    needs: tuple[str, ...] = ()
 
     def open(self, endpoint: Endpoint, timeout: float = 10.0) -> SqlSession:
         return SqlSession(self.connect(endpoint, timeout), self)
@@ -105,6 +113,7 @@ class DocumentSession:
 @dataclass(frozen=True)
 class DocumentClient:
     protocol: str = "mongodb wire"
+    needs: tuple[str, ...] = ()
 
     def open(self, endpoint: Endpoint, timeout: float = 10.0) -> DocumentSession:
         import pymongo
@@ -134,5 +143,5 @@ def postgres_wire(version_query: str = "select version()") -> SqlClient:
     return SqlClient("postgres wire", _connect_postgres, version_query, sqlalchemy_driver="postgresql+psycopg")
 
 
-def mysql_wire(version_query: str) -> SqlClient:
-    return SqlClient("mysql wire", _connect_mysql, version_query, sqlalchemy_driver="mysql+pymysql")
+def mysql_wire(version_query: str, needs: tuple[str, ...] = ()) -> SqlClient:
+    return SqlClient("mysql wire", _connect_mysql, version_query, sqlalchemy_driver="mysql+pymysql", needs=needs)

@@ -1,20 +1,29 @@
-from .base import Engine, Server, mysql_config_command
+from .base import Engine, Recipe, Server, Version, mysql_config_command
 from .clients import mysql_wire
+
+# trixie's 11.8 recipe also installs MyRocks (mariadb-plugin-rocksdb), loaded only by mariadb-myrocks.
+VERSIONS = (
+    Version("10.11", "mariadb:10.11", Recipe("mariadb", "bookworm", "mariadb-server")),
+    Version("11.8", "mariadb:11.8", Recipe("mariadb", "trixie", "mariadb-server mariadb-plugin-rocksdb")),
+)
 
 ENGINE = Engine(
     key="mariadb",
     title="MariaDB",
     color="#C0765A",
     family="mysql",
-    client=mysql_wire("select concat('MariaDB ', version(), ' ', @@version_comment)"),
+    client=mysql_wire("select concat('MariaDB ', version(), ' ', @@version_comment, '; default storage engine ', "
+                      "@@default_storage_engine)"),
     server=Server(
-        official_image="mariadb:11.4",
         port=3306,
         env=lambda c: {"MARIADB_ROOT_PASSWORD": c.password, "MARIADB_DATABASE": c.database},
         user="root",
-        command=mysql_config_command,
-        recipe="mariadb",
+        versions=VERSIONS,
+        default="11.8",
+        config_command=mysql_config_command,
+        storage_setting="default_storage_engine",
+        storage_engines=("innodb", "aria", "myisam", "memory", "csv"),
+        storage_hint="RocksDB (MyRocks) is the engine mariadb-myrocks",
     ),
-    report_note="MariaDB is not MySQL: same wire protocol and family, a different server and storage engine "
-                "version line. The article's MySQL row is MySQL 8.4.",
+    note="MariaDB is not MySQL: same wire protocol and family, a different server and storage engine version line.",
 )

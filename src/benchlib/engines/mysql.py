@@ -1,4 +1,4 @@
-from .base import Engine, Server, mysql_config_command
+from .base import Engine, Recipe, Server, Version, mysql_config_command
 from .clients import mysql_wire
 
 ENGINE = Engine(
@@ -6,14 +6,26 @@ ENGINE = Engine(
     title="MySQL",
     color="#E48E00",
     family="mysql",
-    client=mysql_wire("select concat('MySQL ', version(), ' ', @@version_comment)"),
+    # The default storage engine is part of what ran: it is in the server version string.
+    client=mysql_wire("select concat('MySQL ', version(), ' ', @@version_comment, '; default storage engine ', "
+                      "@@default_storage_engine)",
+                      # MySQL 8.4+ logs in with caching_sha2_password: over plain TCP PyMySQL
+                      # encrypts the password with the server's RSA key, through `cryptography`.
+                      needs=("cryptography",)),
     server=Server(
-        official_image="mysql:8.4",
         port=3306,
         env=lambda c: {"MYSQL_ROOT_PASSWORD": c.password, "MYSQL_DATABASE": c.database, "MYSQL_ROOT_HOST": "%"},
         user="root",
-        command=mysql_config_command,
-        no_recipe_reason="Debian ships no MySQL server package (only MariaDB), so there is no local recipe",
+        versions=(
+            Version("8.4", "mysql:8.4", no_recipe_reason="Debian ships no MySQL 8.4 (sid has Oracle's 9.x)"),
+            # sid's mysql-server is Oracle MySQL, not MariaDB: the recipe checks the server says so.
+            Version("9", "mysql:9", Recipe("mysql", "sid", "mysql-server")),
+        ),
+        default="8.4",  # seed 000's MySQL
+        local_default="9",
+        config_command=mysql_config_command,
+        storage_setting="default_storage_engine",
+        storage_engines=("innodb", "myisam", "memory", "csv", "archive", "blackhole"),
         # The official image initialises with a temporary server first: slow to become ready.
         startup_timeout=180.0,
     ),

@@ -1,5 +1,10 @@
-from .base import Engine, Server, postgres_config_command
+from .base import Engine, Recipe, Server, Version, postgres_config_command
 from .clients import postgres_wire
+
+
+def _version(major: str, suite: str, extra: str = "") -> Version:
+    return Version(major, f"postgres:{major}", Recipe("postgres", suite, f"postgresql-{major}{extra}"))
+
 
 ENGINE = Engine(
     key="postgres",
@@ -8,11 +13,19 @@ ENGINE = Engine(
     family="postgres",
     client=postgres_wire(),
     server=Server(
-        official_image="postgres:17",
         port=5432,
         env=lambda c: {"POSTGRES_PASSWORD": c.password, "POSTGRES_USER": c.user, "POSTGRES_DB": c.database},
         user="postgres",
-        command=postgres_config_command,
-        recipe="postgres",
+        versions=(
+            _version("15", "bookworm"),
+            _version("17", "trixie"),
+            # From 18 on Debian ships JIT (llvmjit) as a recommended package of its own; the
+            # official image has it, and it changes the plans of large scans (jit_above_cost).
+            _version("18", "sid", " postgresql-18-jit"),
+        ),
+        default="17",
+        config_command=postgres_config_command,
+        storage_setting="default_table_access_method",
+        storage_engines=("heap",),
     ),
 )

@@ -1,6 +1,7 @@
-"""What seed 000's DML workload says to each engine. Looked up by engine key, then by the
-engine's dialect family: MySQL and MariaDB share the MySQL family's statements and override only
-what differs."""
+"""What seed 000's DML workload says to each engine. Looked up by engine key, then without its
+version (`postgres@15` -> `postgres`), then the engine it is a variant of (`mariadb-myrocks` ->
+`mariadb`), then the dialect family: MySQL and MariaDB share the MySQL family's statements and
+override only what differs."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -91,4 +92,4 @@ NOTES = {
 
 
 def dialect_for(engine: Engine) -> DmlDialect | None:
-    return DIALECTS.get(engine.key) or DIALECTS.get(engine.family)
+    return next((DIALECTS[k] for k in engine.lookup_keys if k in DIALECTS), None)
