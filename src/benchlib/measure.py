@@ -131,6 +131,24 @@ class Run:
         return Meter(self, instance, repetition, settle or SettlePolicy(), labels or {}, client)
 
 
+@dataclass
+class RunResult:
+    """What a workload's run returns: its id (every figure is read back from the store by it),
+    the validated parameters, and the parts that failed (engine starts, steps)."""
+
+    run_id: str
+    params: Any
+    errors: dict[str, str]
+
+    def raise_for_errors(self) -> None:
+        """Last cell of a notebook: the report is complete, but the batch must see the failure."""
+        if self.errors:
+            from .errors import BenchlibError
+
+            raise BenchlibError(f"run {self.run_id}: {len(self.errors)} part(s) failed (the report shows what was "
+                                "measured): " + "; ".join(f"{k}: {v}" for k, v in self.errors.items()))
+
+
 def _one_line(exc: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(exc), exc)).strip().replace("\n", " ")
 

@@ -8,9 +8,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ... import cgroups
-from ...errors import BenchlibError
 from ...lifecycle import Instance, start
-from ...measure import Meter, Run, SettlePolicy
+from ...measure import Meter, Run, RunResult, SettlePolicy
 from ...progress import Progress
 from ...validation import boolean, choice, engine_selection, non_negative_number, positive_int, require
 from .dialects import PK_KINDS, dialect_for
@@ -54,19 +53,6 @@ def validate_parameters(params: dict[str, Any]) -> DmlParams:
     )
 
 
-@dataclass
-class DmlResult:
-    run_id: str
-    params: DmlParams
-    errors: dict[str, str]
-
-    def raise_for_errors(self) -> None:
-        """Last cell of a notebook: the report is complete, but the batch must see the failure."""
-        if self.errors:
-            raise BenchlibError(f"run {self.run_id}: {len(self.errors)} engine start(s) failed (the report shows "
-                                f"what was measured): " + "; ".join(f"{k}: {v}" for k, v in self.errors.items()))
-
-
 def measure_engine(meter: Meter, instance: Instance, params: DmlParams, progress: Progress) -> None:
     """The article's phases on one running engine."""
     dialect = dialect_for(instance.engine)
@@ -100,7 +86,7 @@ def measure_engine(meter: Meter, instance: Instance, params: DmlParams, progress
         run(dialect.delete_all, maintain)
 
 
-def run_dml(params: DmlParams, *, notebook: str | None = None, store=None) -> DmlResult:
+def run_dml(params: DmlParams, *, notebook: str | None = None, store=None) -> RunResult:
     """Every repetition for every engine (repetition-major, so drift over time spreads evenly
     over engines), each on a fresh engine start. Rows land in the store window by window; an
     engine that fails is recorded, the others still run, and the run ends `partial`."""
@@ -120,4 +106,4 @@ def run_dml(params: DmlParams, *, notebook: str | None = None, store=None) -> Dm
                 except Exception as exc:  # a start, driver or SQL error: keep the other engines going
                     run.record_failure(f"{key} repetition {repetition}", exc)
                     progress.skip(len(PHASES) - (progress.done - steps_before))
-    return DmlResult(run.run_id, params, dict(run.failures))
+    return RunResult(run.run_id, params, dict(run.failures))

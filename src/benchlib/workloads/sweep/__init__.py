@@ -1,7 +1,7 @@
 """Seed 004's concurrency sweeps with sysbench: parameters, the run, its arithmetic and report."""
 from . import analysis
 from .report import SweepReport
-from .workload import EXPERIMENT, PARAMETERS, TESTS, SweepParams, SweepResult, run_sweep, validate_parameters
+from .workload import EXPERIMENT, PARAMETERS, TESTS, SweepParams, run_sweep, validate_parameters
 
-__all__ = ["EXPERIMENT", "PARAMETERS", "TESTS", "SweepParams", "SweepReport", "SweepResult", "analysis", "run_sweep",
+__all__ = ["EXPERIMENT", "PARAMETERS", "TESTS", "SweepParams", "SweepReport", "analysis", "run_sweep",
            "validate_parameters"]

@@ -9,7 +9,7 @@ from typing import Any
 from ... import cgroups, sysbench
 from ...errors import ParameterError
 from ...lifecycle import start
-from ...measure import Run, SettlePolicy
+from ...measure import Run, RunResult, SettlePolicy
 from ...progress import Progress
 from ...validation import choice, engine_selection, non_negative_number, positive_int, require
 
@@ -95,21 +95,7 @@ def _check_priced(engines: list[str], prices: dict[str, float]) -> None:
                              f"or none); priced: {', '.join(prices)}")
 
 
-@dataclass
-class SweepResult:
-    run_id: str
-    params: SweepParams
-    errors: dict[str, str]
-
-    def raise_for_errors(self) -> None:
-        if self.errors:
-            from ...errors import BenchlibError
-
-            raise BenchlibError(f"run {self.run_id}: {len(self.errors)} step(s) failed (the report shows what was "
-                                "measured): " + "; ".join(f"{k}: {v}" for k, v in self.errors.items()))
-
-
-def run_sweep(params: SweepParams, *, notebook: str | None = None, store=None) -> SweepResult:
+def run_sweep(params: SweepParams, *, notebook: str | None = None, store=None) -> RunResult:
     """Per engine: one start, the tables prepared, an idle baseline; then per test a warm-up and
     the thread steps, repetition-major within the test so drift spreads over thread counts.
     A failed step is recorded and the sweep goes on."""
@@ -129,7 +115,7 @@ def run_sweep(params: SweepParams, *, notebook: str | None = None, store=None) -
             except Exception as exc:
                 run.record_failure(key, exc)
                 progress.skip(steps - (progress.done - done_before))
-    return SweepResult(run.run_id, params, dict(run.failures))
+    return RunResult(run.run_id, params, dict(run.failures))
 
 
 def _sweep_test(run, meter, instance, params: SweepParams, test: str, progress: Progress) -> None:
