@@ -5,16 +5,23 @@
     with benchlib.Run("dml", params) as run:      # one row in the results store
         meter = run.meter(eng)                    # perf per cgroup + cgroup accounting
 """
-from . import engines, notebook, plots, report, results
-from .engines import ENGINES, get_engine
+from __future__ import annotations
+
+from ._lazy import lazy_exports
 from .errors import (BenchlibError, DockerUnavailableError, EngineStartError, EngineUnavailableError,
                      ImageBuildError, ParameterError, StoreError, UnknownEngineError)
-from .lifecycle import Instance, start
-from .measure import Meter, Run, SettlePolicy
 from .provenance import benchlib_version
-from .store import Store
 
 __version__ = benchlib_version()
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "engines": ("engines", None), "notebook": ("notebook", None), "plots": ("plots", None),
+    "report": ("report", None), "results": ("results", None),
+    "ENGINES": ("engines", "ENGINES"), "get_engine": ("engines", "get_engine"),
+    "Instance": ("lifecycle", "Instance"), "start": ("lifecycle", "start"),
+    "Meter": ("measure", "Meter"), "Run": ("measure", "Run"), "SettlePolicy": ("measure", "SettlePolicy"),
+    "Store": ("store", "Store"),
+}, globals())
 
 __all__ = [
     "ENGINES", "BenchlibError", "DockerUnavailableError", "EngineStartError", "EngineUnavailableError",

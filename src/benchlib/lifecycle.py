@@ -116,6 +116,12 @@ class Instance:
         return Credentials(e.user, e.password, e.database) if e.user is not None else None
 
     @property
+    def storage_engine(self) -> str | None:
+        """The storage engine this start's configuration selects (None: the server's default)."""
+        server = self.engine.server
+        return server.storage_engine(self.provenance.get("config")) if server else None
+
+    @property
     def cgroup(self) -> str | None:
         """The container's cgroup path, as `perf stat -G` takes it (None when embedded)."""
         return self.scope.perf_cgroup

@@ -17,7 +17,8 @@ from typing import Any, Iterable
 import pandas as pd
 
 from . import results
-from .engines import ENGINES
+from .engines import get_engine
+from .errors import UnknownEngineError
 from .plots import engine_title
 
 
@@ -127,7 +128,10 @@ class RunReport:
         for key, reason in (self.info["parameters"].get("skipped") or {}).items():
             lines.append(f"**{engine_title(key)}** was skipped: {reason}.")
         for key in self.engines:
-            note = ENGINES[key].report_note if key in ENGINES else ""
+            try:
+                note = get_engine(key).report_note
+            except UnknownEngineError:  # a run stored by a benchlib that had this engine
+                note = ""
             if note:
                 lines.append(f"**{engine_title(key)}:** {note}")
         if (self.instances["kind"] == "embedded").any():

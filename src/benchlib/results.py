@@ -21,7 +21,7 @@ def runs(*, experiment: str | None = None, limit: int = 20, store: Store | None 
     where = "where experiment = ?" if experiment else ""
     return _store(store).query(
         f"select run_id, experiment, notebook, status, started_at, ended_at, hostname, cpu_model, kernel, "
-        f"benchlib_version, git_sha, error from runs {where} order by started_at desc limit {int(limit)}",
+        f"benchlib_version, git_sha, owner, status_note, error from runs {where} order by started_at desc limit {int(limit)}",
         [experiment] if experiment else [],
     )
 

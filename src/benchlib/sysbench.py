@@ -95,8 +95,13 @@ def connection_args(instance: Instance) -> list[str]:
     if driver is None:
         raise SysbenchError(f"{instance.key} speaks {instance.engine.client.protocol}: sysbench has no driver for it")
     e = instance.endpoint
-    return [f"--db-driver={driver}", f"--{driver}-host={e.host}", f"--{driver}-port={e.port}",
+    args = [f"--db-driver={driver}", f"--{driver}-host={e.host}", f"--{driver}-port={e.port}",
             f"--{driver}-user={e.user}", f"--{driver}-password={e.password}", f"--{driver}-db={e.database}"]
+    # sysbench's MySQL driver writes ENGINE=innodb into every CREATE TABLE unless told otherwise:
+    # without this, a MyRocks server would be measured on InnoDB tables.
+    if driver == "mysql" and instance.storage_engine:
+        args.append(f"--mysql-storage-engine={instance.storage_engine}")
+    return args
 
 
 def _run(instance: Instance, test: str, command: str, options: Mapping[str, object], timeout: float) -> str:

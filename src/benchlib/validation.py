@@ -64,11 +64,11 @@ def engine_selection(value: Any, supports: Callable[[Engine], bool] = lambda eng
         get_engine(key)  # UnknownEngineError lists the known keys
     if len(set(keys)) != len(keys):
         raise ParameterError(f"engines lists an engine twice: {keys!r}")
-    supported = [k for k in ENGINES if supports(get_engine(k))]
     runnable, skipped = [], {}
     for key in keys:
-        if key not in supported:
+        if not supports(get_engine(key)):
             if explicit:
+                supported = [k for k in ENGINES if supports(get_engine(k))]
                 raise ParameterError(f"{workload} does not support engine {key!r}; it supports: {', '.join(supported)}")
             skipped[key] = f"{workload} has no dialect for it"
             continue

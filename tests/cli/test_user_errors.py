@@ -105,8 +105,6 @@ def test_rejecting_a_parameter_loads_no_kernel_machinery(project):
     assert _imported_when_rejecting(project, ("papermill", "jupyter_client", "nbconvert", "kaleido", "zmq")) == []
 
 
-@pytest.mark.xfail(reason="benchlib/__init__.py imports pandas, plotly and pyarrow eagerly (~2.5 s): "
-                          "a rejected parameter costs > 1 s until it loads them lazily")
 def test_rejecting_a_parameter_loads_no_data_stack(project):
     """What keeps a rejected parameter under a second on a 2-core host (pandas alone: ~2.3 s)."""
     assert _imported_when_rejecting(project, ("pandas", "plotly", "pyarrow", "duckdb")) == []

@@ -9,6 +9,7 @@ import pytest
 from engine_cases import dml_roundtrip, runnable
 
 import benchlib
+from benchlib import sysbench
 from benchlib.engines import ALL_ENGINES, ENGINES
 from benchlib.errors import BenchlibError, ParameterError, UnknownEngineError
 from benchlib.workloads.dml import dialect_for
@@ -32,7 +33,7 @@ def test_version_runs_that_major_and_the_dml_statements(key):
 
 
 @pytest.mark.parametrize("key, storage", [runnable("mariadb-myrocks", "ROCKSDB"), runnable("mariadb", "InnoDB")])
-def test_myrocks_tables_are_rocksdb_and_plain_mariadb_has_no_rocksdb(key, storage):
+def test_myrocks_tables_and_sysbench_tables_are_rocksdb_and_plain_mariadb_has_no_rocksdb(key, storage):
     with benchlib.start(key) as eng:
         session = eng.session()
         for statement in dialect_for(eng.engine).create("uuid"):
@@ -43,6 +44,10 @@ def test_myrocks_tables_are_rocksdb_and_plain_mariadb_has_no_rocksdb(key, storag
         loaded = {r[0] for r in session.execute("select engine from information_schema.engines "
                                                 "where support in ('YES', 'DEFAULT')")}
         assert ("ROCKSDB" in loaded) == (storage == "ROCKSDB")  # InnoDB runs without RocksDB's threads
+        if sysbench.available() is None:  # sysbench names a storage engine in its CREATE TABLE
+            sysbench.prepare(eng, tables=1, table_size=100)
+            assert session.execute("select engine from information_schema.tables where table_name = 'sbtest1'") \
+                == [(storage,)]
 
 
 @pytest.mark.parametrize("key", [runnable(k) for k, e in ENGINES.items() if e.server and e.server.storage_setting
@@ -83,9 +88,6 @@ def test_cli_lists_every_version_with_how_it_would_run():
         assert "mysql:8.4" in out.stdout and "cannot be the same major" in out.stdout
 
 
-@pytest.mark.xfail(strict=True, raises=BenchlibError,
-                   reason="validation.engine_selection checks support against ENGINES (defaults only); it must "
-                          "check each selected key (see the engines-versions hand-off)")
 def test_notebook_parameters_select_versions():
     from benchlib.validation import engine_selection
 

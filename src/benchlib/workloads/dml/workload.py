@@ -5,14 +5,17 @@ sleep), an insert of N generated rows in two transactions, `update demo set valu
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import cgroups
-from ...lifecycle import Instance, start
-from ...measure import Meter, Run, RunResult, SettlePolicy
 from ...progress import Progress
 from ...validation import boolean, choice, engine_selection, non_negative_number, positive_int, require
 from .dialects import PK_KINDS, dialect_for
+
+if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
+    from ...lifecycle import start
+    from ...measure import Run, RunResult, SettlePolicy
+
 
 EXPERIMENT = "dml"
 BASELINE = "sleep"  # seed 000 calls its idle baseline "sleep"
@@ -90,6 +93,9 @@ def run_dml(params: DmlParams, *, notebook: str | None = None, store=None) -> Ru
     """Every repetition for every engine (repetition-major, so drift over time spreads evenly
     over engines), each on a fresh engine start. Rows land in the store window by window; an
     engine that fails is recorded, the others still run, and the run ends `partial`."""
+    from ...lifecycle import start
+    from ...measure import Run, RunResult, SettlePolicy
+
     settle = SettlePolicy(max_seconds=params.max_settle_seconds)
     progress = Progress(params.repetitions * len(params.engines) * len(PHASES), notebook=notebook, desc="dml",
                         unit="phases")

@@ -4,14 +4,16 @@ each transaction cost the server and the client."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import cgroups, sysbench
 from ...errors import ParameterError
-from ...lifecycle import start
-from ...measure import Run, RunResult, SettlePolicy
 from ...progress import Progress
 from ...validation import choice, engine_selection, non_negative_number, positive_int, require
+
+if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
+    from ...lifecycle import start
+    from ...measure import Run, RunResult, SettlePolicy
 
 EXPERIMENT = "sweep"
 # Test name -> (sysbench test, options). The 90:10 mix is seed 004's oltp_read_write.
@@ -99,6 +101,8 @@ def run_sweep(params: SweepParams, *, notebook: str | None = None, store=None) -
     """Per engine: one start, the tables prepared, an idle baseline; then per test a warm-up and
     the thread steps, repetition-major within the test so drift spreads over thread counts.
     A failed step is recorded and the sweep goes on."""
+    from ...lifecycle import start
+    from ...measure import Run, RunResult, SettlePolicy
     steps = len(params.tests) * len(params.threads) * params.repetitions
     progress = Progress(len(params.engines) * steps, notebook=notebook, desc="sweep", unit="steps")
     settle = SettlePolicy(max_seconds=params.max_settle_seconds)
