@@ -103,6 +103,9 @@ def _pullable(ref: str) -> tuple[bool, str]:
         return False, _pull_failure(ref, exc)
 
 
+_REGISTRY_UNREACHABLE_REASON = re.compile(r"registry .* does not answer|no image registry reachable")
+
+
 def _pull_failure(ref: str, exc: Exception) -> str:
     message = str(getattr(exc, "explanation", None) or exc).splitlines()[0]
     if _REGISTRY_UNREACHABLE.search(message):
@@ -159,11 +162,22 @@ def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
             raise EngineUnavailableError(f"{engine.key}: {why_not_official} and BENCHLIB_IMAGE_POLICY=official")
     recipe = server.recipe
     if recipe is None:
-        raise EngineUnavailableError(f"{engine.key}: {why_not_official}; no local recipe: {server.no_recipe_reason}")
+        raise EngineUnavailableError(f"{engine.key}: {_official_only(server.official_image, why_not_official)}; "
+                                     f"no local recipe: {server.no_recipe_reason}")
     ref, image = local_image(engine, build=build)
     note = (f"local build of {recipe.description}, major {server.local_version.version} "
             f"(official image unavailable: {why_not_official})")
     return ResolvedImage(ref, image.id, "local-build", None, note)
+
+
+def _official_only(image: str | None, why_not: str) -> str:
+    """Why an engine with no offline build cannot run: worded the same in `benchlib engines`,
+    in a skipped engine's reason and in the error for an explicit request."""
+    if image is None or not why_not.startswith("cannot pull"):
+        return why_not
+    if _REGISTRY_UNREACHABLE_REASON.search(why_not):
+        return f"official image only ({image}); no registry reachable"
+    return f"official image only ({image}); {why_not}"
 
 
 def availability(engine: Engine) -> Availability:
@@ -192,11 +206,18 @@ class _NotBuilt:
         self.id = f"(not built: {ref})"
 
 
-def _recipe_hash(recipe_dir: Path, base_id: str, buildargs: dict[str, str]) -> str:
+def _context_files(recipe_dir: Path, shared: tuple[str, ...] = ()) -> dict[str, Path]:
+    """The build context: name in the context -> file (the recipe's own, then shared ones)."""
+    files = {str(p.relative_to(recipe_dir)): p for p in sorted(recipe_dir.rglob("*")) if p.is_file()}
+    files.update({name.replace("/", "-"): RECIPES_DIR / name for name in shared})
+    return files
+
+
+def _recipe_hash(recipe_dir: Path, base_id: str, buildargs: dict[str, str], shared: tuple[str, ...] = ()) -> str:
     digest = hashlib.sha256(base_id.encode())
     digest.update(repr(sorted(buildargs.items())).encode())
-    for path in sorted(p for p in recipe_dir.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(recipe_dir)).encode())
+    for name, path in _context_files(recipe_dir, shared).items():
+        digest.update(name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -233,15 +254,31 @@ def local_image(engine: Engine, *, build: bool = True):
         base = ensure_base_image(recipe.suite)
     # VERSION lets the recipe check that the suite still carries this major.
     buildargs = {"BASE_IMAGE": base_ref, "PACKAGES": recipe.packages, "VERSION": version.version}
-    ref = f"benchlib/{recipe.folder}:{version.version}-local-{_recipe_hash(recipe_dir, base.id, buildargs)}"
+    ref = f"benchlib/{recipe.folder}:{version.version}-local-" \
+          f"{_recipe_hash(recipe_dir, base.id, buildargs, recipe.shared)}"
     image = _get_image(client, ref)
     if image is not None or not build:
         return ref, image or _NotBuilt(ref)
     with _build_lock(ref):
         image = _get_image(client, ref)
         if image is None:
-            image = _build(client, recipe_dir, ref, buildargs)
+            with _build_context(recipe_dir, recipe.shared) as context:
+                image = _build(client, context, ref, buildargs)
     return ref, image
+
+
+@contextlib.contextmanager
+def _build_context(recipe_dir: Path, shared: tuple[str, ...]):
+    """The recipe folder itself, or a copy of it with the shared files beside its own."""
+    if not shared:
+        yield recipe_dir
+        return
+    with tempfile.TemporaryDirectory(prefix=f"benchlib-{recipe_dir.name}-") as tmp:
+        context = Path(tmp) / recipe_dir.name
+        for name, path in _context_files(recipe_dir, shared).items():
+            (context / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, context / name)
+        yield context
 
 
 def _build(client, recipe_dir: Path, ref: str, buildargs: dict[str, str] | None = None):

@@ -14,9 +14,12 @@ def runnable(key, *values, id=None):
 
 def dml_roundtrip(eng, kind):
     """The DML workload's statements, each checked, on a running engine at a small scale."""
+    from benchlib.engines import DocumentClient
     from benchlib.workloads.dml import dialect_for
 
     dialect = dialect_for(eng.engine)
+    if isinstance(eng.engine.client, DocumentClient):
+        return document_roundtrip(eng, dialect, kind)
     session = eng.session()
     for statement in dialect.create(kind):
         session.execute(statement)
@@ -34,6 +37,26 @@ def dml_roundtrip(eng, kind):
         session.execute(dialect.maintain)
     session.execute(dialect.update_all)
     assert session.execute("select sum(value) from demo")[0][0] == total + 1001
+    session.execute(dialect.delete_all)
+    assert dialect.scalar(session.execute(dialect.count_rows)) == 0
+    return session
+
+
+def document_roundtrip(eng, dialect, kind):
+    """The same phases as pymongo operations, each checked through an aggregation of its own."""
+    session = eng.session()
+    for operation in dialect.create(kind):
+        session.execute(operation)
+    session.execute(dialect.insert(500, kind))
+    session.execute(dialect.insert(501, kind))
+    totals = lambda db: next(db.demo.aggregate([{"$group": {"_id": None, "n": {"$sum": 1}, "low": {"$min": "$value"},  # noqa: E731
+                                                           "total": {"$sum": "$value"}}}]))
+    before = session.execute(totals)
+    assert (before["n"], before["low"], before["total"]) == (1001, 1, 500 * 501 / 2 + 501 * 502 / 2)
+    assert len(session.execute(lambda db: db.demo.distinct("_id"))) == 1001
+    assert dialect.scalar(session.execute(dialect.count_values)) == 1001
+    session.execute(dialect.update_all)
+    assert session.execute(totals)["total"] == before["total"] + 1001
     session.execute(dialect.delete_all)
     assert dialect.scalar(session.execute(dialect.count_rows)) == 0
     return session

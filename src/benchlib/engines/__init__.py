@@ -5,12 +5,15 @@ lifecycle tests cover); `ALL_ENGINES` adds every declared `key@version`. `get_en
 from __future__ import annotations
 
 from ..errors import UnknownEngineError
-from . import duckdb, mariadb, mariadb_myrocks, mysql, postgres, sqlite
+from . import (cockroachdb, duckdb, ferretdb, mariadb, mariadb_myrocks, mongodb, mysql, oracle, postgres, sqlite,
+               sqlserver, tidb, yugabytedb)
 from .base import Credentials, Embedded, Engine, Recipe, Server, Version
 from .clients import DocumentClient, Endpoint, Session, SqlClient
 
 ENGINES: dict[str, Engine] = {m.ENGINE.key: m.ENGINE
-                              for m in (postgres, mysql, mariadb, mariadb_myrocks, sqlite, duckdb)}
+                              for m in (postgres, mysql, mariadb, mariadb_myrocks, sqlite, duckdb, ferretdb,
+                                         # seed 000's other engines: official images only
+                                         mongodb, oracle, sqlserver, tidb, yugabytedb, cockroachdb)}
 ALL_ENGINES: dict[str, Engine] = {
     **ENGINES, **{f"{e.key}@{v}": e.at(v) for e in ENGINES.values() for v in e.versions},
 }

@@ -37,6 +37,9 @@ class Recipe:
     folder: str
     suite: str  # Debian suite of the base image: bookworm, trixie, sid
     packages: str
+    # Files of other recipe folders the build context also gets, as `<folder>-<name>`
+    # ("postgres/entrypoint.sh" -> postgres-entrypoint.sh): one copy of shared start-up logic.
+    shared: tuple[str, ...] = ()
 
     @property
     def description(self) -> str:
@@ -214,3 +217,11 @@ def postgres_config_command(config: Mapping[str, Any]) -> list[str] | None:
 def mysql_config_command(config: Mapping[str, Any]) -> list[str] | None:
     # Official mysql/mariadb entrypoints append arguments that start with '-' to the server.
     return [f"--{k.replace('_', '-')}={v}" for k, v in config.items()] or None
+
+
+def no_command_line_settings(config: Mapping[str, Any]) -> None:
+    """For images whose server takes no settings as arguments: a setting is refused, not dropped."""
+    if config:
+        raise ParameterError(f"server settings {', '.join(map(str, config))}: this engine's image takes none on its "
+                             "command line (its settings are SQL, e.g. ALTER SYSTEM / sp_configure)")
+    return None

@@ -101,7 +101,10 @@ class DocumentSession:
 
     def version(self) -> str:
         info = self._mongo.server_info()
-        return f"{info.get('version')} (MongoDB wire protocol; {info.get('gitVersion', '')})".strip()
+        if info.get("ferretdbVersion"):  # FerretDB answers MongoDB's version it is compatible with
+            return (f"FerretDB {str(info['ferretdbVersion']).removeprefix('v')} (MongoDB wire protocol, compatible "
+                    f"with MongoDB {info.get('version')})")
+        return f"MongoDB {info.get('version')} (git {info.get('gitVersion', '')})"
 
     def ready(self) -> None:
         self._mongo.admin.command("ping")
@@ -114,13 +117,15 @@ class DocumentSession:
 class DocumentClient:
     protocol: str = "mongodb wire"
     needs: tuple[str, ...] = ()
+    # MongoClient options an engine needs beyond host and credentials (an authentication mechanism).
+    options: tuple[tuple[str, Any], ...] = ()
 
     def open(self, endpoint: Endpoint, timeout: float = 10.0) -> DocumentSession:
         import pymongo
 
         client = pymongo.MongoClient(
             host=endpoint.host, port=endpoint.port, username=endpoint.user, password=endpoint.password,
-            serverSelectionTimeoutMS=int(timeout * 1000), connectTimeoutMS=int(timeout * 1000),
+            serverSelectionTimeoutMS=int(timeout * 1000), connectTimeoutMS=int(timeout * 1000), **dict(self.options),
         )
         return DocumentSession(client, endpoint.database or "bench")
 

@@ -1,7 +1,8 @@
 """What seed 000's DML workload says to each engine. Looked up by engine key, then without its
 version (`postgres@15` -> `postgres`), then the engine it is a variant of (`mariadb-myrocks` ->
 `mariadb`), then the dialect family: MySQL and MariaDB share the MySQL family's statements and
-override only what differs."""
+override only what differs. The document family (MongoDB, FerretDB) takes operations that are
+callables on a pymongo database instead of SQL text, the same named phases."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -27,23 +28,77 @@ class DmlDialect:
     delete_all: Any = "delete from demo"
     pre_create: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     scalar: Callable[[Any], float] = lambda rows: float(rows[0][0])
+    # Inserts for pk kinds whose key the insert itself must supply (no column default allowed):
+    # pk kind -> (n -> operation). Other kinds use insert_generated.
+    insert_keyed: Mapping[str, Callable[[int], Any]] = field(default_factory=dict)
 
     def create(self, pk_kind: str) -> list[Any]:
         return [*self.pre_create.get(pk_kind, ()),
                 f"create table demo ({self.pk_columns[pk_kind]} primary key, value float)"]
 
+    def insert(self, n: int, pk_kind: str) -> Any:
+        """Insert n generated rows into demo, with keys as `pk_kind` declares them."""
+        return self.insert_keyed.get(pk_kind, self.insert_generated)(n)
 
-def digits_cross_join_insert(n: int) -> str:
+
+def digits_cross_join_insert(n: int, id_expression: str | None = None) -> str:
     """MySQL-family row generator from seed 000: a cross join of digit tables.
 
     MySQL caps recursive CTEs at 1000 iterations by default, so the article crosses a 10-row CTE
-    with itself; we take just enough digit columns for n rows."""
+    with itself; we take just enough digit columns for n rows. `id_expression` also fills `id`
+    (TiDB, where the key cannot be a column default)."""
     width = max(1, len(str(max(n - 1, 0))))
     digits = " union all ".join(f"select {d}" for d in range(1, 10))
     tables = ", ".join(f"x x{i}" for i in range(width))
     number = " + ".join(f"{10 ** i} * x{i}.x" if i else "x0.x" for i in range(width))
-    return (f"insert into demo(value) with x as (select 0 as x union all {digits}) "
-            f"select {number} + 1 from {tables} limit {n}")
+    columns, key = ("id, value", f"{id_expression}, ") if id_expression else ("value", "")
+    return (f"insert into demo({columns}) with x as (select 0 as x union all {digits}) "
+            f"select {key}{number} + 1 from {tables} limit {n}")
+
+
+@dataclass(frozen=True)
+class DocumentDmlDialect(DmlDialect):
+    """The same phases as pymongo operations on the `demo` collection (seed 000's MongoDB run):
+    insert_many of generated documents, update_many with $inc, count_documents, delete_many.
+    Documents are generated in this process (the article generated them in mongosh, inside the
+    container): their cost shows in the client scope, not the server's."""
+
+    def create(self, pk_kind: str) -> list[Any]:
+        return [lambda db: db.drop_collection("demo"), lambda db: db.create_collection("demo")]
+
+
+def _documents(n: int, pk_kind: str) -> list[dict]:
+    if pk_kind == "uuid":
+        import uuid
+
+        from bson.binary import Binary
+
+        return [{"_id": Binary.from_uuid(uuid.uuid4()), "value": i} for i in range(1, n + 1)]
+    return [{"value": i} for i in range(1, n + 1)]  # pymongo adds increasing ObjectIds
+
+
+def _insert_documents(pk_kind: str) -> Callable[[int], Any]:
+    return lambda n: (lambda db: db.demo.insert_many(_documents(n, pk_kind), ordered=True))
+
+
+DOCUMENT = DocumentDmlDialect(
+    # What `_id` holds: random UUIDs (BSON binary subtype 4), or the driver's ObjectIds, which
+    # increase within one client (timestamp, then a counter): MongoDB's own default key.
+    pk_columns={"uuid": "_id: random UUID (binary)", "sequential": "_id: ObjectId (driver-generated)"},
+    insert_generated=_insert_documents("sequential"),
+    insert_keyed={"uuid": _insert_documents("uuid")},
+    sleep=None,  # no server-side sleep outside MongoDB's test commands: the client sleeps
+    update_all=lambda db: db.demo.update_many({}, {"$inc": {"value": 1}}),
+    count_values=lambda db: db.demo.count_documents({}),
+    count_rows=lambda db: db.demo.count_documents({}),
+    delete_all=lambda db: db.demo.delete_many({}),
+    scalar=float,
+)
+
+
+def _mssql_delay(seconds: float) -> str:
+    whole, millis = divmod(round(seconds * 1000), 1000)
+    return f"waitfor delay '{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}.{millis:03d}'"
 
 
 POSTGRES = DmlDialect(
@@ -63,6 +118,26 @@ MYSQL = DmlDialect(
 
 DIALECTS: dict[str, DmlDialect] = {
     "postgres": POSTGRES,
+    # Seed 000 ran no VACUUM on the distributed engines: CockroachDB has none (MVCC garbage is
+    # collected by its storage layer), YugabyteDB accepts it as a no-op.
+    "cockroachdb": replace(POSTGRES, maintain=None),
+    "yugabytedb": replace(POSTGRES, maintain=None),
+    # TiDB refuses UUID_TO_BIN(UUID()) as a column default (seed 000: error 3770): the insert
+    # supplies the key. One statement over 2M rows exceeds its default memory quota per query.
+    "tidb": replace(MYSQL, pk_columns={**MYSQL.pk_columns, "uuid": "id binary(16)"},
+                    insert_keyed={"uuid": lambda n: digits_cross_join_insert(n, "uuid_to_bin(uuid())")},
+                    pre_create={k: ("set tidb_mem_quota_query = 4294967296",) for k in PK_KINDS}),
+    "oracle": DmlDialect(
+        pk_columns={"uuid": "id raw(16) default sys_guid()", "sequential": "id number generated always as identity"},
+        insert_generated=lambda n: f"insert into demo(value) select rownum from xmltable('1 to {n}')",
+        sleep=lambda s: f"begin dbms_session.sleep({s}); end;",
+    ),
+    "sqlserver": DmlDialect(
+        pk_columns={"uuid": "id uniqueidentifier default newid()", "sequential": "id bigint identity"},
+        insert_generated=lambda n: f"insert into demo(value) select value from generate_series(1, {n})",
+        sleep=_mssql_delay,
+    ),
+    "document": DOCUMENT,
     "mysql": MYSQL,
     # MariaDB has no UUID_TO_BIN; this is the same 16 bytes as MySQL's default.
     "mariadb": replace(MYSQL, pk_columns={**MYSQL.pk_columns,
@@ -86,6 +161,10 @@ DIALECTS: dict[str, DmlDialect] = {
 
 # What a reader of a DML report must know about an engine's statements.
 NOTES = {
+    "ferretdb": "FerretDB runs the document operations (insert_many, update_many with $inc, count_documents, "
+                "delete_many) as SQL on PostgreSQL; documents are generated in the Python client.",
+    "mongodb": "Documents are generated in the Python client (seed 000 generated them in mongosh, inside the "
+               "container).",
     "sqlite": "The delete phase has a WHERE clause so SQLite deletes row by row instead of taking its truncate "
               "shortcut.",
 }

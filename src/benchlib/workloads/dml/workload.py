@@ -38,11 +38,16 @@ class DmlParams:
         return asdict(self)
 
 
+def supports(engine) -> bool:
+    """Every engine with a DML dialect: all of them (SQL and document engines alike)."""
+    return dialect_for(engine) is not None
+
+
 def validate_parameters(params: dict[str, Any]) -> DmlParams:
     """Every parameter, checked before any container starts. No defaults here: the notebook's
     parameters cell holds them, once."""
     require(params, PARAMETERS, "dml")
-    runnable, skipped = engine_selection(params["engines"], lambda e: dialect_for(e) is not None,
+    runnable, skipped = engine_selection(params["engines"], supports,
                                          "the dml workload")
     return DmlParams(
         engines=runnable,
@@ -78,7 +83,7 @@ def measure_engine(meter: Meter, instance: Instance, params: DmlParams, progress
                        action=(lambda: run(sleep(params.sleep_seconds))) if sleep else None)
     first = params.rows // 2
     with progress.step(**rep, phase="insert"), meter.phase("insert", check=count, expect=params.rows):
-        run(dialect.insert_generated(first), dialect.insert_generated(params.rows - first), maintain)
+        run(dialect.insert(first, params.pk_kind), dialect.insert(params.rows - first, params.pk_kind), maintain)
     with progress.step(**rep, phase="update"), meter.phase("update", check=count, expect=params.rows):
         run(dialect.update_all, maintain)
     counted: list[float] = []

@@ -1,9 +1,9 @@
 """Seed 004's concurrency sweeps with sysbench: parameters, the run, its arithmetic and report."""
 from ..._lazy import lazy_exports
-from .workload import EXPERIMENT, PARAMETERS, TESTS, SweepParams, run_sweep, validate_parameters
+from .workload import EXPERIMENT, PARAMETERS, TESTS, SweepParams, run_sweep, supports, validate_parameters
 
 __getattr__, __dir__ = lazy_exports(__name__, {"SweepReport": ("report", "SweepReport"),
                                                "analysis": ("analysis", None)}, globals())
 
-__all__ = ["EXPERIMENT", "PARAMETERS", "TESTS", "SweepParams", "SweepReport", "analysis", "run_sweep",
+__all__ = ["EXPERIMENT", "PARAMETERS", "TESTS", "SweepParams", "SweepReport", "analysis", "run_sweep", "supports",
            "validate_parameters"]

@@ -55,6 +55,12 @@ def _positive_number(name: str, value: Any) -> float:
     return number
 
 
+def supports(engine) -> bool:
+    """Engines whose wire protocol sysbench has a driver for (pgsql, mysql): not the embedded
+    engines, not the document engines (MongoDB, FerretDB), not Oracle or SQL Server."""
+    return engine.client.protocol in sysbench.DRIVERS
+
+
 def validate_parameters(params: dict[str, Any]) -> SweepParams:
     """Plain values first (no Docker needed to reject them), then the engines, then that every
     engine that will run has a price when any is priced."""
@@ -83,7 +89,7 @@ def validate_parameters(params: dict[str, Any]) -> SweepParams:
     _check_priced(explicit, checked_prices)
     if sysbench.available():
         raise ParameterError(sysbench.available())
-    runnable, skipped = engine_selection(params["engines"], lambda e: e.client.protocol in sysbench.DRIVERS,
+    runnable, skipped = engine_selection(params["engines"], supports,
                                          "the sweep workload (sysbench has pgsql and mysql drivers)")
     _check_priced(runnable, checked_prices)
     return SweepParams(engines=runnable, tests=tests, threads=threads, prices_per_hour=checked_prices,

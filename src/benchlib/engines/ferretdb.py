@@ -1,0 +1,37 @@
+"""FerretDB over PostgreSQL: the MongoDB wire protocol where no MongoDB server can be had (no
+registry reachable, and neither Debian nor PyPI ships one). A stand-in, reported as FerretDB with
+its backend, never as MongoDB: FerretDB translates each command into SQL on PostgreSQL, so its
+costs are FerretDB's and PostgreSQL's, not MongoDB's (WiredTiger)."""
+from .base import Engine, Recipe, Server, Version
+from .clients import DocumentClient
+
+# FerretDB 1.x without its experimental new authentication offers PLAIN only, and passes the
+# client's user and password on to PostgreSQL (scram-sha-256 inside the container). PLAIN sends
+# the password unencrypted: acceptable on 127.0.0.1 only, where the port is published.
+CLIENT = DocumentClient(options=(("authMechanism", "PLAIN"), ("authSource", "$external")))
+
+_NO_OFFICIAL = ("benchlib builds FerretDB from its Go module with the same Debian PostgreSQL as the postgres "
+                "recipe; FerretDB's own images are not used")
+
+ENGINE = Engine(
+    key="ferretdb",
+    title="FerretDB (PostgreSQL backend)",
+    color="#6B8E23",
+    family="document",
+    client=CLIENT,
+    server=Server(
+        port=27017,
+        # The postgres recipe's conventions: the backend's user, password and database.
+        env=lambda c: {"POSTGRES_PASSWORD": c.password, "POSTGRES_USER": c.user, "POSTGRES_DB": c.database},
+        user="postgres",
+        versions=(Version("1.24", None, Recipe("ferretdb", "trixie", "postgresql-17", shared=("postgres/entrypoint.sh",)),
+                          no_official_reason=_NO_OFFICIAL),),
+        default="1.24",
+        # Extra arguments go to FerretDB as `--flag=value`.
+        config_command=lambda config: [f"--{k.replace('_', '-')}={v}" for k, v in config.items()] or None,
+    ),
+    note="FerretDB 1.24 is a MongoDB wire-protocol proxy over PostgreSQL 17 in the same container (both in its "
+         "cgroup): a stand-in for MongoDB's protocol, not MongoDB's storage engine. Its update_many rewrites "
+         "each document as its own SQL UPDATE (about 0.7 ms per document here), so it says nothing about what "
+         "MongoDB's update costs.",
+)
