@@ -206,18 +206,11 @@ class _NotBuilt:
         self.id = f"(not built: {ref})"
 
 
-def _context_files(recipe_dir: Path, shared: tuple[str, ...] = ()) -> dict[str, Path]:
-    """The build context: name in the context -> file (the recipe's own, then shared ones)."""
-    files = {str(p.relative_to(recipe_dir)): p for p in sorted(recipe_dir.rglob("*")) if p.is_file()}
-    files.update({name.replace("/", "-"): RECIPES_DIR / name for name in shared})
-    return files
-
-
-def _recipe_hash(recipe_dir: Path, base_id: str, buildargs: dict[str, str], shared: tuple[str, ...] = ()) -> str:
+def _recipe_hash(recipe_dir: Path, base_id: str, buildargs: dict[str, str]) -> str:
     digest = hashlib.sha256(base_id.encode())
     digest.update(repr(sorted(buildargs.items())).encode())
-    for name, path in _context_files(recipe_dir, shared).items():
-        digest.update(name.encode())
+    for path in sorted(p for p in recipe_dir.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(recipe_dir)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -233,8 +226,8 @@ def _build_lock(name: str):
 
 
 def local_image(engine: Engine, *, build: bool = True):
-    """(ref, image) of the engine's local recipe; builds its suite's base image and the recipe
-    when missing. Recipes of one suite share its base image."""
+    """(ref, image) of the engine's local recipe; builds its suite's base image (or the recipe
+    image it builds on) and the recipe when missing. Recipes of one suite share its base image."""
     from .docker_host import docker_client
 
     client = docker_client()
@@ -242,8 +235,16 @@ def local_image(engine: Engine, *, build: bool = True):
     version = engine.server.local_version
     recipe = version.recipe
     recipe_dir = RECIPES_DIR / recipe.folder
-    base_ref = base_image_ref(recipe.suite)
-    base = _get_image(client, base_ref)
+    if recipe.base_recipe:
+        from .engines import get_engine
+
+        base_ref, base = local_image(get_engine(recipe.base_recipe), build=build)
+        if isinstance(base, _NotBuilt):
+            ref = f"benchlib/{recipe.folder}:{version.version}-local-pending"
+            return ref, _NotBuilt(ref)
+    else:
+        base_ref = base_image_ref(recipe.suite)
+        base = _get_image(client, base_ref)
     if base is None:
         if not build:
             base_problem = base_image_problem(recipe.suite)
@@ -254,31 +255,15 @@ def local_image(engine: Engine, *, build: bool = True):
         base = ensure_base_image(recipe.suite)
     # VERSION lets the recipe check that the suite still carries this major.
     buildargs = {"BASE_IMAGE": base_ref, "PACKAGES": recipe.packages, "VERSION": version.version}
-    ref = f"benchlib/{recipe.folder}:{version.version}-local-" \
-          f"{_recipe_hash(recipe_dir, base.id, buildargs, recipe.shared)}"
+    ref = f"benchlib/{recipe.folder}:{version.version}-local-{_recipe_hash(recipe_dir, base.id, buildargs)}"
     image = _get_image(client, ref)
     if image is not None or not build:
         return ref, image or _NotBuilt(ref)
     with _build_lock(ref):
         image = _get_image(client, ref)
         if image is None:
-            with _build_context(recipe_dir, recipe.shared) as context:
-                image = _build(client, context, ref, buildargs)
+            image = _build(client, recipe_dir, ref, buildargs)
     return ref, image
-
-
-@contextlib.contextmanager
-def _build_context(recipe_dir: Path, shared: tuple[str, ...]):
-    """The recipe folder itself, or a copy of it with the shared files beside its own."""
-    if not shared:
-        yield recipe_dir
-        return
-    with tempfile.TemporaryDirectory(prefix=f"benchlib-{recipe_dir.name}-") as tmp:
-        context = Path(tmp) / recipe_dir.name
-        for name, path in _context_files(recipe_dir, shared).items():
-            (context / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, context / name)
-        yield context
 
 
 def _build(client, recipe_dir: Path, ref: str, buildargs: dict[str, str] | None = None):

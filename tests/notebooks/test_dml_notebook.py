@@ -91,3 +91,19 @@ def test_bad_parameter_fails_before_any_container_starts(tmp_path):
     created = list(docker_client().events(since=since, until=until, decode=True,
                                           filters={"type": "container", "event": "create"}))
     assert created == [], created
+
+
+def test_ferretdb_runs_the_document_phases_beside_the_sql_engines(tiny_run, run_ids_in):
+    """FerretDB (the offline MongoDB-wire stand-in) is in the tiny set's "all available": its
+    phases land like the SQL engines', checked, with server and client scopes, named as FerretDB."""
+    store = Store.default()
+    (run_id,) = run_ids_in(tiny_run.executed)
+    df = results.measurements(run_id, store)
+    ferretdb = df[df["engine"] == "ferretdb"]
+    assert set(ferretdb["phase"]) == {"sleep", "insert", "update", "select", "delete"}
+    assert set(ferretdb[ferretdb["phase"] != "sleep"]["check_status"]) == {"ok"}
+    assert set(ferretdb["scope"]) == {"server", "client"}
+    version = results.instances(run_id, store).set_index("engine").loc["ferretdb", "server_version"].iloc[0]
+    assert version.startswith("FerretDB 1.24") and "MongoDB wire protocol" in version
+    page = tiny_run.html.read_text()
+    assert "FerretDB (PostgreSQL backend)" in page and "not MongoDB" in page

@@ -115,7 +115,10 @@ def test_clients_and_images():
     assert get_engine("sqlserver").client.needs == ("pymssql",)
     ferretdb = get_engine("ferretdb")
     assert ferretdb.server.official_image is None and ferretdb.server.recipe.folder == "ferretdb"
-    assert ferretdb.server.recipe.shared == ("postgres/entrypoint.sh",)
+    # FerretDB's image is the postgres@17 recipe's plus FerretDB: the same PostgreSQL as `postgres@17`.
+    recipe, postgres = ferretdb.server.recipe, get_engine("postgres@17").server.recipe
+    assert recipe.base_recipe == "postgres@17" and recipe.suite == postgres.suite
+    assert "the postgres@17 recipe" in recipe.description
     assert "FerretDB" in ferretdb.title and "PostgreSQL" in ferretdb.title and "MongoDB" not in ferretdb.title
 
 

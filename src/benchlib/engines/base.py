@@ -37,13 +37,14 @@ class Recipe:
     folder: str
     suite: str  # Debian suite of the base image: bookworm, trixie, sid
     packages: str
-    # Files of other recipe folders the build context also gets, as `<folder>-<name>`
-    # ("postgres/entrypoint.sh" -> postgres-entrypoint.sh): one copy of shared start-up logic.
-    shared: tuple[str, ...] = ()
+    # Builds FROM another engine's recipe image (`postgres@17`) instead of the suite's base: an
+    # engine that runs on top of another (FerretDB over PostgreSQL) reuses its whole recipe.
+    base_recipe: str | None = None
 
     @property
     def description(self) -> str:
-        return f"recipes/{self.folder} on Debian {self.suite} ({self.packages})"
+        on = f"the {self.base_recipe} recipe, " if self.base_recipe else ""
+        return f"recipes/{self.folder} on {on}Debian {self.suite} ({self.packages})"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ ENGINE = Engine(
         # The postgres recipe's conventions: the backend's user, password and database.
         env=lambda c: {"POSTGRES_PASSWORD": c.password, "POSTGRES_USER": c.user, "POSTGRES_DB": c.database},
         user="postgres",
-        versions=(Version("1.24", None, Recipe("ferretdb", "trixie", "postgresql-17", shared=("postgres/entrypoint.sh",)),
+        # The postgres@17 recipe's image plus FerretDB, built with Debian's Go (trixie: Go 1.24).
+        versions=(Version("1.24", None, Recipe("ferretdb", "trixie", "golang-go", base_recipe="postgres@17"),
                           no_official_reason=_NO_OFFICIAL),),
         default="1.24",
         # Extra arguments go to FerretDB as `--flag=value`.
