@@ -49,8 +49,8 @@ def document_roundtrip(eng, dialect, kind):
         session.execute(operation)
     session.execute(dialect.insert(500, kind))
     session.execute(dialect.insert(501, kind))
-    totals = lambda db: next(db.demo.aggregate([{"$group": {"_id": None, "n": {"$sum": 1}, "low": {"$min": "$value"},  # noqa: E731
-                                                           "total": {"$sum": "$value"}}}]))
+    group = {"_id": None, "n": {"$sum": 1}, "low": {"$min": "$value"}, "total": {"$sum": "$value"}}
+    totals = lambda db: next(db.demo.aggregate([{"$group": group}]))  # noqa: E731
     before = session.execute(totals)
     assert (before["n"], before["low"], before["total"]) == (1001, 1, 500 * 501 / 2 + 501 * 502 / 2)
     assert len(session.execute(lambda db: db.demo.distinct("_id"))) == 1001

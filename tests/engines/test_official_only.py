@@ -60,5 +60,6 @@ def test_cli_refuses_in_one_line(no_registry, benchlib_containers):
     out = subprocess.run([sys.executable, "-m", "benchlib", "start", "tidb"], capture_output=True, text=True)
     assert out.returncode != 0 and "Traceback" not in out.stderr
     lines = [line for line in out.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "tidb" in lines[0] and "pingcap/tidb:" in lines[0] and "no registry reachable" in lines[0]
+    assert len(lines) == 1, lines
+    assert "tidb" in lines[0] and "pingcap/tidb:" in lines[0] and "no registry reachable" in lines[0]
     assert benchlib_containers() == before

@@ -31,6 +31,6 @@ ENGINE = Engine(
         database="defaultdb",
         config_command=_command,
     ),
-    note="CockroachDB runs in insecure mode, without authentication (no password, no TLS; 127.0.0.1 only), one node: its Raft "
-         "replication and distributed transactions run, with one replica.",
+    note="CockroachDB runs in insecure mode, without authentication (no password, no TLS; 127.0.0.1 only), "
+         "one node: its Raft replication and distributed transactions run, with one replica.",
 )
