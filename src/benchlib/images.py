@@ -235,6 +235,9 @@ def local_image(engine: Engine, *, build: bool = True):
     version = engine.server.local_version
     recipe = version.recipe
     recipe_dir = RECIPES_DIR / recipe.folder
+    problem = recipe.host_build.problem() if recipe.host_build else None
+    if problem:
+        raise ImageBuildError(f"{engine.key}: no official image and {problem}")
     if recipe.base_recipe:
         from .engines import get_engine
 
@@ -255,15 +258,30 @@ def local_image(engine: Engine, *, build: bool = True):
         base = ensure_base_image(recipe.suite)
     # VERSION lets the recipe check that the suite still carries this major.
     buildargs = {"BASE_IMAGE": base_ref, "PACKAGES": recipe.packages, "VERSION": version.version}
-    ref = f"benchlib/{recipe.folder}:{version.version}-local-{_recipe_hash(recipe_dir, base.id, buildargs)}"
+    host_built = recipe.host_build.identity() if recipe.host_build else ""
+    ref = f"benchlib/{recipe.folder}:{version.version}-local-{_recipe_hash(recipe_dir, base.id + host_built, buildargs)}"
     image = _get_image(client, ref)
     if image is not None or not build:
         return ref, image or _NotBuilt(ref)
     with _build_lock(ref):
         image = _get_image(client, ref)
         if image is None:
-            image = _build(client, recipe_dir, ref, buildargs)
+            with _build_context(recipe_dir, recipe.host_build) as context:
+                image = _build(client, context, ref, buildargs)
     return ref, image
+
+
+@contextlib.contextmanager
+def _build_context(recipe_dir: Path, host_build):
+    """The recipe folder, or a copy of it with the host-built program beside its files."""
+    if host_build is None:
+        yield recipe_dir
+        return
+    with tempfile.TemporaryDirectory(prefix=f"benchlib-{recipe_dir.name}-") as tmp:
+        context = Path(tmp) / recipe_dir.name
+        shutil.copytree(recipe_dir, context)
+        host_build.build_into(context)
+        yield context
 
 
 def _build(client, recipe_dir: Path, ref: str, buildargs: dict[str, str] | None = None):

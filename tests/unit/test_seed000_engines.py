@@ -136,3 +136,18 @@ def test_reference_colours_are_the_modules_colours():
     for key in ("oracle", "sqlserver", "mongodb", "tidb", "yugabytedb", "cockroachdb"):
         assert get_engine(key).color == _REFERENCE_ENGINES[key][1] == engine_color(key)
     assert engine_color("ferretdb") not in {get_engine(k).color for k in ("mongodb", "postgres")}
+
+
+def test_ferretdb_build_needs_a_recent_go_and_says_so(monkeypatch):
+    from benchlib import gobuild
+
+    binary = get_engine("ferretdb").server.recipe.host_build
+    assert binary.module == "github.com/FerretDB/FerretDB" and binary.version == "v1.24.0"
+    assert binary.generated["build/version/version.txt"].strip() == binary.version  # else it panics at start
+    monkeypatch.setattr(gobuild, "find_go", lambda: (None, None))
+    assert "needs Go >= 1.22" in binary.problem() and "none found" in binary.problem()
+    monkeypatch.setattr(gobuild, "find_go", lambda: ("/usr/bin/go", "1.19.8"))
+    assert binary.problem() == ("building github.com/FerretDB/FerretDB@v1.24.0 needs Go >= 1.22; the host's "
+                                "/usr/bin/go is 1.19.8")
+    monkeypatch.setattr(gobuild, "find_go", lambda: ("/usr/local/go/bin/go", "1.26.8"))
+    assert binary.problem() is None

@@ -40,6 +40,9 @@ class Recipe:
     # Builds FROM another engine's recipe image (`postgres@17`) instead of the suite's base: an
     # engine that runs on top of another (FerretDB over PostgreSQL) reuses its whole recipe.
     base_recipe: str | None = None
+    # A program benchlib builds on the host and the recipe copies in (`gobuild.GoBinary`):
+    # anything with problem(), identity() and build_into(folder).
+    host_build: Any = None
 
     @property
     def description(self) -> str:

@@ -2,16 +2,27 @@
 registry reachable, and neither Debian nor PyPI ships one). A stand-in, reported as FerretDB with
 its backend, never as MongoDB: FerretDB translates each command into SQL on PostgreSQL, so its
 costs are FerretDB's and PostgreSQL's, not MongoDB's (WiredTiger)."""
+from ..gobuild import GoBinary
 from .base import Engine, Recipe, Server, Version
 from .clients import DocumentClient
+
+# FerretDB from its Go module at one exact version (the proxy refuses listing, so no @latest).
+# It embeds build/version/*.txt at compile time and panics at start unless version.txt holds its
+# version (its git tag normally writes it).
+FERRETDB = GoBinary(
+    module="github.com/FerretDB/FerretDB", version="v1.24.0",
+    checksum="h1:7WJmezL48Bj9bYWnhT/bEJgX5gjT5s7LFdHTqkN25rA=",  # as sum.golang.org publishes it
+    package="./cmd/ferretdb", output="ferretdb", min_go="1.22",
+    generated={"build/version/version.txt": "v1.24.0\n", "build/version/package.txt": "benchlib\n"},
+)
 
 # FerretDB 1.x without its experimental new authentication offers PLAIN only, and passes the
 # client's user and password on to PostgreSQL (scram-sha-256 inside the container). PLAIN sends
 # the password unencrypted: acceptable on 127.0.0.1 only, where the port is published.
 CLIENT = DocumentClient(options=(("authMechanism", "PLAIN"), ("authSource", "$external")))
 
-_NO_OFFICIAL = ("benchlib builds FerretDB from its Go module with the same Debian PostgreSQL as the postgres "
-                "recipe; FerretDB's own images are not used")
+_NO_OFFICIAL = ("benchlib builds FerretDB from its Go module over the postgres@17 recipe's PostgreSQL; FerretDB's "
+                "own images are not used")
 
 ENGINE = Engine(
     key="ferretdb",
@@ -24,8 +35,9 @@ ENGINE = Engine(
         # The postgres recipe's conventions: the backend's user, password and database.
         env=lambda c: {"POSTGRES_PASSWORD": c.password, "POSTGRES_USER": c.user, "POSTGRES_DB": c.database},
         user="postgres",
-        # The postgres@17 recipe's image plus FerretDB, built with Debian's Go (trixie: Go 1.24).
-        versions=(Version("1.24", None, Recipe("ferretdb", "trixie", "golang-go", base_recipe="postgres@17"),
+        # The postgres@17 recipe's image plus FerretDB, built on the host with its Go.
+        versions=(Version("1.24", None, Recipe("ferretdb", "trixie", f"FerretDB {FERRETDB.version}, host Go build",
+                                               base_recipe="postgres@17", host_build=FERRETDB),
                           no_official_reason=_NO_OFFICIAL),),
         default="1.24",
         # Extra arguments go to FerretDB as `--flag=value`.
