@@ -49,10 +49,12 @@ def document_roundtrip(eng, dialect, kind):
         session.execute(operation)
     session.execute(dialect.insert(500, kind))
     session.execute(dialect.insert(501, kind))
-    group = {"_id": None, "n": {"$sum": 1}, "low": {"$min": "$value"}, "total": {"$sum": "$value"}}
+    # FerretDB 1.24 has $sum but not $min in $group: the lowest value comes from a sorted find.
+    group = {"_id": None, "n": {"$sum": 1}, "total": {"$sum": "$value"}}
     totals = lambda db: next(db.demo.aggregate([{"$group": group}]))  # noqa: E731
     before = session.execute(totals)
-    assert (before["n"], before["low"], before["total"]) == (1001, 1, 500 * 501 / 2 + 501 * 502 / 2)
+    low = session.execute(lambda db: db.demo.find_one(sort=[("value", 1)]))["value"]
+    assert (before["n"], low, before["total"]) == (1001, 1, 500 * 501 / 2 + 501 * 502 / 2)
     assert len(session.execute(lambda db: db.demo.distinct("_id"))) == 1001
     assert dialect.scalar(session.execute(dialect.count_values)) == 1001
     session.execute(dialect.update_all)
