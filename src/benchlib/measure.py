@@ -47,6 +47,10 @@ class SettlePolicy:
         return max(self.floor_cores, (idle_rate or 0.0) * self.idle_factor)
 
 
+# Windows of a warm-up repetition: stored, never part of a cost (results read exact window names).
+WARMUP_PREFIX = "warmup-"
+
+
 class Run:
     """A row in `runs` (status running -> ok | partial | failed), with its instances and
     measurements. Measurements are written as each window ends, so a failure never loses earlier
@@ -66,6 +70,7 @@ class Run:
         self._seq_lock = threading.Lock()
         self._row: dict[str, Any] = {}
         self.failures: dict[str, str] = {}
+        self._notes: list[str] = []
 
     def __enter__(self) -> "Run":
         support = perf.probe()
@@ -88,6 +93,11 @@ class Run:
     def __exit__(self, exc_type, exc, tb) -> None:
         self.finish(None if exc is None else "".join(traceback.format_exception_only(exc_type, exc)).strip())
 
+    def note(self, text: str) -> None:
+        """A sentence about how the run went (why its repetitions stopped, say), kept in the runs
+        row's status_note when the run finishes."""
+        self._notes.append(text)
+
     def record_failure(self, what: str, error: BaseException | str) -> None:
         """One part (an engine start, a step) failed; the run goes on and ends `partial`."""
         self.failures[what] = error if isinstance(error, str) else _one_line(error)
@@ -96,14 +106,15 @@ class Run:
         status = "failed" if error else ("partial" if self.failures else "ok")
         if self.failures and not error:
             error = "; ".join(f"{k}: {v}" for k, v in self.failures.items())
-        self._row.update(status=status, error=error, ended_at=utcnow())
+        self._row.update(status=status, error=error, ended_at=utcnow(), status_note=" ".join(self._notes) or None)
         # Status first: a failed compaction must never leave the run 'running'. Uncompacted
         # window files stay readable.
         self.store.write_run(self._row)
         try:
             self.store.compact(self.run_id)
         except Exception as exc:
-            self._row["status_note"] = f"compaction failed ({_one_line(exc)}); window files kept as written"
+            self._row["status_note"] = " ".join([*self._notes, f"Compaction failed ({_one_line(exc)}); window files "
+                                                 "kept as written."])
             self.store.write_run(self._row)
 
     def next_seq(self) -> int:
@@ -124,11 +135,13 @@ class Run:
         return instance_id
 
     def meter(self, instance: Instance, repetition: int = 1, settle: SettlePolicy | None = None, *,
-              labels: dict[str, Any] | None = None, client: cgroups.Scope | None = None) -> "Meter":
+              labels: dict[str, Any] | None = None, client: cgroups.Scope | None = None,
+              warmup: bool = False) -> "Meter":
         """`labels`: the variant every window of this meter belongs to; `client`: a second scope
         measured in the same windows (cgroups.process_scope() for a Python driver,
-        cgroups.children_scope() for a benchmark client run as a child process)."""
-        return Meter(self, instance, repetition, settle or SettlePolicy(), labels or {}, client)
+        cgroups.children_scope() for a benchmark client run as a child process); `warmup`: the
+        windows are stored as `warmup-<window>`, kept for inspection but outside every cost."""
+        return Meter(self, instance, repetition, settle or SettlePolicy(), labels or {}, client, warmup)
 
 
 @dataclass
@@ -201,8 +214,9 @@ class Readings:
 
 class Meter:
     def __init__(self, run: Run, instance: Instance, repetition: int, settle: SettlePolicy,
-                 labels: dict[str, Any], client: cgroups.Scope | None):
+                 labels: dict[str, Any], client: cgroups.Scope | None, warmup: bool = False):
         self.run = run
+        self.warmup = warmup
         self.instance = instance
         self.repetition = repetition
         self.settle_policy = settle
@@ -324,7 +338,7 @@ class Meter:
             common = {
                 "run_id": self.run.run_id, "instance_id": self.instance_id, "engine": self.instance.key,
                 "experiment": self.run.experiment, "phase": phase, "repetition": self.repetition,
-                "window": w.name, "started_at": w.started_at, "ended_at": w.ended_at,
+                "window": f"{WARMUP_PREFIX}{w.name}" if self.warmup else w.name, "started_at": w.started_at, "ended_at": w.ended_at,
                 "check_name": check_name, "check_value": check_value, "check_expected": expect,
                 "check_status": check_status, "seq": seq, "labels": as_json(labels),
             }

@@ -19,6 +19,7 @@ import pandas as pd
 from . import results
 from .engines import get_engine
 from .errors import UnknownEngineError
+from .measure import WARMUP_PREFIX
 from .plots import engine_title
 
 
@@ -88,7 +89,10 @@ class RunReport:
         measured = wall.groupby("window")["value"].sum()
         ended = self.info["ended_at"]
         total = ((ended if pd.notna(ended) else pd.Timestamp.now(tz="UTC")) - self.info["started_at"]).total_seconds()
+        warmup = measured[measured.index.str.startswith(WARMUP_PREFIX)].sum()
         rows = [(f"measured: {w} windows", measured.get(w, 0.0)) for w in ("baseline", "phase", "settle")]
+        if warmup:
+            rows.append(("warm-up repetitions (measured, discarded)", warmup))
         rows += [("everything else (starts, set-up, checks)", total - measured.sum()), ("run total", total)]
         out = pd.DataFrame(rows, columns=["", "seconds"])
         out["share"] = out["seconds"] / total if total > 0 else float("nan")
@@ -121,6 +125,8 @@ class RunReport:
 
     def caveats(self, extra: Iterable[str] = ()) -> str:
         lines = [f"**Cost metric:** {self.metric_explanation}."]
+        if self.info.get("status_note"):
+            lines.append(f"**How the run went:** {self.info['status_note']}")
         local = self.instances[self.instances["image_source"] == "local-build"]
         for row in local.drop_duplicates("engine").itertuples():
             lines.append(f"**{engine_title(row.engine)}** ran from `{row.image_ref}`, {row.image_note}; its version "
