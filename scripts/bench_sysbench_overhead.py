@@ -29,23 +29,29 @@ def main(engine: str = "postgres", seconds: float = 10) -> None:
     with Run("sysbench-overhead", {"engine": engine, "seconds": seconds}, store=store) as run, \
             benchlib.start(engine, run_id=run.run_id) as instance:
         sysbench.prepare(instance, tables=1, table_size=TABLE_SIZE)
-        meter = run.meter(instance, 1, SettlePolicy(max_seconds=0), client=cgroups.children_scope())
+        meters = {  # the sweep's meter (perf only where it counts hardware events) and one that always runs perf
+            "sweep meter": run.meter(instance, 1, SettlePolicy(max_seconds=0), client=cgroups.children_scope(),
+                                     perf_only_for_hardware=True),
+            "with perf -G": run.meter(instance, 1, SettlePolicy(max_seconds=0), client=cgroups.children_scope()),
+        }
         print(f"{instance.provenance['server_version']}; {seconds:g} s per run")
         for test in TESTS:
             for threads in THREADS:
                 options = sysbench.run_options(threads=threads, seconds=seconds, tables=1, table_size=TABLE_SIZE)
-                measured, bare = [], []
+                tps: dict[str, list[float]] = {"bare": [], **{name: [] for name in meters}}
                 for _ in range(3):
-                    with meter.phase(test, settle=False, labels={"threads": threads}):
-                        result, _ = sysbench.run(instance, test, threads=threads, seconds=seconds, tables=1,
-                                                 table_size=TABLE_SIZE)
-                    measured.append(result.tps)
+                    for name, meter in meters.items():
+                        with meter.phase(test, settle=False, labels={"threads": threads}):
+                            result, _ = sysbench.run(instance, test, threads=threads, seconds=seconds, tables=1,
+                                                     table_size=TABLE_SIZE)
+                        tps[name].append(result.tps)
                     argv = sysbench.command_line(instance, test, "run", options)
-                    bare.append(sysbench.parse(subprocess.run(argv, capture_output=True, text=True,
-                                                              check=True).stdout).tps)
-                ratio = statistics.median(measured) / statistics.median(bare)
-                print(f"{test:18} threads={threads}: benchlib {', '.join(f'{t:,.0f}' for t in measured)} TPS; "
-                      f"bare {', '.join(f'{t:,.0f}' for t in bare)} TPS; median ratio {ratio:.3f}")
+                    tps["bare"].append(sysbench.parse(subprocess.run(argv, capture_output=True, text=True,
+                                                                     check=True).stdout).tps)
+                bare = statistics.median(tps["bare"])
+                print(f"{test:18} threads={threads}: " + "; ".join(
+                    f"{name} {', '.join(f'{t:,.0f}' for t in values)} TPS (median ratio to bare "
+                    f"{statistics.median(values) / bare:.3f})" for name, values in tps.items()))
 
 
 if __name__ == "__main__":

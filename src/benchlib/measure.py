@@ -47,6 +47,7 @@ class SettlePolicy:
         return max(self.floor_cores, (idle_rate or 0.0) * self.idle_factor)
 
 
+HARDWARE_EVENTS = {"instructions:u", "cycles"}
 # Windows of a warm-up repetition: stored, never part of a cost (results read exact window names).
 WARMUP_PREFIX = "warmup-"
 
@@ -136,12 +137,16 @@ class Run:
 
     def meter(self, instance: Instance, repetition: int = 1, settle: SettlePolicy | None = None, *,
               labels: dict[str, Any] | None = None, client: cgroups.Scope | None = None,
-              warmup: bool = False) -> "Meter":
+              warmup: bool = False, perf_only_for_hardware: bool = False) -> "Meter":
         """`labels`: the variant every window of this meter belongs to; `client`: a second scope
         measured in the same windows (cgroups.process_scope() for a Python driver,
         cgroups.children_scope() for a benchmark client run as a child process); `warmup`: the
-        windows are stored as `warmup-<window>`, kept for inspection but outside every cost."""
-        return Meter(self, instance, repetition, settle or SettlePolicy(), labels or {}, client, warmup)
+        windows are stored as `warmup-<window>`, kept for inspection but outside every cost;
+        `perf_only_for_hardware`: run perf only where it counts hardware events (throughput
+        benchmarks: perf's cgroup monitoring slows every context switch), else its metrics are
+        stored with status `skipped`."""
+        return Meter(self, instance, repetition, settle or SettlePolicy(), labels or {}, client, warmup,
+                     perf_only_for_hardware)
 
 
 @dataclass
@@ -214,7 +219,8 @@ class Readings:
 
 class Meter:
     def __init__(self, run: Run, instance: Instance, repetition: int, settle: SettlePolicy,
-                 labels: dict[str, Any], client: cgroups.Scope | None, warmup: bool = False):
+                 labels: dict[str, Any], client: cgroups.Scope | None, warmup: bool = False,
+                 perf_only_for_hardware: bool = False):
         self.run = run
         self.warmup = warmup
         self.instance = instance
@@ -227,6 +233,11 @@ class Meter:
         support = perf.probe()
         self._perf_ok = support.available
         self._perf_status = "ok" if support.available else "unavailable"
+        if perf_only_for_hardware and support.available and not set(support.supported_events) & HARDWARE_EVENTS:
+            # perf -a -G makes every context switch on the host dearer; for a load whose result is
+            # its own throughput that costs a few percent, and without hardware counters perf
+            # counts nothing cgroup accounting does not.
+            self._perf_ok, self._perf_status = False, "skipped"
 
     # -- windows -----------------------------------------------------------------------------------
     def _perf_window(self) -> perf.PerfWindow | None:

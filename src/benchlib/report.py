@@ -143,6 +143,11 @@ class RunReport:
         if (self.instances["kind"] == "embedded").any():
             lines.append("Embedded engines run in the notebook's own process: their cost is that process's CPU (the "
                          "Python driver included), and they have no settle window.")
+        m = self.measurements
+        if ((m["source"] == "perf") & (m["status"] == "skipped")).any():
+            lines.append("**perf** was not run during this workload's windows: this host counts only software events, "
+                         "which cgroup accounting gives without perf's cost on every context switch (a few percent "
+                         "of a throughput benchmark's result).")
         if (self.measurements["scope"] == "client").any():
             lines.append("Client CPU (scope `client`) is the process that drives a server engine (the notebook's "
                          "Python driver, or sysbench); it is shown beside the engine's, never added to it.")
