@@ -98,7 +98,7 @@ DIALECTS: dict[str, WriteDialect] = {
                              Counter("select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')",
                                      "pg_current_wal_insert_lsn() difference"), "heap"),
     "mysql": WriteDialect(DML_DIALECTS["mysql"], _status("Innodb_redo_log_current_lsn"), "clustered",
-                          note="MySQL 8+ also writes a binary log by default; its bytes are in the I/O figure, not in "
+                          note="MySQL 8+ also writes a binary log by default (MariaDB does not); its bytes are not in "
                                "the InnoDB redo figure."),
     "mariadb": WriteDialect(DML_DIALECTS["mariadb"], _status("Innodb_lsn_current"), "clustered"),
     "mariadb-myrocks": WriteDialect(DML_DIALECTS["mariadb"], _status("rocksdb_wal_bytes"), "lsm"),

@@ -115,8 +115,8 @@ class WriteCostReport(RunReport):
                 continue
             arch = _architecture(key)
             reason = skipped.get(key) or (
-                "benchlib's catalog has no engine module for it: its server comes only as an image from a "
-                "registry (none is reachable on the hosts this notebook targets) and no Debian package builds it"
+                "benchlib's catalog has no engine module for it: no Debian package builds its server, and its "
+                "images come only from a registry (none is reachable on this project's measurement hosts)"
                 if key not in ENGINES else "not in this run's engine list")
             rows.append({"engine": r["engine_title"], "version (seed 000)": r["version"],
                          "architecture": arch.name if arch else "",
@@ -258,4 +258,9 @@ class WriteCostReport(RunReport):
         ]
         notes += [f"**{engine_title(e)}:** {d.note}" for e in self.engines
                   if (d := _dialect(e)) is not None and d.note]
+        io = self.measurements[(self.measurements["metric"] == "io_write_bytes")
+                               & (self.measurements["scope"] == "server")]["value"]
+        if not io.empty and (io.fillna(0) == 0).all():
+            notes.append("The server engines' cgroup I/O write bytes read 0 in every window of this run (the kernel "
+                         "charged their writes elsewhere): for them the engine's own log counter is the byte figure.")
         return super().caveats([*notes, *extra])
