@@ -211,10 +211,13 @@ class Readings:
     latency): stored in the phase window beside the scopes' own rows."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, float | None, str, str, str]] = []
+        self.rows: list[tuple[str, float | None, str, str, str, str | None]] = []
 
-    def record(self, metric: str, value: float | None, unit: str, source: str, scope: str = "client") -> None:
-        self.rows.append((metric, value, unit, source, scope))
+    def record(self, metric: str, value: float | None, unit: str, source: str, scope: str = "client",
+               status: str | None = None) -> None:
+        """`value` None with a `status` ("not reported") says why a counter has no value; None
+        without one is stored as "unsupported"."""
+        self.rows.append((metric, value, unit, source, scope, status))
 
 
 class Meter:
@@ -362,8 +365,8 @@ class Meter:
             b, a = w.before, w.after
             add("wall_time", w.wall_seconds, "s", "clock")
             if w.name != "settle":
-                for metric, value, unit, src, scope in readings.rows:
-                    add(metric, value, unit, src, scope=scope)
+                for metric, value, unit, src, scope, status in readings.rows:
+                    add(metric, value, unit, src, status, scope=scope)
             if w.client_before is not None and w.client_after is not None and self.client is not None:
                 cb, ca, csrc = w.client_before, w.client_after, self.client.source
                 add("cpu_time", _delta(cb.cpu_ns, ca.cpu_ns, 1e-9), "s", csrc, scope="client")
