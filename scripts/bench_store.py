@@ -48,7 +48,7 @@ def main(total_rows: int = 1_000_000, runs: int = 100) -> None:
             "select engine, phase, avg(value), stddev(value), count(*) from measurements "
             "where metric = 'cpu_time' group by all"),
         "results.latest_run_per_engine": lambda: results.latest_run_per_engine("bench", store),
-        "results.compare_runs (two runs)": lambda: results.compare_runs("bench-0000", "bench-0099", store=store),
+        "results.compare_runs (two runs)": lambda: results.compare_runs(["bench-0000", "bench-0099"], store=store),
     }.items():
         t = time.perf_counter()
         fn()

@@ -182,9 +182,10 @@ class start:
     on Ctrl-C and on errors. `config` holds server settings (postgres `-c`, mysql `--k=v`)."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
-                 startup_timeout: float | None = None):
+                 startup_timeout: float | None = None, cpuset: str | None = None):
         self.engine = get_engine(key)
         self.config = dict(config or {})
+        self.cpuset = cpuset  # Docker cpuset_cpus of a server engine (benchlib.cpus); embedded: ignored
         self.run_id = run_id
         self.startup_timeout = startup_timeout
         self._cleanup: list[Any] = []
@@ -248,7 +249,7 @@ class start:
         labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
         if self.run_id:
             labels[LABEL_RUN] = self.run_id
-        container.with_kwargs(labels=labels)
+        container.with_kwargs(labels=labels, **({"cpuset_cpus": self.cpuset} if self.cpuset else {}))
         command = server.command(self.config)
         if command:
             container.with_command(command)
@@ -273,7 +274,7 @@ class start:
             "engine": engine.key, "kind": engine.kind, "image_ref": image.ref, "image_id": image.image_id,
             "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
             "server_version": version, "config": dict(self.config), "startup_seconds": startup,
-            "container_id": container_id, "cgroup": scope.perf_cgroup,
+            "container_id": container_id, "cgroup": scope.perf_cgroup, "cpuset": self.cpuset,
         })
 
     def _register(self, container) -> None:

@@ -47,6 +47,11 @@ class SettlePolicy:
         return max(self.floor_cores, (idle_rate or 0.0) * self.idle_factor)
 
 
+HARDWARE_EVENTS = {"instructions:u", "cycles"}
+# Windows of a warm-up repetition: stored, never part of a cost (results read exact window names).
+WARMUP_PREFIX = "warmup-"
+
+
 class Run:
     """A row in `runs` (status running -> ok | partial | failed), with its instances and
     measurements. Measurements are written as each window ends, so a failure never loses earlier
@@ -66,6 +71,7 @@ class Run:
         self._seq_lock = threading.Lock()
         self._row: dict[str, Any] = {}
         self.failures: dict[str, str] = {}
+        self._notes: list[str] = []
 
     def __enter__(self) -> "Run":
         support = perf.probe()
@@ -88,6 +94,11 @@ class Run:
     def __exit__(self, exc_type, exc, tb) -> None:
         self.finish(None if exc is None else "".join(traceback.format_exception_only(exc_type, exc)).strip())
 
+    def note(self, text: str) -> None:
+        """A sentence about how the run went (why its repetitions stopped, say), kept in the runs
+        row's status_note when the run finishes."""
+        self._notes.append(text)
+
     def record_failure(self, what: str, error: BaseException | str) -> None:
         """One part (an engine start, a step) failed; the run goes on and ends `partial`."""
         self.failures[what] = error if isinstance(error, str) else _one_line(error)
@@ -96,14 +107,15 @@ class Run:
         status = "failed" if error else ("partial" if self.failures else "ok")
         if self.failures and not error:
             error = "; ".join(f"{k}: {v}" for k, v in self.failures.items())
-        self._row.update(status=status, error=error, ended_at=utcnow())
+        self._row.update(status=status, error=error, ended_at=utcnow(), status_note=" ".join(self._notes) or None)
         # Status first: a failed compaction must never leave the run 'running'. Uncompacted
         # window files stay readable.
         self.store.write_run(self._row)
         try:
             self.store.compact(self.run_id)
         except Exception as exc:
-            self._row["status_note"] = f"compaction failed ({_one_line(exc)}); window files kept as written"
+            self._row["status_note"] = " ".join([*self._notes, f"Compaction failed ({_one_line(exc)}); window files "
+                                                 "kept as written."])
             self.store.write_run(self._row)
 
     def next_seq(self) -> int:
@@ -124,11 +136,17 @@ class Run:
         return instance_id
 
     def meter(self, instance: Instance, repetition: int = 1, settle: SettlePolicy | None = None, *,
-              labels: dict[str, Any] | None = None, client: cgroups.Scope | None = None) -> "Meter":
+              labels: dict[str, Any] | None = None, client: cgroups.Scope | None = None,
+              warmup: bool = False, perf_only_for_hardware: bool = False) -> "Meter":
         """`labels`: the variant every window of this meter belongs to; `client`: a second scope
         measured in the same windows (cgroups.process_scope() for a Python driver,
-        cgroups.children_scope() for a benchmark client run as a child process)."""
-        return Meter(self, instance, repetition, settle or SettlePolicy(), labels or {}, client)
+        cgroups.children_scope() for a benchmark client run as a child process); `warmup`: the
+        windows are stored as `warmup-<window>`, kept for inspection but outside every cost;
+        `perf_only_for_hardware`: run perf only where it counts hardware events (throughput
+        benchmarks: perf's cgroup monitoring slows every context switch), else its metrics are
+        stored with status `skipped`."""
+        return Meter(self, instance, repetition, settle or SettlePolicy(), labels or {}, client, warmup,
+                     perf_only_for_hardware)
 
 
 @dataclass
@@ -193,16 +211,21 @@ class Readings:
     latency): stored in the phase window beside the scopes' own rows."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, float | None, str, str, str]] = []
+        self.rows: list[tuple[str, float | None, str, str, str, str | None]] = []
 
-    def record(self, metric: str, value: float | None, unit: str, source: str, scope: str = "client") -> None:
-        self.rows.append((metric, value, unit, source, scope))
+    def record(self, metric: str, value: float | None, unit: str, source: str, scope: str = "client",
+               status: str | None = None) -> None:
+        """`value` None with a `status` ("not reported") says why a counter has no value; None
+        without one is stored as "unsupported"."""
+        self.rows.append((metric, value, unit, source, scope, status))
 
 
 class Meter:
     def __init__(self, run: Run, instance: Instance, repetition: int, settle: SettlePolicy,
-                 labels: dict[str, Any], client: cgroups.Scope | None):
+                 labels: dict[str, Any], client: cgroups.Scope | None, warmup: bool = False,
+                 perf_only_for_hardware: bool = False):
         self.run = run
+        self.warmup = warmup
         self.instance = instance
         self.repetition = repetition
         self.settle_policy = settle
@@ -213,6 +236,11 @@ class Meter:
         support = perf.probe()
         self._perf_ok = support.available
         self._perf_status = "ok" if support.available else "unavailable"
+        if perf_only_for_hardware and support.available and not set(support.supported_events) & HARDWARE_EVENTS:
+            # perf -a -G makes every context switch on the host dearer; for a load whose result is
+            # its own throughput that costs a few percent, and without hardware counters perf
+            # counts nothing cgroup accounting does not.
+            self._perf_ok, self._perf_status = False, "skipped"
 
     # -- windows -----------------------------------------------------------------------------------
     def _perf_window(self) -> perf.PerfWindow | None:
@@ -324,7 +352,7 @@ class Meter:
             common = {
                 "run_id": self.run.run_id, "instance_id": self.instance_id, "engine": self.instance.key,
                 "experiment": self.run.experiment, "phase": phase, "repetition": self.repetition,
-                "window": w.name, "started_at": w.started_at, "ended_at": w.ended_at,
+                "window": f"{WARMUP_PREFIX}{w.name}" if self.warmup else w.name, "started_at": w.started_at, "ended_at": w.ended_at,
                 "check_name": check_name, "check_value": check_value, "check_expected": expect,
                 "check_status": check_status, "seq": seq, "labels": as_json(labels),
             }
@@ -337,8 +365,8 @@ class Meter:
             b, a = w.before, w.after
             add("wall_time", w.wall_seconds, "s", "clock")
             if w.name != "settle":
-                for metric, value, unit, src, scope in readings.rows:
-                    add(metric, value, unit, src, scope=scope)
+                for metric, value, unit, src, scope, status in readings.rows:
+                    add(metric, value, unit, src, status, scope=scope)
             if w.client_before is not None and w.client_after is not None and self.client is not None:
                 cb, ca, csrc = w.client_before, w.client_after, self.client.source
                 add("cpu_time", _delta(cb.cpu_ns, ca.cpu_ns, 1e-9), "s", csrc, scope="client")

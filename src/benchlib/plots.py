@@ -4,7 +4,7 @@ that uses the plotly.js the report template embeds once)."""
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 
@@ -139,4 +139,46 @@ def normalised_curves(curves: pd.DataFrame, *, title: str, name: str):
                       yaxis_title="throughput / own peak", xaxis_title="threads (log scale)",
                       margin=dict(l=60, r=20, t=60, b=50))
     fig.update_xaxes(type="log", dtick=0.30102999566)  # one tick per doubling
+    return fig
+
+
+def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title: str, name: str, unit: str,
+             x_title: str, y_title: str, log_color: bool = False, columns: int = 3,
+             text_format: str | Callable[[float], str] = ".3g", x_order: Sequence | None = None):
+    """One heatmap per `facet` value (engines in catalog order, titled by engine), sharing one
+    colour scale so the same colour is the same number in every panel; each cell shows its value.
+    `log_color`: the colour follows log10 of the value (for figures that span decades). Axes are
+    categories in sorted order (`x_order` to choose the x order). `text_format`: a format spec or a
+    function that writes a cell's value."""
+    import math
+
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    keys = engine_order(df[facet]) if facet == "engine" else list(dict.fromkeys(df[facet]))
+    cols = max(1, min(columns, len(keys)))
+    nrows = max(1, math.ceil(len(keys) / cols))
+    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=[engine_title(k) for k in keys],
+                        horizontal_spacing=0.08, vertical_spacing=0.12)
+    xs = [str(v) for v in (x_order or dict.fromkeys(df.sort_values(x)[x]))]
+    ys = [str(v) for v in dict.fromkeys(df.sort_values(y)[y])]
+    finite = df[value][(df[value] > 0) if log_color else df[value].notna()]
+    scale = (lambda v: math.log10(v) if v == v and v > 0 else float("nan")) if log_color else (lambda v: v)
+    zmin, zmax = (scale(finite.min()), scale(finite.max())) if not finite.empty else (0.0, 1.0)
+    for i, key in enumerate(keys):
+        sub = df[df[facet] == key].assign(_x=lambda d: d[x].astype(str), _y=lambda d: d[y].astype(str))
+        grid = sub.pivot_table(index="_y", columns="_x", values=value, aggfunc="first").reindex(index=ys, columns=xs)
+        z = [[scale(v) for v in row] for row in grid.to_numpy()]
+        write = text_format if callable(text_format) else (lambda v: format(v, text_format))
+        text = [[("" if v != v else write(v)) for v in row] for row in grid.to_numpy()]
+        fig.add_trace(go.Heatmap(
+            x=xs, y=ys, z=z, text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax, coloraxis="coloraxis",
+            hovertemplate=f"{engine_title(key)}<br>{x_title} %{{x}}<br>{y_title} %{{y}}<br>%{{text}} {unit}"
+                          "<extra></extra>"), row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(type="category", title_text=x_title)
+    fig.update_yaxes(type="category", title_text=y_title)
+    fig.update_layout(title=title, template="plotly_white", height=300 * nrows + 120,
+                      coloraxis=dict(colorscale="Viridis", colorbar=dict(
+                          title=f"log10 {unit}" if log_color else unit)),
+                      meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
     return fig

@@ -19,6 +19,7 @@ import pandas as pd
 from . import results
 from .engines import get_engine
 from .errors import UnknownEngineError
+from .measure import WARMUP_PREFIX
 from .plots import engine_title
 
 
@@ -88,7 +89,10 @@ class RunReport:
         measured = wall.groupby("window")["value"].sum()
         ended = self.info["ended_at"]
         total = ((ended if pd.notna(ended) else pd.Timestamp.now(tz="UTC")) - self.info["started_at"]).total_seconds()
+        warmup = measured[measured.index.str.startswith(WARMUP_PREFIX)].sum()
         rows = [(f"measured: {w} windows", measured.get(w, 0.0)) for w in ("baseline", "phase", "settle")]
+        if warmup:
+            rows.append(("warm-up repetitions (measured, discarded)", warmup))
         rows += [("everything else (starts, set-up, checks)", total - measured.sum()), ("run total", total)]
         out = pd.DataFrame(rows, columns=["", "seconds"])
         out["share"] = out["seconds"] / total if total > 0 else float("nan")
@@ -121,6 +125,8 @@ class RunReport:
 
     def caveats(self, extra: Iterable[str] = ()) -> str:
         lines = [f"**Cost metric:** {self.metric_explanation}."]
+        if self.info.get("status_note"):
+            lines.append(f"**How the run went:** {self.info['status_note']}")
         local = self.instances[self.instances["image_source"] == "local-build"]
         for row in local.drop_duplicates("engine").itertuples():
             lines.append(f"**{engine_title(row.engine)}** ran from `{row.image_ref}`, {row.image_note}; its version "
@@ -137,6 +143,11 @@ class RunReport:
         if (self.instances["kind"] == "embedded").any():
             lines.append("Embedded engines run in the notebook's own process: their cost is that process's CPU (the "
                          "Python driver included), and they have no settle window.")
+        m = self.measurements
+        if ((m["source"] == "perf") & (m["status"] == "skipped")).any():
+            lines.append("**perf** was not run during this workload's windows: this host counts only software events, "
+                         "which cgroup accounting gives without perf's cost on every context switch (a few percent "
+                         "of a throughput benchmark's result).")
         if (self.measurements["scope"] == "client").any():
             lines.append("Client CPU (scope `client`) is the process that drives a server engine (the notebook's "
                          "Python driver, or sysbench); it is shown beside the engine's, never added to it.")

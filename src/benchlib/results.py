@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import math
+from typing import Iterable
 
 import pandas as pd
 
@@ -62,6 +64,7 @@ def latest_run_per_engine(experiment: str, store: Store | None = None) -> pd.Dat
 
 
 ENGINE_SCOPES = ("server", "embedded")
+COST_WINDOWS = ("baseline", "phase", "settle")
 
 
 def engine_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -88,6 +91,7 @@ def phase_costs(df: pd.DataFrame, metric: str) -> pd.DataFrame:
     comes from the baseline window of the same engine start). Baseline windows appear as their
     own phase."""
     df = engine_rows(df)
+    df = df[df["window"].isin(COST_WINDOWS)]  # warm-up windows are kept in the store, never in a cost
     keys = ["run_id", "instance_id", "engine", "repetition", "labels", "phase"]
     wide = (df[df["metric"].isin([metric, "wall_time"])]
             .groupby(keys + ["window", "metric"], dropna=False)["value"].sum(min_count=1)  # NaN stays NaN
@@ -150,18 +154,93 @@ def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "
     return out.reset_index()
 
 
-def compare_runs(run_a: str, run_b: str, *, metric: str = "cpu_time", window: str = "phase",
+def precision(run_id: str, *, floor: float, store: Store | None = None) -> pd.DataFrame:
+    """How tight each engine-phase cost of a run is so far: mean, 95% CI half width and that
+    width relative to the mean. Phases whose mean cost is below `floor` (in the cost metric's
+    unit) are `targeted=False`: a 4 ms cgroup tick on a 20 ms phase is noise no repetition count
+    fixes, and a target for them would only burn the repetition budget."""
+    df = measurements(run_id, store)
+    metric, _, _ = cost_metric(df)
+    costs = phase_costs(df, metric)
+    summary = summarize(costs[~costs["is_baseline"]], by=("engine", "labels", "phase"))
+    return pd.DataFrame({
+        "engine": summary["engine"], "labels": summary["labels"], "phase": summary["phase"],
+        "mean": summary["value"], "ci95": summary["value_ci95"], "rel_ci95": summary["value_ci95"] / summary["value"],
+        "n": summary["n"], "targeted": summary["value"] >= floor,
+    })
+
+
+def welch(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float, n_b: int) -> tuple[float, float]:
+    """Welch's unequal-variances t statistic of b - a and its Welch-Satterthwaite degrees of
+    freedom; NaN where either side has fewer than two repetitions (no variance, no test)."""
+    if n_a < 2 or n_b < 2 or any(math.isnan(x) for x in (mean_a, sd_a, mean_b, sd_b)):
+        return float("nan"), float("nan")
+    va, vb = sd_a ** 2 / n_a, sd_b ** 2 / n_b
+    if va + vb == 0:
+        return (0.0 if mean_a == mean_b else math.copysign(math.inf, mean_b - mean_a)), float(n_a + n_b - 2)
+    dof = (va + vb) ** 2 / ((va ** 2 / (n_a - 1) if va else 0.0) + (vb ** 2 / (n_b - 1) if vb else 0.0))
+    return (mean_b - mean_a) / math.sqrt(va + vb), dof
+
+
+def beyond_noise(t: float, dof: float) -> bool | None:
+    """Is the difference significant at the 5% level (two-sided)? None when it cannot be tested."""
+    if math.isnan(t) or math.isnan(dof):
+        return None
+    return abs(t) > t_quantile_975(int(dof))
+
+
+def product_key(engine: str) -> str:
+    """The engine key without its version (postgres@15 -> postgres): how runs of different
+    versions are paired."""
+    return engine.partition("@")[0]
+
+
+def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float = 0.05,
                  store: Store | None = None) -> pd.DataFrame:
-    """Mean of `metric` per engine and phase in two runs, and the ratio b / a."""
-    df = engine_rows(measurements([run_a, run_b], store))
-    df = df[(df["metric"] == metric) & (df["window"] == window)]
-    means = df.groupby(["engine", "phase", "run_id"])["value"].mean().unstack("run_id")
-    for run in (run_a, run_b):
-        if run not in means:
-            means[run] = float("nan")
-    out = pd.DataFrame({"a": means[run_a], "b": means[run_b]})
-    out["ratio_b_over_a"] = out["b"] / out["a"]
-    return out.reset_index().assign(metric=metric, window=window, run_a=run_a, run_b=run_b)
+    """Each run's mean engine cost per engine, variant and phase against the first run's: the
+    ratio (with a 95% CI by the delta method), Welch's test of the difference, and whether the
+    change is beyond noise *and* larger than `threshold` (seed 003's 5% rule). `match="product"`
+    pairs engines across versions (postgres@15 in one run with postgres@17 in the other)."""
+    df = measurements(run_ids, store)
+    metric, unit, _ = cost_metric(df)
+    costs = phase_costs(df, metric)
+    costs = costs[~costs["is_baseline"]].copy()
+    costs["key"] = [product_key(e) if match == "product" else e for e in costs["engine"]]
+    summary = summarize(costs, by=("run_id", "key", "labels", "phase"))
+    summary = summary.merge(costs.groupby(["run_id", "key"])["engine"].first().rename("engine_key"),
+                            on=["run_id", "key"], how="left")
+    keys = ["key", "labels", "phase"]
+    base = summary[summary["run_id"] == run_ids[0]].set_index(keys)
+    rows = []
+    for row in summary.to_dict("records"):
+        k = (row["key"], row["labels"], row["phase"])
+        if k not in base.index:
+            continue  # measured in this run only: nothing to compare with
+        b = base.loc[k]
+        rows.append({"run_id": row["run_id"], "key": row["key"], "engine": row["engine_key"],
+                     "base_engine": b["engine_key"], "labels": row["labels"], "phase": row["phase"], "metric": metric,
+                     "unit": unit, **contrast(b, row, "value", threshold)})
+    return pd.DataFrame(rows)
+
+
+def contrast(base, other, column: str, threshold: float = 0.05) -> dict:
+    """`other` against `base`, two rows of `summarize` output for `column`: both means with CIs,
+    the ratio with its 95% CI (delta method), Welch's test, and whether the change is beyond
+    noise (`beyond_noise`) and also larger than `threshold` (`flagged`)."""
+    a, b = float(base[column]), float(other[column])
+    a_ci, b_ci = float(base[f"{column}_ci95"]), float(other[f"{column}_ci95"])
+    ratio = b / a if a else float("nan")
+    rel = math.sqrt((b_ci / b) ** 2 + (a_ci / a) ** 2) if a and b else float("nan")
+    t, dof = welch(a, float(base[f"{column}_std"]), int(base["n"]), b, float(other[f"{column}_std"]), int(other["n"]))
+    noise = beyond_noise(t, dof)
+    return {"mean": b, "ci95": b_ci, "n": int(other["n"]), "base_mean": a, "base_ci95": a_ci, "base_n": int(base["n"]),
+            "ratio": ratio, "ratio_ci95": ratio * rel, "welch_t": t, "welch_dof": dof, "beyond_noise": noise,
+            "flagged": bool(noise) and abs(ratio - 1) > threshold}
+
+
+def geometric_mean(values: Iterable[float]) -> float:
+    logs = [math.log(v) for v in values if v and v > 0 and not math.isnan(v)]
+    return math.exp(sum(logs) / len(logs)) if logs else float("nan")
 
 
 def reference(name: str = "seed000_dml_instructions") -> pd.DataFrame:

@@ -20,6 +20,7 @@ import json
 import os
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -245,13 +246,17 @@ class Store:
         """Run SQL over the views and return a pandas DataFrame."""
         import duckdb
 
-        for attempt in range(3):
+        attempts = 6
+        for attempt in range(attempts):
             con = self.connect()
             try:
                 return con.execute(sql, params or []).df()
             except duckdb.IOException:
-                if attempt == 2:  # a run compacting its files between listing and reading: list again
+                # A run compacting its files between listing and reading: list again. On a loaded
+                # 2-core host a compaction can take longer than an immediate retry, hence the backoff.
+                if attempt == attempts - 1:
                     raise
+                time.sleep(0.02 * 2 ** attempt)
             finally:
                 con.close()
 

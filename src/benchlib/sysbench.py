@@ -104,8 +104,19 @@ def connection_args(instance: Instance) -> list[str]:
     return args
 
 
+def command_line(instance: Instance, test: str, command: str, options: Mapping[str, object]) -> list[str]:
+    """The sysbench argv benchlib runs (with the password: never log it)."""
+    return ["sysbench", test, *connection_args(instance), *(f"--{k}={v}" for k, v in options.items()), command]
+
+
+def run_options(*, threads: int, seconds: float, tables: int, table_size: int,
+                options: Mapping[str, object] | None = None) -> dict[str, object]:
+    return {"tables": tables, "table-size": table_size, "threads": threads, "time": int(seconds),
+            "histogram": "on", "percentile": 95, **(options or {})}
+
+
 def _run(instance: Instance, test: str, command: str, options: Mapping[str, object], timeout: float) -> str:
-    argv = ["sysbench", test, *connection_args(instance), *(f"--{k}={v}" for k, v in options.items()), command]
+    argv = command_line(instance, test, command, options)
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -124,7 +135,6 @@ def prepare(instance: Instance, *, tables: int, table_size: int, timeout: float 
 def run(instance: Instance, test: str, *, threads: int, seconds: float, tables: int, table_size: int,
         options: Mapping[str, object] | None = None) -> tuple[SysbenchResult, str]:
     """One timed step; returns the parsed result and the raw report."""
-    opts = {"tables": tables, "table-size": table_size, "threads": threads, "time": int(seconds),
-            "histogram": "on", "percentile": 95, **(options or {})}
+    opts = run_options(threads=threads, seconds=seconds, tables=tables, table_size=table_size, options=options)
     text = _run(instance, test, "run", opts, timeout=seconds + 120)
     return parse(text), text

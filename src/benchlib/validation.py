@@ -40,6 +40,31 @@ def require(params: dict[str, Any], names: Iterable[str], where: str) -> None:
         raise ParameterError(f"{where} parameters: {'; '.join(parts)}; expected: {', '.join(names)}")
 
 
+def fraction(name: str, value: Any) -> float:
+    """A share strictly between 0 and 1 (0.05 = 5%)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        raise ParameterError(f"{name} must be a fraction between 0 and 1 (0.05 = 5%), got {value!r}")
+    return float(value)
+
+
+def engine_settings(name: str, value: Any, engines: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Per-engine server settings ({"postgres": {"synchronous_commit": "off"}}), each for an engine
+    that runs, checked against what the server accepts (its storage engines) before any start."""
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise ParameterError(f"{name} must map engine keys to settings, e.g. "
+                             f"{{'postgres': {{'synchronous_commit': 'off'}}}}, got {value!r}")
+    engines = list(engines)
+    for key, settings in value.items():
+        if key not in engines:
+            raise ParameterError(f"{name} has settings for {key!r}, which is not among the engines that run "
+                                 f"({', '.join(engines)})")
+        server = get_engine(key).server
+        if server is None:
+            raise ParameterError(f"{name}: {key} is embedded and takes no server settings")
+        server.check_storage(settings)
+    return {k: dict(v) for k, v in value.items()}
+
+
 def choice(name: str, value: Any, allowed: Iterable[str]) -> str:
     allowed = tuple(allowed)
     if value not in allowed:

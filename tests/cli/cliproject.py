@@ -34,9 +34,9 @@ TINY_BODY = '''import os, pathlib, time
 import benchlib
 from benchlib.progress import Progress
 
-if marker:
-    pathlib.Path(marker).write_text(str(os.getpid()))
 with benchlib.Run("tiny", {"n": n, "seconds": seconds}, notebook=NOTEBOOK) as run:
+    if marker:  # once the run exists: an interrupt from now on must close it
+        pathlib.Path(marker).write_text(str(os.getpid()))
     with benchlib.start("sqlite") as eng:
         run.record_instance(eng)
         with Progress(total=n, unit="steps", desc="tiny") as progress:

@@ -128,3 +128,21 @@ def test_without_perf_measurement_degrades_to_cgroup_cpu_with_the_reason(tmp_pat
     perf_rows = df[df["source"] == "perf"]
     assert (perf_rows["status"] == "unavailable").all() and perf_rows["value"].isna().all()
     assert df[df["metric"] == "cpu_time"]["value"].iloc[0] > 0
+
+
+def test_perf_runs_for_throughput_only_where_it_counts_hardware_events(store):
+    hardware = bool(set(perf.probe().supported_events) & {"instructions:u", "cycles"})
+    with Run("t", {}, store=store) as run:
+        with benchlib.start("sqlite") as eng:
+            with run.meter(eng, perf_only_for_hardware=True).phase("work", settle=False):
+                sum(range(100_000))
+    df = results.measurements(run.run_id, store)
+    perf_rows = df[df["source"] == "perf"]
+    assert not perf_rows.empty
+    if not perf.probe().available:
+        assert set(perf_rows["status"]) == {"unavailable"}
+    elif hardware:
+        assert "ok" in set(perf_rows["status"])
+    else:  # this project's KVM hosts: perf is skipped, the CPU still measured by accounting
+        assert set(perf_rows["status"]) == {"skipped"} and perf_rows["value"].isna().all()
+        assert df[(df["metric"] == "cpu_time") & (df["window"] == "phase")]["value"].notna().all()

@@ -53,6 +53,17 @@ def test_each_notebook_has_a_parameters_cell_and_parameter_sets():
         assert {"tiny", "default"} <= sets and len(sets) >= 3, f"{path.name}: parameter sets {sets}"
 
 
+def test_stored_parameter_values_are_the_tiny_set():
+    """nbval-lax runs every notebook at its stored values in `make test`: they must be the tiny
+    set, or CI would run each notebook at a larger scale a second time."""
+    from benchlib import batch
+
+    for path in batch.notebooks():
+        stored = batch.read_notebook(path).defaults
+        tiny = batch.load_params(batch.params_file(path, "tiny"))
+        assert {**stored, **tiny} == stored, f"{path.name}: stored parameters differ from papermill_params tiny.yaml"
+
+
 def test_settings_do_not_depend_on_the_current_directory(tmp_path):
     code = "from benchlib.settings import get_settings; s = get_settings(); print(s.data_dir, s.notebooks_dir)"
     env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHLIB_")}

@@ -92,3 +92,18 @@ def test_t_quantile_errs_on_the_wide_side_between_table_entries():
     assert results.t_quantile_975(2) == 4.303
     assert results.t_quantile_975(11) == results.t_quantile_975(10)
     assert results.t_quantile_975(500) == 1.96 and math.isnan(results.t_quantile_975(0))
+
+
+def test_welch_matches_a_hand_computed_example():
+    # a: mean 10, sd 1, n 4; b: mean 12, sd 2, n 4 -> se^2 = 0.25 + 1.0, t = 2 / sqrt(1.25),
+    # dof = 1.25^2 / (0.25^2/3 + 1^2/3) = 4.41
+    t, dof = results.welch(10, 1, 4, 12, 2, 4)
+    assert t == pytest.approx(2 / math.sqrt(1.25)) and dof == pytest.approx(1.5625 / (1.0625 / 3))
+    assert results.beyond_noise(t, dof) is False  # 1.79 < t(4, 0.975) = 2.776
+    assert results.beyond_noise(*results.welch(10, 0.1, 4, 12, 0.1, 4)) is True
+    assert results.beyond_noise(*results.welch(10, 1, 1, 12, 1, 4)) is None  # one repetition: untestable
+
+
+def test_geometric_mean_ignores_missing_ratios():
+    assert results.geometric_mean([2.0, 0.5, float("nan")]) == pytest.approx(1.0)
+    assert math.isnan(results.geometric_mean([]))

@@ -151,3 +151,11 @@ def test_ferretdb_build_needs_a_recent_go_and_says_so(monkeypatch):
                                 "/usr/bin/go is 1.19.8")
     monkeypatch.setattr(gobuild, "find_go", lambda: ("/usr/local/go/bin/go", "1.26.8"))
     assert binary.problem() is None
+
+
+def test_write_cost_supports_only_engines_with_their_own_log_counter():
+    from benchlib.workloads.write_cost.dialects import dialect_for as write_dialect
+
+    for key in ("cockroachdb", "yugabytedb", "tidb", "ferretdb", "mongodb", "oracle", "sqlserver"):
+        assert write_dialect(get_engine(key)) is None, key
+    assert write_dialect(get_engine("postgres")) is not None

@@ -129,17 +129,24 @@ def test_empty_store_reads_as_empty_tables(store):
     assert results.runs(store=store).empty
 
 
-def test_compare_runs_gives_ratios(store):
+def test_compare_runs_pairs_repetitions_across_runs_and_flags_real_changes(store):
+    """Run b: insert 20% dearer (beyond noise), update within noise of run a."""
     ids = []
-    for scale in (1.0, 2.0):
+    for insert, update in (([10.0, 10.2, 9.8], [5.0, 5.5, 4.5]), ([12.0, 12.2, 11.8], [5.2, 5.7, 4.6])):
         with Run("t", {}, store=store) as run:
-            rows = _rows(run.run_id, 2)
-            for r in rows:
-                r["value"] = scale * 10
+            rows = []
+            for rep, (ins, upd) in enumerate(zip(insert, update), start=1):
+                for phase, value in (("insert", ins), ("update", upd)):
+                    row = _rows(run.run_id, 1, phase)[0]
+                    rows.append({**row, "instance_id": f"x-{rep}", "repetition": rep, "value": value})
             store.append_measurements(run.run_id, 1, rows)
             ids.append(run.run_id)
-    cmp = results.compare_runs(ids[0], ids[1], store=store)
-    assert list(cmp["ratio_b_over_a"]) == [2.0]
+    cmp = results.compare_runs(ids, store=store).set_index(["run_id", "phase"])
+    insert, update = cmp.loc[(ids[1], "insert")], cmp.loc[(ids[1], "update")]
+    assert insert["ratio"] == pytest.approx(1.2) and insert["beyond_noise"] and insert["flagged"]
+    assert update["ratio"] == pytest.approx(5.1667 / 5.0, rel=1e-3) and not update["beyond_noise"]
+    assert not update["flagged"]
+    assert cmp.loc[(ids[0], "insert")]["ratio"] == 1.0  # the base run against itself
 
 
 def test_finished_run_is_compacted_into_one_file_without_losing_rows(store):

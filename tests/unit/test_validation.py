@@ -4,8 +4,8 @@ import pytest
 from benchlib.errors import ParameterError, UnknownEngineError
 from benchlib.workloads.dml import validate_parameters
 
-GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, sleep_seconds=0, vacuum=True, pk_kind="uuid",
-            max_settle_seconds=1)
+GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False,
+            pin_cpus=False, sleep_seconds=0, vacuum=True, pk_kind="uuid", engine_config={}, max_settle_seconds=1)
 
 
 @pytest.mark.parametrize("name, value, fragment", [
@@ -19,6 +19,14 @@ GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, sleep_seconds=0, vacuum=
     ("vacuum", "yes", "vacuum must be true or false, got 'yes'"),
     ("pk_kind", "serial", "pk_kind must be one of uuid, sequential; got 'serial'"),
     ("engines", [], "engines must be a non-empty list"),
+    ("max_repetitions", 0, "max_repetitions must be an integer >= repetitions (1), got 0"),
+    ("ci_target", 0, "ci_target must be a fraction between 0 and 1 (0.05 = 5%), got 0"),
+    ("ci_target", 1.0, "got 1.0"),
+    ("warmup", 1, "warmup must be true or false, got 1"),
+    ("engine_config", {"postgres": {"fsync": "off"}}, "engine_config has settings for 'postgres', which is not "
+                                                      "among the engines that run (sqlite)"),
+    ("engine_config", {"sqlite": {"journal_mode": "wal"}}, "engine_config: sqlite is embedded"),
+    ("engine_config", {"sqlite": "wal"}, "engine_config must map engine keys to settings"),
     ("engines", ["sqlite", "sqlite"], "lists an engine twice"),
 ])
 def test_bad_value_is_named(name, value, fragment):

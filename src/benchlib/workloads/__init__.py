@@ -1,1 +1,29 @@
-"""Workloads: what a notebook measures, built on one lifecycle and one measurement path."""
+"""Workloads: what a notebook measures, built on one lifecycle and one measurement path.
+
+Each workload package declares `EXPERIMENT` (the name its runs carry in the store),
+`PARAMETERS`, `validate_parameters(dict)` and `run(params, notebook=..., store=...)`."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+from ..errors import ParameterError
+
+
+def all_workloads() -> dict[str, ModuleType]:
+    """Experiment name -> workload package, found by looking (a new workload needs no registry entry)."""
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        experiment = getattr(module, "EXPERIMENT", None)
+        if experiment and callable(getattr(module, "run", None)):
+            found[experiment] = module
+    return found
+
+
+def by_experiment(name: str) -> ModuleType:
+    known = all_workloads()
+    if name not in known:
+        raise ParameterError(f"no workload runs experiment {name!r}; known: {', '.join(sorted(known))}")
+    return known[name]

@@ -118,7 +118,8 @@ def run_sweep(params: SweepParams, *, notebook: str | None = None, store=None) -
             try:
                 with start(key, run_id=run.run_id) as instance:
                     sysbench.prepare(instance, tables=params.tables, table_size=params.table_size)
-                    meter = run.meter(instance, 1, settle, client=cgroups.children_scope())
+                    meter = run.meter(instance, 1, settle, client=cgroups.children_scope(),
+                                      perf_only_for_hardware=True)
                     meter.baseline(2.0)
                     for test in params.tests:
                         _sweep_test(run, meter, instance, params, test, progress)

@@ -1,0 +1,107 @@
+"""The arithmetic of the write sweep, on plain frames so it is tested with known answers: per
+cell CPU, wall and bytes per row, the ratio to PostgreSQL, and the decomposition of a one-row
+transaction into commit, statement and row work."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from ... import results
+
+KEYS = ["engine", "rows_per_txn", "rows_per_stmt", "rows_from"]
+
+
+def _labels(frame: pd.DataFrame) -> pd.DataFrame:
+    parsed = [json.loads(x) for x in frame["labels"]]
+    return frame.assign(rows_per_txn=[int(p["rows_per_txn"]) for p in parsed],
+                        rows_per_stmt=[int(p["rows_per_stmt"]) for p in parsed],
+                        rows_from=[p["rows_from"] for p in parsed])
+
+
+def cells(measurements: pd.DataFrame, row_bytes: int) -> pd.DataFrame:
+    """One row per engine, repetition and cell. Engine CPU with the idle rate x duration taken
+    away, split into the statements' window (`phase`) and the settle window after the commit
+    (`after`); the client's CPU and the wall time of the statements' window; log bytes from the
+    engine's own counter (NaN with status "not reported" where it has none) and I/O write bytes
+    of the engine's scope, both windows together."""
+    m = measurements[measurements["phase"] == "insert"]
+    if m.empty:
+        return pd.DataFrame()
+    costs = results.phase_costs(measurements, "cpu_time")  # with the baselines: they give the idle rate
+    costs = costs[~costs["is_baseline"]]
+    keys = ["engine", "repetition", "labels"]
+    checks = m.drop_duplicates("seq").groupby(keys)["check_value"].first()
+    client = m[(m["scope"] == "client") & (m["metric"] == "cpu_time") & (m["window"] == "phase")]
+    client_cpu = client.groupby(keys)["value"].sum(min_count=1)
+    engine = results.engine_rows(m)
+    io = engine[engine["metric"] == "io_write_bytes"].groupby(keys)["value"].sum(min_count=1)
+    logs = engine[engine["metric"].isin(["engine_log_bytes", "engine_log_bytes_settle"])]
+    log_bytes = logs.groupby(keys)["value"].sum(min_count=1)
+    log_status = logs.groupby(keys)["status"].agg(lambda s: "ok" if (s == "ok").all() else sorted(set(s) - {"ok"})[0])
+    out = costs.set_index(keys).join(checks.rename("rows")).join(client_cpu.rename("client_cpu_s"))
+    out = (out.join(io.rename("io_write_bytes")).join(log_bytes.rename("log_bytes"))
+           .join(log_status.rename("log_status")))
+    out = _labels(out.reset_index())
+    rows = out["rows"].where(out["rows"] > 0)
+    per_row = 1e6 / rows
+    out["phase_us_per_row"] = out["net"] * per_row
+    out["after_us_per_row"] = (out["net_with_settle"] - out["net"]) * per_row  # NaN-free: no settle adds 0
+    out.loc[out["settle_value"].isna(), "after_us_per_row"] = float("nan")
+    out["cpu_us_per_row"] = out["net_with_settle"] * per_row
+    out["client_us_per_row"] = out["client_cpu_s"] * per_row
+    out["wall_us_per_row"] = out["wall_s"] * per_row
+    out["after_share"] = (out["after_us_per_row"] / out["cpu_us_per_row"]).where(out["cpu_us_per_row"] > 0)
+    out["log_bytes_per_row"] = out["log_bytes"] / rows
+    out["io_bytes_per_row"] = out["io_write_bytes"] / rows
+    out["log_amplification"] = out["log_bytes_per_row"] / row_bytes
+    out["io_amplification"] = out["io_bytes_per_row"] / row_bytes
+    return out
+
+
+VALUES = ["cpu_us_per_row", "phase_us_per_row", "after_us_per_row", "client_us_per_row", "wall_us_per_row",
+          "after_share", "log_bytes_per_row", "io_bytes_per_row", "log_amplification", "io_amplification"]
+
+
+def summarize(cell_rows: pd.DataFrame) -> pd.DataFrame:
+    """Mean over repetitions per engine and cell, the spread of CPU per row, and the ratio of CPU
+    per row to PostgreSQL's in the same cell."""
+    g = cell_rows.groupby(KEYS, sort=False)
+    out = g[VALUES].mean()
+    out["cpu_us_per_row_std"] = g["cpu_us_per_row"].std(ddof=1)
+    out["log_status"] = g["log_status"].first()
+    out["n"] = g.size()
+    out = out.reset_index()
+    base = out[out["engine"].str.partition("@")[0] == "postgres"]
+    if base["engine"].nunique() == 1:
+        ref = base.set_index(KEYS[1:])["cpu_us_per_row"]
+        out["ratio_to_postgres"] = [v / ref.get(tuple(k), float("nan")) for v, k in
+                                    zip(out["cpu_us_per_row"], out[KEYS[1:]].itertuples(index=False))]
+    else:
+        out["ratio_to_postgres"] = float("nan")
+    return out
+
+
+def decompose(summary: pd.DataFrame, rows_from: str = "client VALUES") -> pd.DataFrame:
+    """Per engine, the CPU per row of a one-row transaction (1 row per statement) split along the
+    sweep: `commit` = 1-row transactions minus the largest transactions (both 1-row statements),
+    `statement` = 1-row statements minus the largest statements (both in the largest
+    transactions), `row` = what is left in the largest statement of the largest transaction.
+    Each part includes its share of the work after the commit."""
+    rows = []
+    for engine, df in summary[summary["rows_from"] == rows_from].groupby("engine", sort=False):
+        cell = df.set_index(["rows_per_txn", "rows_per_stmt"])["cpu_us_per_row"]
+        big_txn = int(df["rows_per_txn"].max())
+        big_stmt = int(df[df["rows_per_txn"] == big_txn]["rows_per_stmt"].max())
+        one = cell.get((1, 1), float("nan"))
+        many_single = cell.get((big_txn, 1), float("nan"))
+        floor = cell.get((big_txn, big_stmt), float("nan"))
+        parts = {"commit": one - many_single, "statement": many_single - floor, "row": floor}
+        known = {k: v for k, v in parts.items() if v == v}
+        rows.append({
+            "engine": engine, "one_row_txn_us": one, **{f"{k}_us": v for k, v in parts.items()},
+            "largest_txn": big_txn, "largest_stmt": big_stmt,
+            "after_share": df["after_share"].mean(),
+            "dominant": max(known, key=known.get) if known else "n/a",
+        })
+    return pd.DataFrame(rows)

@@ -1,0 +1,266 @@
+"""The write-cost notebook's tables, figures and narrative, on the shared report layer."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import results
+from ...engines import ENGINES, get_engine
+from ...errors import UnknownEngineError
+from ...plots import engine_order, engine_title, heatmaps
+from ...report import RunReport, fmt
+from . import analysis
+from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, REFERENCE_ARCHITECTURES, ROW_BYTES, dialect_for
+from .workload import CLIENT_VALUES, SERVER_GENERATOR
+
+SEED_ROWS = 2_000_000  # seed 000 inserted 2M rows in two transactions of 1M, each one insert ... select
+SERVER_LABEL = "server-generated"  # heatmap column of the one-statement-per-transaction cells
+AFTER_NOISE = 0.02  # an after-commit share below this is not told apart from the idle rate
+
+
+def _dialect(key: str):
+    try:
+        return dialect_for(get_engine(key))
+    except UnknownEngineError:  # a reference-only engine, or one a later benchlib dropped
+        return None
+
+
+def _architecture(key: str):
+    dialect = _dialect(key)
+    name = dialect.architecture if dialect else REFERENCE_ARCHITECTURES.get(key.partition("@")[0])
+    return ARCHITECTURES.get(name) if name else None
+
+
+class WriteCostReport(RunReport):
+    def __init__(self, run_id: str, store=None):
+        super().__init__(run_id, store)
+        self.row_bytes = ROW_BYTES[self.param("pk_kind", "uuid")]
+        self.cells = analysis.cells(self.measurements, self.row_bytes)
+        self.summary = analysis.summarize(self.cells) if not self.cells.empty else pd.DataFrame(
+            columns=[*analysis.KEYS, *analysis.VALUES, "ratio_to_postgres", "log_status", "n"])
+        self.summary["statement"] = [SERVER_LABEL if f == SERVER_GENERATOR else str(s) for f, s in
+                                     zip(self.summary["rows_from"], self.summary["rows_per_stmt"])]
+        self.parts = analysis.decompose(self.summary)
+        self.engines = engine_order(self.engines)
+
+    # -- tables ------------------------------------------------------------------------------------
+    def txn_table(self, rows_per_stmt: int = 1) -> pd.DataFrame:
+        """The closing-note table: per engine and rows per transaction, engine CPU per row (idle
+        subtracted, after-commit work included) and bytes per row (the engine's log where it
+        reports one, else the I/O bytes of its scope, marked)."""
+        s = self.summary
+        s = s[(s["rows_from"] == CLIENT_VALUES) & (s["rows_per_stmt"] == rows_per_stmt)]
+        cell = [f"{fmt(c)} µs · " + (f"{fmt(lb)} B" if lb == lb else f"{fmt(io)} B io")
+                for c, lb, io in zip(s["cpu_us_per_row"], s["log_bytes_per_row"], s["io_bytes_per_row"])]
+        table = s.assign(cell=cell).pivot(index="engine", columns="rows_per_txn", values="cell")
+        table = table.reindex(index=[e for e in self.engines if e in table.index])
+        table.index = pd.Index([engine_title(e) for e in table.index], name="engine")
+        table.columns = pd.Index([f"{c:,} rows/txn" for c in table.columns], name=f"{rows_per_stmt} row(s)/statement")
+        return table
+
+    def cell_table(self):
+        """Every cell: engine CPU (statements and after the commit), client CPU, wall, bytes."""
+        s = self.summary
+        out = pd.DataFrame({
+            "engine": [engine_title(e) for e in s["engine"]], "rows/txn": s["rows_per_txn"],
+            "rows/stmt": s["statement"], "engine CPU µs/row": s["cpu_us_per_row"],
+            "of which after commit": s["after_share"], "client CPU µs/row": s["client_us_per_row"],
+            "wall µs/row": s["wall_us_per_row"], "× PostgreSQL": s["ratio_to_postgres"],
+            "log B/row": s["log_bytes_per_row"], "log": s["log_status"], "io write B/row": s["io_bytes_per_row"],
+            "n": s["n"],
+        })
+        numeric = ["engine CPU µs/row", "client CPU µs/row", "wall µs/row", "× PostgreSQL", "log B/row",
+                   "io write B/row"]
+        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric)
+                .format("{:.0%}", na_rep="n/a", subset=["of which after commit"]).hide(axis="index"))
+
+    def amplification_table(self) -> pd.DataFrame:
+        """Bytes written per byte of row, per engine and rows per transaction (1-row statements and
+        the largest statements): the engine's log, and all I/O of its scope."""
+        s = self.summary[self.summary["rows_from"] == CLIENT_VALUES]
+        rows = []
+        for engine in self.engines:
+            df = s[s["engine"] == engine]
+            if df.empty:
+                continue
+            status = df["log_status"].iloc[0]
+            for r in df.sort_values(["rows_per_txn", "rows_per_stmt"]).itertuples():
+                rows.append({"engine": engine_title(engine), "rows/txn": r.rows_per_txn, "rows/stmt": r.rows_per_stmt,
+                             "log bytes / row byte": r.log_amplification if status == "ok" else NOT_REPORTED,
+                             "I/O bytes / row byte": r.io_amplification})
+        return pd.DataFrame(rows)
+
+    def decomposition_table(self) -> pd.DataFrame:
+        p = self.parts
+        if p.empty:
+            return p
+        return pd.DataFrame({
+            "engine": [engine_title(e) for e in p["engine"]],
+            "architecture": [a.name if (a := _architecture(e)) else "" for e in p["engine"]],
+            "1-row txn µs/row": p["one_row_txn_us"].map(fmt), "commit µs/row": p["commit_us"].map(fmt),
+            "statement µs/row": p["statement_us"].map(fmt), "row µs/row": p["row_us"].map(fmt),
+            "after-commit share (mean of cells)": p["after_share"].map(lambda v: fmt(v * 100, "%", 2)),
+            "dominant part of a 1-row transaction": p["dominant"],
+        })
+
+    def reference_only_table(self) -> pd.DataFrame:
+        """Seed 000's engines this run did not measure: its insert row (2M rows, two 1M-row
+        transactions), per row, and relative to PostgreSQL, with the reason it did not run here."""
+        ref = results.reference()
+        ins = ref[ref["phase"] == "insert"].set_index("engine")
+        measured = {e.partition("@")[0] for e in self.engines}
+        skipped = self.param("skipped") or {}
+        rows = []
+        for key, r in ins.iterrows():
+            if key in measured:
+                continue
+            arch = _architecture(key)
+            reason = skipped.get(key) or (
+                "benchlib's catalog has no engine module for it: no Debian package builds its server, and its "
+                "images come only from a registry (none is reachable on this project's measurement hosts)"
+                if key not in ENGINES else "not in this run's engine list")
+            rows.append({"engine": r["engine_title"], "version (seed 000)": r["version"],
+                         "architecture": arch.name if arch else "",
+                         "insert, billion instructions": r["instructions_gi"],
+                         "instructions per row": r["instructions_gi"] * 1e9 / SEED_ROWS,
+                         "× PostgreSQL (seed 000)": r["instructions_gi"] / ins.loc["postgres", "instructions_gi"],
+                         "why reference only": reason})
+        return pd.DataFrame(rows)
+
+    def seed_cell(self) -> pd.DataFrame:
+        """This run's cell closest to seed 000's insert: the largest transaction, rows generated by
+        the server in one statement (else the largest client statement)."""
+        s = self.summary
+        big = s["rows_per_txn"].max()
+        pick = s[(s["rows_per_txn"] == big) & (s["rows_from"] == SERVER_GENERATOR)]
+        if pick.empty:
+            pick = s[s["rows_per_txn"] == big]
+            pick = pick[pick["rows_per_stmt"] == pick["rows_per_stmt"].max()]
+        return pick
+
+    def reference_comparison(self) -> pd.DataFrame:
+        ours = self.seed_cell().assign(phase="insert")
+        ours = ours.assign(engine=ours["engine"].str.partition("@")[0])
+        return self.ratio_comparison(ours, "cpu_us_per_row", results.reference(), "instructions_gi",
+                                     base_engine="postgres", columns=["insert"], reference_name="seed 000")
+
+    # -- figures ----------------------------------------------------------------------------------
+    def _heatmap(self, value: str, *, title: str, unit: str, name: str, log_color: bool = False, fmt_=fmt,
+                 skip_postgres: bool = False):
+        s = self.summary.dropna(subset=[value])
+        if skip_postgres:  # the base of a ratio: 1 in every cell
+            s = s[s["engine"].str.partition("@")[0] != "postgres"]
+        order = [str(v) for v in sorted(set(s[s["rows_from"] == CLIENT_VALUES]["rows_per_stmt"]))]
+        order += [SERVER_LABEL] if (s["rows_from"] == SERVER_GENERATOR).any() else []
+        return heatmaps(s, x="statement", y="rows_per_txn", value=value, facet="engine", title=title, name=name,
+                        unit=unit, x_title="rows per statement", y_title="rows per transaction",
+                        log_color=log_color, text_format=fmt_, x_order=order)
+
+    def cpu_figure(self):
+        return self._heatmap("cpu_us_per_row", unit="µs/row", name="write-cost-cpu", log_color=True,
+                             title="Engine CPU per row (µs, idle subtracted, after-commit work included)")
+
+    def ratio_figure(self):
+        return self._heatmap("ratio_to_postgres", unit="× PostgreSQL", name="write-cost-ratio", log_color=True,
+                             title="Engine CPU per row relative to PostgreSQL in the same cell",
+                             fmt_=lambda v: fmt(v, digits=2), skip_postgres=True)
+
+    def after_figure(self):
+        return self._heatmap("after_share", unit="share", name="write-cost-after-commit", fmt_=".0%",
+                             title="Share of the engine's CPU spent after the statements returned (settle window)")
+
+    def amplification_figure(self):
+        return self._heatmap("log_amplification", unit="log bytes per row byte", name="write-cost-amplification",
+                             log_color=True, title=f"Write amplification: engine log bytes per byte of row "
+                                                   f"({self.row_bytes}-byte rows)")
+
+    # -- narrative -------------------------------------------------------------------------------------
+    def findings(self) -> str:
+        """Per engine, the shape of its write cost in the measured numbers, and what its architecture
+        does per row."""
+        lines = []
+        s = self.summary[self.summary["rows_from"] == CLIENT_VALUES]
+        for part in self.parts.itertuples():
+            df = s[s["engine"] == part.engine]
+            arch = _architecture(part.engine)
+            floor = df[(df["rows_per_txn"] == part.largest_txn) & (df["rows_per_stmt"] == part.largest_stmt)].iloc[0]
+            log = (f"its log grows by {fmt(floor['log_bytes_per_row'])} bytes per row "
+                   f"({fmt(floor['log_amplification'])}× the {self.row_bytes}-byte row)"
+                   if floor["log_status"] == "ok" else "it reports no log counter")
+            client = df["client_us_per_row"]
+            client_text = (f" The Python driver spent {fmt(client.min())}–{fmt(client.max())} µs per row." if
+                           client.notna().any() else " The driver runs in the engine's own process, counted in it.")
+            after = part.after_share
+            if after != after:
+                after_text = "no work after the commit is measurable in-process"
+            elif after < AFTER_NOISE:  # the idle rate x settle time is subtracted: small values are noise
+                after_text = ("no CPU beyond its idle rate came after the statements returned "
+                              f"({fmt(after * 100, '%', 2)} of the total, within noise)")
+            else:
+                after_text = f"{fmt(after * 100, '%', 2)} of its CPU came after the statements returned"
+            one = (f"A one-row transaction costs {fmt(part.one_row_txn_us)} µs of engine CPU per row: "
+                   f"{fmt(part.commit_us)} for the commit, {fmt(part.statement_us)} for the statement and "
+                   f"{fmt(part.row_us)} for the row itself, so **{part.dominant}** dominates. "
+                   if part.one_row_txn_us == part.one_row_txn_us else "")
+            lines.append(
+                f"**{engine_title(part.engine)}** ({arch.name if arch else 'engine'}): {one}In "
+                f"{part.largest_txn:,}-row transactions of {part.largest_stmt:,}-row statements a row costs "
+                f"{fmt(floor['cpu_us_per_row'])} µs and {log}; {after_text}."
+                + (f" Per row it {arch.write_path}; after the commit: {arch.deferred}." if arch else "")
+                + client_text)
+        return "\n".join(f"- {line}" for line in lines) or "- no cell measured"
+
+    def what_seed_hides(self) -> str:
+        """Seed 000 measured one corner of this sweep: the closing paragraph, from the numbers."""
+        corner = self.seed_cell().set_index("engine")["cpu_us_per_row"]
+        lines = []
+        for part in self.parts.itertuples():
+            if part.engine in corner and part.one_row_txn_us == part.one_row_txn_us and corner[part.engine] > 0:
+                lines.append(f"{engine_title(part.engine)} {fmt(part.one_row_txn_us / corner[part.engine])}×")
+        base = self.parts.set_index("engine")
+        pg = next((e for e in base.index if e.partition("@")[0] == "postgres"), None)
+        ranks = ""
+        if pg is not None:
+            bulk = {e: corner[e] / corner[pg] for e in base.index if e in corner and pg in corner}
+            single = {e: base.loc[e, "one_row_txn_us"] / base.loc[pg, "one_row_txn_us"] for e in base.index}
+            ranks = ("Relative to PostgreSQL the engines also reorder: " + "; ".join(
+                f"{engine_title(e)} {fmt(bulk[e])}× in bulk, {fmt(single[e])}× one row at a time"
+                for e in base.index if e != pg and e in bulk and single[e] == single[e]) + ". ")
+        return (
+            "Seed 000 inserted 2,000,000 rows in two transactions of 1,000,000, each one `insert ... select` with "
+            "the rows generated by the server: one corner of this sweep, where commit and statement costs are "
+            "spread over a million rows and only the per-row work is left. Applications rarely write that way. "
+            + (f"A row written in its own transaction costs the engine this many times the bulk corner's CPU per "
+               f"row: {', '.join(lines)}. " if lines else "")
+            + ranks
+            + "The distributed engines' 25x (CockroachDB), 7x (YugabyteDB) and 3x (TiDB) over PostgreSQL were "
+              "measured in that corner too: their per-commit path (a Raft round, intent resolution) is exactly the "
+              "part it amortises away, and it is not measured here.")
+
+    def caveats(self, extra=()) -> str:
+        p = self.info["parameters"]
+        notes = [
+            f"Each cell writes {p['rows']:,} rows into a freshly created table (`demo`: server-generated "
+            f"{p['pk_kind']} primary key + float, {self.row_bytes} bytes of row) on a running engine; cells run one "
+            "after another on one engine start per repetition.",
+            "How rows are generated: every statement's text is built before its window opens (a multi-row "
+            "`VALUES` list; the primary key is generated by the engine), so inside the window the client only "
+            "sends statements on one cursor, `begin` / `commit` around each transaction of more than one statement "
+            "(a one-statement transaction is the statement's own, autocommit). `server-generated` cells send one "
+            "`insert ... select` per transaction with the rows generated by the engine (seed 000's statement).",
+            "Engine CPU per row has the engine's idle rate x the windows' duration taken away and includes the "
+            "settle window after the statements (deferred work); where a settle window reached its limit "
+            f"({p['max_settle_seconds']} s), later work lands in no window. PostgreSQL's autovacuum runs on its own "
+            "schedule (every minute), so which cell's settle window it falls into is chance.",
+            "Log bytes are the engine's own counter read before the statements, after them and after the settle "
+            "window: " + "; ".join(f"{engine_title(k)}: {d.log.source or d.log.reason}" for k, d in DIALECTS.items()
+                                   if any(e.partition('@')[0] == k for e in self.engines)) + ". "
+            "An engine without a counter shows \"not reported\", never 0.",
+        ]
+        notes += [f"**{engine_title(e)}:** {d.note}" for e in self.engines
+                  if (d := _dialect(e)) is not None and d.note]
+        io = self.measurements[(self.measurements["metric"] == "io_write_bytes")
+                               & (self.measurements["scope"] == "server")]["value"]
+        if not io.empty and (io.fillna(0) == 0).all():
+            notes.append("The server engines' cgroup I/O write bytes read 0 in every window of this run (the kernel "
+                         "charged their writes elsewhere): for them the engine's own log counter is the byte figure.")
+        return super().caveats([*notes, *extra])

@@ -1,0 +1,36 @@
+"""The cross-run notebook at its tiny set: the newest DML run compared with a rerun of it; the
+rerun carries the base run's parameters, and the report shows a ratio for every engine and phase
+measured in both."""
+import pytest
+
+from benchlib import batch, results
+from benchlib.workloads.compare import ComparisonReport
+
+pytestmark = [pytest.mark.notebook, pytest.mark.docker]
+
+COMPARE = next(nb for nb in batch.notebooks() if nb.stem == "06-compare-runs")
+DML = next(nb for nb in batch.notebooks() if nb.stem == "01-dml-cpu-cost")
+
+
+def test_rerun_repeats_the_newest_dml_run_and_every_cell_is_compared(tiny_outcomes, run_ids_in):
+    tiny_outcomes(DML)  # a finished DML run exists whatever order the tests ran in
+    outcome = tiny_outcomes(COMPARE)
+    assert outcome.ok, outcome.error
+    (rerun,) = run_ids_in(outcome.executed)
+    info = results.run_info(rerun)
+    previous = results.runs(experiment="dml", limit=50)
+    previous = previous[(previous["started_at"] < info["started_at"]) & previous["status"].isin(["ok", "partial"])]
+    base = previous.iloc[0]["run_id"]
+    stored = {k: v for k, v in results.run_info(base)["parameters"].items() if k != "skipped"}
+    assert {k: v for k, v in info["parameters"].items() if k != "skipped"} == stored
+
+    report = ComparisonReport([base, rerun])
+    compared = report.compared
+    engines = set(results.measurements(base)["engine"]) & set(results.measurements(rerun)["engine"])
+    assert set(compared["engine"]) == engines
+    assert set(compared["phase"]) == {"insert", "update", "select", "delete"}
+    assert compared["ratio"].between(0.05, 20).all()  # the same work on the same host
+    assert compared["welch_t"].notna().all()  # tiny runs have 2 repetitions: every cell tested
+    assert "changed beyond noise" in report.findings() and "rerun with identical parameters" in report.findings()
+    page = outcome.html.read_text()
+    assert "Ratios to the base run" in page and "geometric mean" in page

@@ -1,0 +1,48 @@
+"""The write-cost notebook at tiny scale: every engine's cells landed in the store with their
+labels, the engine's log bytes where it has a counter and an explicit "not reported" where it has
+none, the client scope beside the servers, and the report's figures."""
+import json
+
+import pytest
+
+from benchlib import batch, results
+from benchlib.store import Store
+
+pytestmark = [pytest.mark.notebook, pytest.mark.docker]
+
+NOTEBOOK = batch.find_notebook("05-write-cost")
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tiny_outcomes):
+    outcome = tiny_outcomes(NOTEBOOK)
+    assert outcome.ok, outcome.error
+    return outcome
+
+
+def test_cells_land_in_the_store_with_log_bytes_or_not_reported(tiny_run, run_ids_in):
+    (run_id,) = run_ids_in(tiny_run.executed)
+    df = results.measurements(run_id, Store.default())
+    assert {"postgres", "mysql", "mariadb", "mariadb-myrocks", "sqlite", "duckdb"} <= set(df["engine"])
+    cells = {(lab["rows_per_txn"], lab["rows_per_stmt"], lab["rows_from"])
+             for lab in map(json.loads, df[df["phase"] == "insert"]["labels"])}
+    assert cells == {(1, 1, "client VALUES"), (100, 1, "client VALUES"), (100, 100, "client VALUES"),
+                     (1, 1, "server generator"), (100, 100, "server generator")}
+    inserts = df[(df["phase"] == "insert") & (df["metric"] == "cpu_time")]
+    assert set(inserts["check_value"]) == {100} and set(inserts["check_status"]) == {"ok"}
+    log = df[df["metric"] == "engine_log_bytes"]
+    servers = log[log["engine"].isin(["postgres", "mysql", "mariadb", "mariadb-myrocks"])]
+    assert set(servers["status"]) == {"ok"} and (servers["value"] > 0).all()
+    embedded = log[log["engine"].isin(["sqlite", "duckdb"])]
+    assert set(embedded["status"]) == {"not reported"} and embedded["value"].isna().all()
+    assert set(df[df["engine"] == "postgres"]["scope"]) == {"server", "client"}
+    assert set(df[(df["engine"] == "postgres") & (df["phase"] == "insert")]["window"]) == {"phase", "settle"}
+
+
+def test_report_has_heatmaps_and_reference_only_engines(tiny_run):
+    page = tiny_run.html.read_text()
+    assert page.count("Plotly.newPlot") >= 4
+    assert "CockroachDB" in page
+    assert "catalog has no engine module" in page.replace("&#39;", "'")
+    names = {p.name for p in tiny_run.figures}
+    assert {"write-cost-cpu.png", "write-cost-ratio.png"} <= names

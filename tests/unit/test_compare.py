@@ -1,0 +1,62 @@
+"""The cross-run comparison's parameters: bad values named before anything runs; runs that do not
+exist or belong to another experiment refused. Its arithmetic is in test_store/test_results."""
+import pytest
+
+from benchlib.errors import ParameterError
+from benchlib.measure import Run
+from benchlib.store import Store
+from benchlib.workloads import by_experiment
+from benchlib.workloads.compare import newest_finished_run, validate_parameters
+
+GOOD = dict(experiment="dml", runs=[], match="engine", threshold=0.05)
+
+
+@pytest.mark.parametrize("name, value, fragment", [
+    ("experiment", "tpcc", "experiment must be one of dml, sweep"),
+    ("threshold", 0, "threshold must be a fraction between 0 and 1 (0.05 = 5%), got 0"),
+    ("threshold", 1.5, "got 1.5"),
+    ("threshold", True, "got True"),
+    ("runs", "abc", "runs must be a list of run ids"),
+    ("runs", ["r1"], "runs names one run (r1)"),
+    ("runs", ["r1", "r1"], "runs lists a run twice"),
+    ("match", "version", "match must be one of engine, product; got 'version'"),
+])
+def test_bad_value_is_named(name, value, fragment):
+    with pytest.raises(ParameterError) as err:
+        validate_parameters({**GOOD, name: value})
+    assert fragment in str(err.value)
+
+
+@pytest.fixture
+def default_store():
+    return Store.default()  # the tests' own data directory (tests/conftest.py)
+
+
+def test_runs_must_exist_and_share_the_experiment(default_store):
+    with Run("dml", {}, store=default_store) as dml_run, Run("sweep", {}, store=default_store) as sweep_run:
+        pass
+    with pytest.raises(ParameterError, match="no run nope-1 in"):
+        validate_parameters({**GOOD, "runs": [dml_run.run_id, "nope-1"]})
+    with pytest.raises(ParameterError, match=f"{sweep_run.run_id} is 'sweep', not 'dml'"):
+        validate_parameters({**GOOD, "runs": [dml_run.run_id, sweep_run.run_id]})
+    with Run("dml", {}, store=default_store) as other_dml_run:
+        pass
+    both = [dml_run.run_id, other_dml_run.run_id]
+    assert validate_parameters({**GOOD, "runs": both}).runs == both
+
+
+def test_rerun_needs_a_finished_run_of_the_experiment(tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCHLIB_DATA_DIR", str(tmp_path))
+    with pytest.raises(ParameterError, match="no finished 'sweep' run in"):
+        newest_finished_run("sweep")
+    with Run("sweep", {}, store=Store.default()) as run:
+        pass
+    assert newest_finished_run("sweep") == run.run_id
+
+
+def test_every_workload_is_found_by_its_experiment_and_can_be_rerun():
+    for experiment in ("dml", "sweep"):
+        workload = by_experiment(experiment)
+        assert workload.EXPERIMENT == experiment and callable(workload.run) and workload.PARAMETERS
+    with pytest.raises(ParameterError, match="no workload runs experiment 'tpcc'; known: dml"):
+        by_experiment("tpcc")

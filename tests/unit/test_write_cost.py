@@ -1,0 +1,165 @@
+"""The write-cost workload without engines: parameters checked before anything starts (each
+message naming the value), the cells of the sweep, the statements of a cell, and the arithmetic
+of the report on a frame with known answers."""
+import json
+
+import pandas as pd
+import pytest
+
+from benchlib.errors import ParameterError
+from benchlib.engines import get_engine
+from benchlib.workloads.write_cost import analysis, dialect_for, validate_parameters
+from benchlib.workloads.write_cost.dialects import DIALECTS
+from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR, Cell, statements
+
+GOOD = dict(engines=["sqlite", "duckdb"], rows=1000, rows_per_txn=[1, 10, 1000], rows_per_stmt=[1, 100],
+            server_generated=True, repetitions=1, idle_seconds=0, pk_kind="uuid", max_settle_seconds=1)
+
+
+@pytest.mark.parametrize("name, value, fragment", [
+    ("rows", 0, "rows must be an integer >= 1, got 0"),
+    ("rows", -10, "got -10"),
+    ("rows_per_txn", [1, 2000], "rows_per_txn value 2,000 is larger than rows (1,000)"),
+    ("rows_per_txn", [1, 0], "rows_per_txn must be an integer >= 1, got 0"),
+    ("rows_per_txn", [-1], "rows_per_txn must be an integer >= 1, got -1"),
+    ("rows_per_txn", [1, 300], "rows_per_txn value 300 does not divide rows (1,000)"),
+    ("rows_per_txn", [], "rows_per_txn must be a non-empty list"),
+    ("rows_per_txn", 10, "rows_per_txn must be a non-empty list of integers >= 1, got 10"),
+    ("rows_per_txn", [10, 10], "rows_per_txn lists a value twice: [10, 10]"),
+    ("rows_per_stmt", [0], "rows_per_stmt must be an integer >= 1, got 0"),
+    ("rows_per_stmt", [1, 2.5], "rows_per_stmt must be an integer >= 1, got 2.5"),
+    ("rows_per_stmt", [1, 4], "rows_per_stmt value 4 does not divide rows_per_txn value 10"),
+    ("rows_per_stmt", [5000], "no cell: every rows_per_stmt value [5000] is larger than every rows_per_txn"),
+    ("server_generated", "yes", "server_generated must be true or false, got 'yes'"),
+    ("repetitions", 0, "repetitions must be an integer >= 1, got 0"),
+    ("idle_seconds", -1, "idle_seconds must be a number >= 0, got -1"),
+    ("max_settle_seconds", -0.5, "max_settle_seconds must be a number >= 0, got -0.5"),
+    ("pk_kind", "serial", "pk_kind must be one of uuid, sequential; got 'serial'"),
+    ("engines", ["sqlite", "postgress"], "unknown engine 'postgress'"),
+    ("engines", [], "engines must be a non-empty list"),
+])
+def test_bad_value_is_named_before_anything_starts(name, value, fragment):
+    with pytest.raises(ParameterError) as err:
+        validate_parameters({**GOOD, name: value})
+    assert fragment in str(err.value)
+
+
+def test_missing_and_unknown_parameters_are_named():
+    params = {k: v for k, v in GOOD.items() if k != "rows_per_txn"}
+    with pytest.raises(ParameterError, match="missing rows_per_txn; unknown rows_per_txns"):
+        validate_parameters({**params, "rows_per_txns": [1]})
+
+
+def test_cells_hold_no_statement_larger_than_its_transaction():
+    params = validate_parameters(GOOD)
+    assert params.engines == ["sqlite", "duckdb"]
+    assert [(c.rows_per_txn, c.rows_per_stmt, c.rows_from) for c in params.cells] == [
+        (1, 1, CLIENT_VALUES), (10, 1, CLIENT_VALUES), (1000, 1, CLIENT_VALUES), (1000, 100, CLIENT_VALUES),
+        (1, 1, SERVER_GENERATOR), (10, 10, SERVER_GENERATOR), (1000, 1000, SERVER_GENERATOR)]
+    assert not validate_parameters({**GOOD, "server_generated": False}).cells[-1].rows_from == SERVER_GENERATOR
+
+
+def test_statements_cover_every_row_once():
+    dialect = dialect_for(get_engine("sqlite"))
+    plan = statements(dialect, Cell(10, 5, CLIENT_VALUES), 20)
+    assert plan[0] == "insert into demo(value) values (1),(2),(3),(4),(5)" and len(plan) == 4
+    assert plan[-1].endswith("(16),(17),(18),(19),(20)")
+    generated = statements(dialect, Cell(10, 10, SERVER_GENERATOR), 20)
+    assert generated == [dialect.dml.insert_generated(10)] * 2
+
+
+def test_every_engine_has_a_log_counter_or_says_why_not():
+    for key, dialect in DIALECTS.items():
+        assert dialect.log.query or dialect.log.reason, key
+        assert dialect.log.query is None or dialect.log.source, key
+    assert DIALECTS["sqlite"].log.query is None and DIALECTS["duckdb"].log.query is None
+    assert dialect_for(get_engine("mariadb-myrocks")).architecture == "lsm"
+    assert dialect_for(get_engine("postgres@15")).architecture == "heap"
+
+
+def _rows(engine, labels, window, metric, value, *, scope="server", status="ok", seq=1, check=None, phase="insert"):
+    return {"run_id": "r", "instance_id": f"{engine}-1", "engine": engine, "repetition": 1,
+            "labels": json.dumps(labels, sort_keys=True) if labels else "{}", "phase": phase, "window": window,
+            "metric": metric, "value": value, "scope": scope, "status": status, "seq": seq, "check_value": check,
+            "source": "test"}
+
+
+def _cell_frame(engine, txn, stmt, seq, cpu, settle_cpu, wall, settle_wall, client, log, io, scope="server"):
+    labels = {"rows_per_txn": txn, "rows_per_stmt": stmt, "rows_from": CLIENT_VALUES}
+    rows = [_rows(engine, labels, "phase", "cpu_time", cpu, scope=scope, seq=seq, check=1000),
+            _rows(engine, labels, "phase", "wall_time", wall, scope=scope, seq=seq, check=1000),
+            _rows(engine, labels, "phase", "io_write_bytes", io, scope=scope, seq=seq, check=1000),
+            _rows(engine, labels, "phase", "engine_log_bytes", log, scope=scope, seq=seq, check=1000,
+                  status="ok" if log is not None else "not reported"),
+            _rows(engine, labels, "phase", "engine_log_bytes_settle", 0.0 if log is not None else None, scope=scope,
+                  seq=seq, check=1000, status="ok" if log is not None else "not reported")]
+    if client is not None:
+        rows.append(_rows(engine, labels, "phase", "cpu_time", client, scope="client", seq=seq, check=1000))
+    if settle_cpu is not None:
+        rows += [_rows(engine, labels, "settle", "cpu_time", settle_cpu, scope=scope, seq=seq, check=1000),
+                 _rows(engine, labels, "settle", "wall_time", settle_wall, scope=scope, seq=seq, check=1000),
+                 _rows(engine, labels, "settle", "io_write_bytes", 0.0, scope=scope, seq=seq, check=1000)]
+    return rows
+
+
+def _frame():
+    rows = []
+    for engine, scope, idle in (("postgres", "server", 0.01), ("sqlite", "embedded", 0.0)):
+        rows += [_rows(engine, {}, "baseline", "cpu_time", idle, scope=scope, phase="idle", seq=0),
+                 _rows(engine, {}, "baseline", "wall_time", 1.0, scope=scope, phase="idle", seq=0)]
+    # PostgreSQL, 1,000 rows per cell; idle 0.01 CPU-s per s.
+    rows += _cell_frame("postgres", 1, 1, 1, 0.51, 0.11, 10.0, 1.0, 0.2, 240_000.0, 480_000.0)  # 500 + 100 µs/row
+    rows += _cell_frame("postgres", 100, 1, 2, 0.11, 0.01, 1.0, 0.0, 0.05, 48_000.0, 0.0)  # 100 + 10 µs/row
+    rows += _cell_frame("postgres", 100, 100, 3, 0.02, 0.0, 1.0, 0.0, 0.01, 24_000.0, 0.0)  # 10 + 0
+    # SQLite: no settle window, no log counter.
+    rows += _cell_frame("sqlite", 1, 1, 4, 0.4, None, 1.0, None, None, None, 2_400_000.0, scope="embedded")
+    rows += _cell_frame("sqlite", 100, 1, 5, 0.04, None, 1.0, None, None, None, 24_000.0, scope="embedded")
+    rows += _cell_frame("sqlite", 100, 100, 6, 0.01, None, 1.0, None, None, None, 24_000.0, scope="embedded")
+    return pd.DataFrame(rows)
+
+
+def test_cells_per_row_arithmetic_with_idle_subtracted():
+    cells = analysis.cells(_frame(), row_bytes=24).set_index(["engine", "rows_per_txn", "rows_per_stmt"])
+    pg = cells.loc[("postgres", 1, 1)]
+    assert pg["phase_us_per_row"] == pytest.approx(410.0)  # (0.51 - 0.01 x 10 s) / 1000 rows
+    assert pg["after_us_per_row"] == pytest.approx(100.0)  # 0.11 - 0.01 x 1 s
+    assert pg["cpu_us_per_row"] == pytest.approx(510.0)
+    assert pg["after_share"] == pytest.approx(100 / 510)
+    assert pg["client_us_per_row"] == pytest.approx(200.0)
+    assert pg["wall_us_per_row"] == pytest.approx(10_000.0)
+    assert pg["log_bytes_per_row"] == pytest.approx(240.0) and pg["log_amplification"] == pytest.approx(10.0)
+    assert pg["io_bytes_per_row"] == pytest.approx(480.0)
+    lite = cells.loc[("sqlite", 1, 1)]
+    assert lite["cpu_us_per_row"] == pytest.approx(400.0)
+    assert pd.isna(lite["after_us_per_row"]) and pd.isna(lite["client_us_per_row"])
+    assert pd.isna(lite["log_bytes_per_row"]) and lite["log_status"] == "not reported"  # never 0
+
+
+def test_ratio_to_postgres_and_decomposition():
+    summary = analysis.summarize(analysis.cells(_frame(), row_bytes=24))
+    ratio = summary.set_index(["engine", "rows_per_txn", "rows_per_stmt"])["ratio_to_postgres"]
+    assert ratio[("postgres", 1, 1)] == pytest.approx(1.0)
+    assert ratio[("sqlite", 1, 1)] == pytest.approx(400 / 510)
+    assert ratio[("sqlite", 100, 100)] == pytest.approx(10 / 10)
+    parts = analysis.decompose(summary).set_index("engine")
+    assert parts.loc["postgres", "commit_us"] == pytest.approx(510 - 110)
+    assert parts.loc["postgres", "statement_us"] == pytest.approx(110 - 10)
+    assert parts.loc["postgres", "row_us"] == pytest.approx(10)
+    assert parts.loc["postgres", "dominant"] == "commit"
+    assert parts.loc["sqlite", "dominant"] == "commit" and parts.loc["sqlite", "statement_us"] == pytest.approx(30)
+    assert pd.isna(parts.loc["sqlite", "after_share"])
+
+
+def test_heatmaps_share_one_colour_scale_and_keep_missing_cells_empty():
+    from benchlib.plots import heatmaps
+
+    df = pd.DataFrame({"engine": ["postgres", "postgres", "sqlite"], "x": ["1", "100", "1"], "y": [1, 100, 1],
+                       "v": [10.0, 1000.0, float("nan")]})
+    fig = heatmaps(df, x="x", y="y", value="v", facet="engine", title="t", name="n", unit="µs", x_title="x",
+                   y_title="y", log_color=True)
+    assert [t.text for t in fig.layout.annotations] == ["PostgreSQL", "SQLite"]
+    pg, lite = fig.data
+    assert pg.zmin == pytest.approx(1.0) and pg.zmax == pytest.approx(3.0)
+    assert [list(r) for r in pg.text] == [["10", ""], ["", "1e+03"]]
+    assert [list(r) for r in lite.text] == [["", ""], ["", ""]]
+    assert fig.layout.meta["benchlib_name"] == "n"
