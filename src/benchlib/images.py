@@ -258,8 +258,9 @@ def local_image(engine: Engine, *, build: bool = True):
         base = ensure_base_image(recipe.suite)
     # VERSION lets the recipe check that the suite still carries this major.
     buildargs = {"BASE_IMAGE": base_ref, "PACKAGES": recipe.packages, "VERSION": version.version}
-    host_built = recipe.host_build.identity() if recipe.host_build else ""
-    ref = f"benchlib/{recipe.folder}:{version.version}-local-{_recipe_hash(recipe_dir, base.id + host_built, buildargs)}"
+    # What the host builds goes into the hash as its identity (module, version, checksum).
+    inputs = base.id + (recipe.host_build.identity() if recipe.host_build else "")
+    ref = f"benchlib/{recipe.folder}:{version.version}-local-{_recipe_hash(recipe_dir, inputs, buildargs)}"
     image = _get_image(client, ref)
     if image is not None or not build:
         return ref, image or _NotBuilt(ref)
