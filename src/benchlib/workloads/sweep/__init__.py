@@ -7,5 +7,5 @@ run = run_sweep  # the name every workload package answers to (workloads.by_expe
 __getattr__, __dir__ = lazy_exports(__name__, {"SweepReport": ("report", "SweepReport"),
                                                "analysis": ("analysis", None)}, globals())
 
-__all__ = ["run", "EXPERIMENT", "PARAMETERS", "TESTS", "SweepParams", "SweepReport", "analysis", "run_sweep", "supports",
-           "validate_parameters"]
+__all__ = ["run", "EXPERIMENT", "PARAMETERS", "TESTS", "SweepParams", "SweepReport", "analysis", "run_sweep",
+           "supports", "validate_parameters"]
