@@ -1,9 +1,9 @@
 #!/bin/bash
 # FerretDB over PostgreSQL in one container. PostgreSQL starts through the postgres recipe's
 # entrypoint, docker-entrypoint.sh (its env conventions: POSTGRES_PASSWORD required,
-# POSTGRES_USER, POSTGRES_DB), listening inside the container only; FerretDB starts once PostgreSQL accepts connections and
-# passes each MongoDB client's credentials (PLAIN) on to PostgreSQL. Extra `--flag=value`
-# arguments go to FerretDB.
+# POSTGRES_USER, POSTGRES_DB), listening inside the container only; FerretDB starts once
+# PostgreSQL accepts connections and passes each MongoDB client's credentials (PLAIN) on to
+# PostgreSQL. Extra `--flag=value` arguments go to FerretDB.
 set -eu
 if [ "${1:-ferretdb}" != ferretdb ] && [ "${1#-}" = "$1" ]; then exec "$@"; fi
 [ "${1:-}" = ferretdb ] && shift
