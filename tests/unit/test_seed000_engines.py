@@ -159,3 +159,19 @@ def test_write_cost_supports_only_engines_with_their_own_log_counter():
     for key in ("cockroachdb", "yugabytedb", "tidb", "ferretdb", "mongodb", "oracle", "sqlserver"):
         assert write_dialect(get_engine(key)) is None, key
     assert write_dialect(get_engine("postgres")) is not None
+
+
+def test_ferretdb_row_limit_fails_by_name_or_skips_with_the_reason():
+    """FerretDB 1.24's delete_many binds one parameter per document: above 65,535 it fails, so
+    the DML workload refuses such a row count for it before any container starts."""
+    from benchlib.errors import ParameterError
+    from benchlib.workloads.dml.workload import _within_row_limits
+
+    assert dialect_for(get_engine("ferretdb")).max_rows == 65_535
+    assert dialect_for(get_engine("mongodb")).max_rows is None
+    skipped = {}
+    assert _within_row_limits(["sqlite", "ferretdb"], skipped, 20_000, explicit=True) == ["sqlite", "ferretdb"]
+    assert _within_row_limits(["sqlite", "ferretdb"], skipped, 200_000, explicit=False) == ["sqlite"]
+    assert "rows=200000 is over its 65,535" in skipped["ferretdb"]
+    with pytest.raises(ParameterError, match=r"rows=200000 is more than engine 'ferretdb' takes .*65,535"):
+        _within_row_limits(["ferretdb"], {}, 200_000, explicit=True)

@@ -31,6 +31,9 @@ class DmlDialect:
     # Inserts for pk kinds whose key the insert itself must supply (no column default allowed):
     # pk kind -> (n -> operation). Other kinds use insert_generated.
     insert_keyed: Mapping[str, Callable[[int], Any]] = field(default_factory=dict)
+    # The most rows the engine can take through these statements (None: no limit), and why.
+    max_rows: int | None = None
+    max_rows_reason: str = ""
 
     def create(self, pk_kind: str) -> list[Any]:
         return [*self.pre_create.get(pk_kind, ()),
@@ -138,6 +141,9 @@ DIALECTS: dict[str, DmlDialect] = {
         sleep=_mssql_delay,
     ),
     "document": DOCUMENT,
+    "ferretdb": replace(DOCUMENT, max_rows=65_535,
+                        max_rows_reason="FerretDB 1.24 deletes with one PostgreSQL bind parameter per document, "
+                                        "and PostgreSQL takes at most 65,535"),
     "mysql": MYSQL,
     # MariaDB has no UUID_TO_BIN; this is the same 16 bytes as MySQL's default.
     "mariadb": replace(MYSQL, pk_columns={**MYSQL.pk_columns,

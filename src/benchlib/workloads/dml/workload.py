@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from ... import cgroups, cpus
 from ...errors import ParameterError
 from ...progress import Progress
-from ...validation import (boolean, choice, engine_selection, engine_settings, fraction, non_negative_number,
-                           positive_int, require)
+from ...validation import (ALL_AVAILABLE, boolean, choice, engine_selection, engine_settings, fraction,
+                           non_negative_number, positive_int, require)
 from .dialects import PK_KINDS, dialect_for
 
 if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
@@ -55,6 +55,21 @@ def supports(engine) -> bool:
     return dialect_for(engine) is not None
 
 
+def _within_row_limits(keys: list[str], skipped: dict[str, str], rows: int, *, explicit: bool) -> list[str]:
+    """Engines whose statements take `rows` rows; one asked for by name that cannot fails, one
+    from "all available" is skipped with the reason."""
+    from ...engines import get_engine
+
+    over = {k: dialect_for(get_engine(k)) for k in keys}
+    over = {k: d for k, d in over.items() if d.max_rows is not None and rows > d.max_rows}
+    if explicit and over:
+        key, dialect = next(iter(over.items()))
+        raise ParameterError(f"rows={rows} is more than engine {key!r} takes in the dml workload "
+                             f"({dialect.max_rows:,}: {dialect.max_rows_reason})")
+    skipped.update({k: f"rows={rows} is over its {d.max_rows:,}: {d.max_rows_reason}" for k, d in over.items()})
+    return [k for k in keys if k not in over]
+
+
 def validate_parameters(params: dict[str, Any]) -> DmlParams:
     """Every parameter, checked before any container starts. No defaults here: the notebook's
     parameters cell holds them, once."""
@@ -77,6 +92,7 @@ def validate_parameters(params: dict[str, Any]) -> DmlParams:
     )
     runnable, skipped = engine_selection(params["engines"], supports,
                                          "the dml workload")
+    runnable = _within_row_limits(runnable, skipped, checked["rows"], explicit=params["engines"] != ALL_AVAILABLE)
     config = engine_settings("engine_config", params["engine_config"], runnable)
     return DmlParams(engines=runnable, engine_config=config, skipped=skipped, **checked)
 
