@@ -49,16 +49,16 @@ def document_roundtrip(eng, dialect, kind):
         session.execute(operation)
     session.execute(dialect.insert(500, kind))
     session.execute(dialect.insert(501, kind))
-    # FerretDB 1.24 has $sum but not $min in $group: the lowest value comes from a sorted find.
-    group = {"_id": None, "n": {"$sum": 1}, "total": {"$sum": "$value"}}
-    totals = lambda db: next(db.demo.aggregate([{"$group": group}]))  # noqa: E731
-    before = session.execute(totals)
-    low = session.execute(lambda db: db.demo.find_one(sort=[("value", 1)]))["value"]
-    assert (before["n"], low, before["total"]) == (1001, 1, 500 * 501 / 2 + 501 * 502 / 2)
+    # Checked in this process from the documents themselves: FerretDB 1.24 lacks some of
+    # MongoDB's aggregation accumulators ($min), and the check must not depend on them.
+    values = lambda db: [d["value"] for d in db.demo.find({}, {"value": 1})]  # noqa: E731
+    before = session.execute(values)
+    assert (len(before), min(before), sum(before)) == (1001, 1, 500 * 501 // 2 + 501 * 502 // 2), \
+        (len(before), min(before), sum(before))
     assert len(session.execute(lambda db: db.demo.distinct("_id"))) == 1001
     assert dialect.scalar(session.execute(dialect.count_values)) == 1001
     session.execute(dialect.update_all)
-    assert session.execute(totals)["total"] == before["total"] + 1001
+    assert sum(session.execute(values)) == sum(before) + 1001
     session.execute(dialect.delete_all)
     assert dialect.scalar(session.execute(dialect.count_rows)) == 0
     return session
