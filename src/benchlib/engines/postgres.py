@@ -27,5 +27,7 @@ ENGINE = Engine(
         config_command=postgres_config_command,
         storage_setting="default_table_access_method",
         storage_engines=("heap",),
+        socket_setting=lambda directory: {"unix_socket_directories": directory},
+        socket_file=".s.PGSQL.5432",  # libpq's name for port 5432's socket
     ),
 )
