@@ -47,7 +47,7 @@ class WorkerResult:
 def _worker(engine_key: str, endpoint: Endpoint, dialect: ApiDialect, worker: int, workers: int, inserts: int,
             ready: Any, go: Any) -> WorkerResult:
     session = get_engine(engine_key).client.open(endpoint, timeout=30.0)
-    cur = session.raw.cursor()
+    cur = dialect.cursor(session.raw)
     ts = dialect.timestamp
     counts = {"insert": 0, "update": 0, "delete": 0, "select": 0}
     errors = retries = failed = 0
@@ -84,7 +84,6 @@ def _worker(engine_key: str, endpoint: Endpoint, dialect: ApiDialect, worker: in
             v = values[1:]
             do("update", dialect.update, (v[0] + 1, *v[1:-1], ts(v[-1]), base + i))
         do("delete", dialect.delete, (base + i,))
-    cur.close()
     session.close()
     return WorkerResult(counts, errors, retries, failed, time.monotonic())
 

@@ -26,8 +26,14 @@ class ApiDialect:
     placeholder: str  # the driver's paramstyle marker
     manual_commit: Callable[[Any], None]  # turns a raw autocommit connection into one that needs commit()
     begin: Callable[[Any], None] | None = None  # opens each transaction where the driver does not by itself
+    # The cursor a layer runs its statements on. DuckDB's cursor() is a new connection with its own
+    # transactions: there the connection is its own cursor.
+    cursor: Callable[[Any], Any] = lambda conn: conn.cursor()
     # Driver keyword arguments of a server-side prepared statement; None: the driver has none.
     prepare: Mapping[str, Any] | None = None
+    # The driver layer's keyword arguments: what keeps it on plain statements where the driver
+    # would prepare by itself (psycopg does after 5 executions of the same text).
+    plain: Mapping[str, Any] = field(default_factory=dict)
     no_prepare_reason: str = ""
     timestamp: Callable[[datetime], Any] = lambda t: t  # how the raw driver passes a timestamp
     processes_reason: str = ""  # why the contended test cannot run in several processes ("" : it can)
@@ -86,7 +92,7 @@ SERVER_TYPES = {"id": "bigint", "int": "bigint", "float": "double precision", "s
 
 DIALECTS: dict[str, ApiDialect] = {
     "postgres": ApiDialect(types=SERVER_TYPES, placeholder="%s", manual_commit=_psycopg_manual,
-                           prepare={"prepare": True}),
+                           prepare={"prepare": True}, plain={"prepare": False}),
     "mysql": ApiDialect(types={**SERVER_TYPES, "float": "double", "ts": "datetime(6)"}, placeholder="%s",
                         manual_commit=_pymysql_manual,
                         no_prepare_reason="PyMySQL has no server-side prepared statements (it interpolates "
@@ -99,7 +105,7 @@ DIALECTS: dict[str, ApiDialect] = {
                          no_prepare_reason="sqlite3 already prepares every statement once and caches it: its plain "
                                            "path is the prepared one"),
     "duckdb": ApiDialect(types={**SERVER_TYPES, "float": "double"}, placeholder="?", manual_commit=_no_switch,
-                         begin=_duckdb_begin,
+                         begin=_duckdb_begin, cursor=lambda conn: conn,
                          no_prepare_reason="measured only through duckdb's plain execute() (its own statement cache)",
                          processes_reason="DuckDB lets one process at a time open a database file"),
 }

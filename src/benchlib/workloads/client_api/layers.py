@@ -90,47 +90,46 @@ class EmptyLayer(Layer):
 class DriverLayer(Layer):
     """The DB-API driver on its own: SQL text and tuples, commit after each operation."""
 
-    execute_kwargs: dict[str, Any] = {}
-
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        self.execute_kwargs = dict(self.dialect.plain)
         self.conn = self.instance.connect(unix_socket=self.unix_socket)
         self.dialect.manual_commit(self.conn)
         d = self.dialect
         self._sql = {"persist": d.insert, "load": d.select, "update": d.update, "erase": d.delete}
         self._begin = d.begin
         self._ts = d.timestamp
+        self.cur = d.cursor(self.conn)  # one cursor for every operation, as DB-API code keeps one
 
-    def _do(self, sql: str, params: tuple) -> Any:
+    def _do(self, sql: str, params: tuple) -> None:
         if self._begin:
             self._begin(self.conn)
-        cur = self.conn.cursor()
-        cur.execute(sql, params, **self.execute_kwargs)
-        return cur
+        self.cur.execute(sql, params, **self.execute_kwargs)
 
     def persist(self, obj):
         v = _values(obj)
-        self._do(self._sql["persist"], (*v[:-1], self._ts(v[-1]))).close()
+        self._do(self._sql["persist"], (*v[:-1], self._ts(v[-1])))
         self.conn.commit()
 
     def load(self, object_id):
-        cur = self._do(self._sql["load"], (object_id,))
-        row = cur.fetchone()
-        cur.close()
+        self._do(self._sql["load"], (object_id,))
+        row = self.cur.fetchone()
         self.conn.commit()
         return Thing(*row)
 
     def update(self, obj):
         change(obj)
         v = _members(obj)
-        self._do(self._sql["update"], (*v[:-1], self._ts(v[-1]), obj.id)).close()
+        self._do(self._sql["update"], (*v[:-1], self._ts(v[-1]), obj.id))
         self.conn.commit()
 
     def erase(self, obj):
-        self._do(self._sql["erase"], (obj.id,)).close()
+        self._do(self._sql["erase"], (obj.id,))
         self.conn.commit()
 
     def close(self) -> None:
+        if self.cur is not self.conn:
+            self.cur.close()
         self.conn.close()
 
 

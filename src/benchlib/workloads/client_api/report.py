@@ -289,6 +289,9 @@ class ClientApiReport(RunReport):
             "one: seed 002's remote figures crossed gigabit Ethernet.",
             "No settle window and no idle baseline: deferred engine work (purge, autovacuum, checkpoints) after a "
             "window is not counted, and a few ms of idle engine CPU per second stay in each window.",
+            "psycopg prepares a statement by itself once the same text has run 5 times: the `driver` layer passes "
+            "`prepare=False` so that `driver` and `prepared` differ by server-side preparation alone; SQLAlchemy keeps "
+            "psycopg's default.",
             "Seed 002 measured ODB, a C++ ORM using prepared statements, on 2012 hardware: compare ratios (SQLite : "
             "MySQL : PostgreSQL), not microseconds.",
         ]
