@@ -271,11 +271,11 @@ class ClientApiReport(RunReport):
         if len(present) >= 2:
             values = [local[e] for e in present]
             holds = all(a < b for a, b in zip(values, values[1:]))
-            chain = " < ".join(f"{engine_title(e)} ({fmt(local[e])} µs)" for e in present)
-            actual = " < ".join(f"{engine_title(e)}" for e in sorted(present, key=local.get))
-            lines.append(f"Seed 002's per-load order {chain.replace(' < ', ' < ')} "
-                         f"{'holds' if holds else 'does not hold'} here ({layer} layer, most local transport); "
-                         f"measured order: {actual}.")
+            chain = " < ".join(engine_title(e) for e in present)
+            values = ", ".join(f"{engine_title(e)} {fmt(local[e])} µs" for e in present)
+            actual = " < ".join(engine_title(e) for e in sorted(present, key=local.get))
+            lines.append(f"Seed 002's per-load order {chain} {'holds' if holds else 'does not hold'} here ({layer} "
+                         f"layer, each engine's most local transport: {values}); measured order: {actual}.")
         if "mariadb" in local and "mysql" not in local:
             lines.append("MySQL did not run; MariaDB (same wire protocol and driver) stands in for the MySQL family.")
         pairs = s[s["transport"].isin(["unix", "tcp"])].pivot_table(index="engine", columns="transport",
