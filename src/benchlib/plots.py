@@ -181,6 +181,7 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
                       coloraxis=dict(colorscale="Viridis", colorbar=dict(
                           title=f"log10 {unit}" if log_color else unit)),
                       meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
+    return fig
 
 
 def _category_axis(df: pd.DataFrame, x: Sequence[str]):
