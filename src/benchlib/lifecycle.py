@@ -179,13 +179,17 @@ class Instance:
 
 class start:
     """Start an engine: `with start("postgres") as eng:`. Stops and removes it on exit,
-    on Ctrl-C and on errors. `config` holds server settings (postgres `-c`, mysql `--k=v`)."""
+    on Ctrl-C and on errors. `config` holds server settings (postgres `-c`, mysql `--k=v`);
+    `memory_limit_mb` caps the container's memory, page cache included (an IO-bound regime: a
+    file the engine reads through the OS cache must not stay cached beyond the limit)."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
-                 startup_timeout: float | None = None, cpuset: str | None = None):
+                 startup_timeout: float | None = None, cpuset: str | None = None,
+                 memory_limit_mb: int | None = None):
         self.engine = get_engine(key)
         self.config = dict(config or {})
         self.cpuset = cpuset  # Docker cpuset_cpus of a server engine (benchlib.cpus); embedded: ignored
+        self.memory_limit_mb = memory_limit_mb
         self.run_id = run_id
         self.startup_timeout = startup_timeout
         self._cleanup: list[Any] = []
@@ -249,7 +253,11 @@ class start:
         labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
         if self.run_id:
             labels[LABEL_RUN] = self.run_id
-        container.with_kwargs(labels=labels, **({"cpuset_cpus": self.cpuset} if self.cpuset else {}))
+        limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
+        if self.memory_limit_mb:
+            # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
+            limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
+        container.with_kwargs(labels=labels, **limits)
         command = server.command(self.config)
         if command:
             container.with_command(command)
@@ -273,7 +281,8 @@ class start:
         return Instance(engine, endpoint, container_id, scope, {
             "engine": engine.key, "kind": engine.kind, "image_ref": image.ref, "image_id": image.image_id,
             "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
-            "server_version": version, "config": dict(self.config), "startup_seconds": startup,
+            "server_version": version, "startup_seconds": startup,
+            "config": {**self.config, **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {})},
             "container_id": container_id, "cgroup": scope.perf_cgroup, "cpuset": self.cpuset,
         })
 
