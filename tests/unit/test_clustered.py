@@ -119,6 +119,7 @@ def test_per_operation_figures_and_ratios_have_known_answers():
     pg = steps[(steps["engine"] == "postgres") & (steps["step"] == "points-covered-pk.pre")].iloc[0]
     assert pg["cpu_us_per_op"] == pytest.approx(1.0 * 1e6 / 17000)  # phase + settle
     assert pg["reads_per_op"] == pytest.approx(0.1) and pg["read_kb_per_op"] == pytest.approx(0.8)
+    assert pd.isna(pg["engine_read_kb_per_op"])  # no counter recorded: unknown, not 0
     assert list(steps[steps["engine"] == "mysql"]["step"]) == ["points-covered-pk.pre", "update-inlist"]
     r = analysis.ratios(steps, "mysql").set_index(["step", "column"])["ratio"]
     assert r[("points-covered-pk.pre", "QPS")] == pytest.approx(17)

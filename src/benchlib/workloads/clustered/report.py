@@ -171,6 +171,10 @@ class ClusteredReport(RunReport):
         """Whether the IO-bound regime reached storage: engine reads per not-covered point query
         (> 0.5 expected there, ~0 when cached)."""
         lines = []
+        if self.steps["read_kb_per_op"].fillna(0).eq(0).all() and self.steps["engine_read_kb_per_op"].gt(0).any():
+            lines.append("**cgroup I/O:** the engines' cgroups read 0 bytes from block devices in every window while "
+                         "the engines' own counters read data: this host's cgroup blkio does not account container "
+                         "reads, so storage reads come from the engines' counters only.")
         for step in ("points-notcovered-pk.pre", "points-notcovered-pk"):
             s = self.steps[self.steps["step"] == step]
             if s.empty:
@@ -199,8 +203,12 @@ class ClusteredReport(RunReport):
             "the engine cgroup's CPU in the test window plus its settle window (deferred purge, flushing) per "
             "operation. r/o: the engine's own read counter (PostgreSQL pg_stat_database.blks_read, which counts "
             "reads from the OS and so includes page-cache hits; InnoDB Innodb_buffer_pool_reads; MyRocks "
-            "rocksdb_block_cache_miss). rKB/o: bytes the engine's cgroup read from block devices (blkio), i.e. "
-            "storage reads, per operation, in KiB.",
+            "rocksdb_block_cache_miss). rKB/o: the engine's own read bytes (blks_read x block_size; "
+            "Innodb_data_read; none for MyRocks, shown n/a) per operation, in KiB. The cgroup's block-device "
+            "read bytes (blkio) are shown beside them in the absolute table; on a host whose cgroup v1 blkio "
+            "counts nothing for containers they read 0 and must not be taken as 'no storage reads'.",
+            "MySQL runs with performance_schema=OFF in both regimes (with it MySQL 9 does not start under a "
+            "256 MiB memory limit); MariaDB has it off by default.",
             f"Regimes: cached = buffer pool / shared_buffers {p('cached_buffer_pool_mb')} MiB, no memory limit; "
             f"IO-bound = {p('io_bound_buffer_pool_mb')} MiB and a container memory limit of "
             f"{p('io_bound_memory_limit_mb')} MiB (page cache included, so PostgreSQL's OS-cached reads are bounded "

@@ -157,7 +157,8 @@ def run_clustered(params: ClusteredParams, *, notebook: str | None = None, store
             done_before = progress.done
             engine_dialect = _dialect(key)
             battery = params.tests and battery_supported(engine_dialect, _protocol(key))
-            config = engine_dialect.buffer_setting(params.buffer_pool_mb(regime)) if battery else {}
+            config = {**engine_dialect.server_config, **engine_dialect.buffer_setting(params.buffer_pool_mb(regime))} \
+                if battery else {}
             try:
                 with start(key, run_id=run.run_id, config=config,
                            memory_limit_mb=params.memory_limit(regime) if battery else None) as instance:
@@ -215,7 +216,7 @@ def _battery(run, meter: Meter, instance: Instance, dialect: ClusteredDialect, p
             readings.record("tps", params.table_size / elapsed, "1/s", "sysbench prepare (rows / wall)")
             _record_counters(readings, counters, dialect, before)
             readings.record("buffer_pool_bytes", scalar(counters.execute(dialect.buffer_query)), "bytes",
-                            dialect.buffer_query)
+                            dialect.buffer_query, scope="server")
     for statement in dialect.after_load:
         counters.execute(statement)
     for test, step in params.battery():
@@ -299,45 +300,48 @@ def _key_kinds(run, meter: Meter, instance: Instance, dialect: ClusteredDialect,
         meter.client = cgroups.process_scope()  # the Python driver inserting the rows
     lookups = max(100, params.key_rows // 10)
     rng = random.Random(1)
-    ph = dialect.placeholder
     for layout in dialect.layouts:
         for kind in params.key_kinds:
             for order in params.insert_orders:
                 labels = {"key_kind": kind, "order": order, "layout": layout or dialect.layout, "test": "key-kind"}
+                # One table name per variant: a driver's cached prepared plan (psycopg prepares
+                # statements it sees repeatedly) must never meet a table whose key type changed.
+                table = "_".join(x for x in (KEY_TABLE, kind, order, layout.replace(" ", "_")) if x)
                 with progress.step(engine=instance.key, phase=f"{kind} {order} {layout}".strip()):
                     try:
-                        _one_key_kind(meter, session, dialect, params, kind, order, layout, labels, lookups, rng, ph)
+                        _one_key_kind(meter, session, dialect, params, table, kind, layout, labels, lookups, rng)
                     except Exception as exc:
                         run.record_failure(f"{instance.key} key kind {kind} {order} {layout}".strip(), exc)
                     finally:
-                        session.execute(f"drop table if exists {KEY_TABLE}")
+                        session.execute(f"drop table if exists {table}")
 
 
-def _one_key_kind(meter, session, dialect, params, kind, order, layout, labels, lookups, rng, ph) -> None:
-    session.execute(f"drop table if exists {KEY_TABLE}")
+def _one_key_kind(meter, session, dialect, params, table, kind, layout, labels, lookups, rng) -> None:
+    ph = dialect.placeholder
+    order = labels["order"]
     if dialect.placeholder == "?":
         session.execute("vacuum")  # SQLite: the file holds only the new table, so its size is the table's
-    session.execute(f"create table {KEY_TABLE} (id {dialect.key_types[kind]} not null primary key, k integer not "
+    session.execute(f"create table {table} (id {dialect.key_types[kind]} not null primary key, k integer not "
                     f"null, c varchar(60) not null){dialect.table_suffix(layout)}")
-    session.execute(f"create index {KEY_TABLE}_k on {KEY_TABLE} (k)")
+    session.execute(f"create index {table}_k on {table} (k)")
     keys = [dialect.key_param(kind, k) for k in generate_keys(kind, order, params.key_rows)]
     pad = "x" * 60
     cursor = session.raw.cursor()
     with meter.phase("key-insert", labels=labels, settle=params.max_settle_seconds > 0,
-                     check=lambda: scalar(session.execute(f"select count(*) from {KEY_TABLE}")),
+                     check=lambda: scalar(session.execute(f"select count(*) from {table}")),
                      expect=float(params.key_rows)) as readings:
         for lo in range(0, len(keys), KEY_BATCH):
             batch = keys[lo:lo + KEY_BATCH]
             values = ", ".join([f"({ph}, {ph}, {ph})"] * len(batch))
             flat = [v for i, key in enumerate(batch, lo) for v in (key, i % 1000, pad)]
-            cursor.execute(f"insert into {KEY_TABLE} (id, k, c) values {values}", flat)
+            cursor.execute(f"insert into {table} (id, k, c) values {values}", flat)
         readings.record("transactions", float(len(keys)), "count", "rows inserted")
-    for statement in dialect.analyze(KEY_TABLE):
+    for statement in dialect.analyze(table):
         session.execute(statement)
-    table_bytes, index_bytes = session.execute(dialect.sizes(KEY_TABLE))[0]
+    table_bytes, index_bytes = session.execute(dialect.sizes(table))[0]
     with meter.phase("key-lookup", labels=labels, settle=False) as readings:
         for _ in range(lookups):
-            cursor.execute(f"select id, c from {KEY_TABLE} where k = {ph}", [rng.randrange(1000)])
+            cursor.execute(f"select id, c from {table} where k = {ph}", [rng.randrange(1000)])
             cursor.fetchall()
         readings.record("transactions", float(lookups), "count", "lookups by secondary index")
         size_source = "information_schema.tables / pg_table_size / page_count x page_size (after ANALYZE)"
