@@ -4,9 +4,11 @@ from .dialects import DIALECTS, INSERT_ORDERS, KEY_KINDS, ClusteredDialect, dial
 from .workload import (EXPERIMENT, PARAMETERS, REGIMES, TESTS, ClusteredParams, generate_keys, run_clustered,
                        validate_parameters)
 
+run = run_clustered  # the name every workload package answers to (workloads.by_experiment)
+
 __getattr__, __dir__ = lazy_exports(__name__, {"ClusteredReport": ("report", "ClusteredReport"),
                                                "analysis": ("analysis", None)}, globals())
 
-__all__ = ["DIALECTS", "EXPERIMENT", "INSERT_ORDERS", "KEY_KINDS", "PARAMETERS", "REGIMES", "TESTS",
+__all__ = ["run", "DIALECTS", "EXPERIMENT", "INSERT_ORDERS", "KEY_KINDS", "PARAMETERS", "REGIMES", "TESTS",
            "ClusteredDialect", "ClusteredParams", "ClusteredReport", "analysis", "dialect_for", "generate_keys",
            "run_clustered", "validate_parameters"]

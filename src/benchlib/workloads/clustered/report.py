@@ -7,7 +7,7 @@ import pandas as pd
 from ... import results
 from ...engines import get_engine
 from ...errors import UnknownEngineError
-from ...plots import engine_title, heatmap
+from ...plots import engine_title, heatmaps
 from ...report import RunReport, fmt
 from . import analysis
 from .dialects import dialect_for
@@ -61,21 +61,20 @@ class ClusteredReport(RunReport):
         return (table.style.apply(colour, axis=0).format("{:.2f}", na_rep="n/a")
                 .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}"))
 
-    def heatmap(self, regime: str):
-        """The spreadsheet as colours: log2 of each ratio, oriented so that blue is better for the
-        engine than for the base in every column (QPS up, costs down)."""
-        table = self.spreadsheet_frame(regime)
-        if table.empty:
+    def heatmap(self):
+        """The spreadsheets as colours, one panel per engine and regime: each cell its ratio over the
+        base, the colour log10 of it (seed 003's columns: QPS > 1 is better, the others < 1)."""
+        r = self.ratios.dropna(subset=["ratio"])
+        if r.empty:
             return None
-        oriented = table.copy()
-        for col in table.columns:
-            higher_better = next(h for c, _, h in analysis.RATIO_COLUMNS if c == col[1])
-            logs = np.log2(table[col].where(table[col] > 0))
-            oriented[col] = logs if higher_better else -logs
-        text = table.map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
-        return heatmap(oriented, text=text, zmid=0, colorbar_title="log2, + = better",
-                       name=f"clustered-ratios-{regime}",
-                       title=f"{regime}: ratios over {engine_title(self.base)} (cell: ratio; colour: log2, blue better)")
+        r = r.assign(panel=[f"{engine_title(e)} / {engine_title(self.base)}, {g}" for e, g in
+                            zip(r["engine"], r["regime"])],
+                     step=[f"{self.step_order.index(s) + 1:02d} {s}" for s in r["step"]])
+        return heatmaps(r, x="column", y="step", value="ratio", facet="panel", log_color=True, columns=2,
+                        x_order=[c for c, _, _ in analysis.RATIO_COLUMNS], unit="ratio", x_title="",
+                        y_title="step (in the order run)", name="clustered-ratios", text_format=".2f",
+                        title=f"Ratios over {engine_title(self.base)} per regime (QPS > 1 and per-op < 1: better "
+                              "than the base)")
 
     def step_table(self):
         """The absolute figures behind the ratios."""
