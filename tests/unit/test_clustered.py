@@ -132,11 +132,6 @@ def test_per_operation_figures_and_ratios_have_known_answers():
     assert analysis.verdict("cpu/o", 1.04) == "same" and analysis.verdict("QPS", float("nan")) == "n/a"
 
 
-def test_geometric_mean_skips_what_was_not_measured():
-    assert analysis.geometric_mean([2, 8, float("nan"), None]) == pytest.approx(4)
-    assert pd.isna(analysis.geometric_mean([float("nan")]))
-
-
 def test_seed_003_reference_is_complete_and_oriented():
     ref = results.reference("seed003_direction").set_index("step")
     assert set(ref["test"]) <= set(TESTS)

@@ -4,7 +4,6 @@ geometric means, and seed 001's key-kind table."""
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
@@ -87,12 +86,6 @@ def ratios(step_rows: pd.DataFrame, base: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["regime", "engine", "base", "step", "column", "ratio"])
 
 
-def geometric_mean(values) -> float:
-    """Of the finite positive values; NaN when there are none."""
-    v = [float(x) for x in values if pd.notna(x) and x > 0 and math.isfinite(x)]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
-
-
 def spreadsheet(ratio_rows: pd.DataFrame, regime: str, steps_order: list[str]) -> pd.DataFrame:
     """Wide: steps down, (engine, column) across, the geometric mean as the last row."""
     r = ratio_rows[ratio_rows["regime"] == regime]
@@ -102,7 +95,7 @@ def spreadsheet(ratio_rows: pd.DataFrame, regime: str, steps_order: list[str]) -
     table = table.reindex(index=[s for s in steps_order if s in table.index])
     cols = [(e, c) for e in dict.fromkeys(r["engine"]) for c, _, _ in RATIO_COLUMNS if (e, c) in table.columns]
     table = table.reindex(columns=pd.MultiIndex.from_tuples(cols))
-    table.loc["geometric mean"] = [geometric_mean(table[c]) for c in table.columns]
+    table.loc["geometric mean"] = [results.geometric_mean(table[c]) for c in table.columns]
     return table
 
 
