@@ -91,12 +91,10 @@ class ClusteredReport(RunReport):
     def buffer_table(self) -> pd.DataFrame:
         """What each start's buffer pool / shared_buffers / block cache actually was."""
         s = self.steps[self.steps["step"] == "load"]
-        limits = {}
-        for row in self.instances.itertuples():
-            cfg = row.config if isinstance(row.config, str) else "{}"
-            limits.setdefault(row.engine, []).append(cfg)
+        limit = self.param("io_bound_memory_limit_mb")
         return pd.DataFrame({"regime": s["regime"], "engine": [engine_title(e) for e in s["engine"]],
                              "buffer pool (MiB, as the server reports it)": s["buffer_pool_bytes"] / 2 ** 20,
+                             "container memory limit (MiB)": [limit if r == "io-bound" else "none" for r in s["regime"]],
                              "load rows/s": s["ops_per_s"]}).reset_index(drop=True)
 
     # -- seed 001's key kinds ---------------------------------------------------------------------------
