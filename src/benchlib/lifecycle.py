@@ -198,10 +198,13 @@ class start:
     """Start an engine: `with start("postgres") as eng:`. Stops and removes it on exit,
     on Ctrl-C and on errors. `config` holds server settings (postgres `-c`, mysql `--k=v`).
     `unix_socket`: the server also listens on a Unix socket in a host directory mounted into the
-    container (`Instance.socket_endpoint`); an engine without one fails here, before any start."""
+    container (`Instance.socket_endpoint`); an engine without one fails here, before any start.
+    `memory_limit_mb` caps the container's memory, page cache included (an IO-bound regime: a
+    file the engine reads through the OS cache must not stay cached beyond the limit)."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
-                 startup_timeout: float | None = None, cpuset: str | None = None, unix_socket: bool = False):
+                 startup_timeout: float | None = None, cpuset: str | None = None, unix_socket: bool = False,
+                 memory_limit_mb: int | None = None):
         self.engine = get_engine(key)
         if unix_socket and (self.engine.server is None or self.engine.server.socket_setting is None):
             raise ParameterError(f"{key} has no Unix socket to connect through "
@@ -209,6 +212,7 @@ class start:
         self.unix_socket = unix_socket
         self.config = dict(config or {})
         self.cpuset = cpuset  # Docker cpuset_cpus of a server engine (benchlib.cpus); embedded: ignored
+        self.memory_limit_mb = memory_limit_mb
         self.run_id = run_id
         self.startup_timeout = startup_timeout
         self._cleanup: list[Any] = []
@@ -272,7 +276,11 @@ class start:
         labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
         if self.run_id:
             labels[LABEL_RUN] = self.run_id
-        container.with_kwargs(labels=labels, **({"cpuset_cpus": self.cpuset} if self.cpuset else {}))
+        limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
+        if self.memory_limit_mb:
+            # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
+            limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
+        container.with_kwargs(labels=labels, **limits)
         config = dict(self.config)
         socket_dir: Path | None = None
         if self.unix_socket:
@@ -305,7 +313,8 @@ class start:
         instance = Instance(engine, endpoint, container_id, scope, {
             "engine": engine.key, "kind": engine.kind, "image_ref": image.ref, "image_id": image.image_id,
             "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
-            "server_version": version, "config": config, "startup_seconds": startup,
+            "server_version": version, "startup_seconds": startup,
+            "config": {**config, **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {})},
             "container_id": container_id, "cgroup": scope.perf_cgroup, "cpuset": self.cpuset,
         })
         if socket_dir is not None:
