@@ -13,13 +13,6 @@ pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 NOTEBOOK = batch.find_notebook("04-client-api-overhead")
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tiny_outcomes):
-    outcome = tiny_outcomes(NOTEBOOK)
-    assert outcome.ok, outcome.error
-    return outcome
-
-
 def test_rows_land_in_the_store_per_layer_transport_and_operation(tiny_run, run_ids_in):
     (run_id,) = run_ids_in(tiny_run.executed)
     df = results.measurements(run_id, Store.default())
