@@ -32,9 +32,9 @@ def plan(pin: bool) -> CpuPlan:
         return CpuPlan(None, None, f"not pinned: only CPU {available} is available to the harness")
     harness, engine = available[:1], available[1:]
     return CpuPlan(",".join(map(str, engine)), frozenset(harness),
-                   f"server engines pinned to CPU {','.join(map(str, engine))}, the harness (notebook process, "
-                   f"perf, clients) to CPU {harness[0]}; embedded engines run inside the harness process, so on "
-                   f"CPU {harness[0]} with it")
+                   f"server engines pinned to CPU {','.join(map(str, engine))}, the harness (the notebook thread "
+                   f"that runs the workload, and the perf and client processes it starts) to CPU {harness[0]}; "
+                   f"embedded engines run in that thread, so on CPU {harness[0]} with it")
 
 
 @contextlib.contextmanager

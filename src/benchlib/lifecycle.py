@@ -14,18 +14,19 @@ import socket
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from . import cgroups
 from .engines import Credentials, Endpoint, Engine, Session, SqlClient, get_engine
-from .errors import EngineStartError
+from .errors import EngineStartError, ParameterError
 
 LABEL_MANAGED = "benchlib.managed"
 LABEL_OWNER = "benchlib.owner"
 LABEL_ENGINE = "benchlib.engine"
 LABEL_RUN = "benchlib.run"
+SOCKET_MOUNT = "/run/benchlib-socket"  # where a server's Unix socket directory is mounted in its container
 
 
 def _process_start_ticks(pid: int) -> str | None:
@@ -97,6 +98,7 @@ class Instance:
     scope: cgroups.Scope
     provenance: dict[str, Any]
     _sessions: list[Session] = field(default_factory=list)
+    socket_endpoint: Endpoint | None = None  # started with unix_socket=True: the server's socket on this host
 
     @property
     def key(self) -> str:
@@ -126,15 +128,23 @@ class Instance:
         """The container's cgroup path, as `perf stat -G` takes it (None when embedded)."""
         return self.scope.perf_cgroup
 
-    def session(self, timeout: float = 10.0) -> Session:
-        """A new session (its own connection), closed when the instance stops."""
-        session = self.engine.client.open(self.endpoint, timeout)
+    def session(self, timeout: float = 10.0, *, unix_socket: bool = False) -> Session:
+        """A new session (its own connection), closed when the instance stops; through the
+        server's Unix socket with `unix_socket` (the instance must have been started with one)."""
+        session = self.engine.client.open(self._endpoint(unix_socket), timeout)
         self._sessions.append(session)
         return session
 
-    def connect(self) -> Any:
+    def connect(self, *, unix_socket: bool = False) -> Any:
         """The driver's own connection of a new session (DB-API for SQL engines)."""
-        return self.session().raw
+        return self.session(unix_socket=unix_socket).raw
+
+    def _endpoint(self, unix_socket: bool) -> Endpoint:
+        if not unix_socket:
+            return self.endpoint
+        if self.socket_endpoint is None:
+            raise ParameterError(f"{self.key} was not started with a Unix socket (start(..., unix_socket=True))")
+        return self.socket_endpoint
 
     def query(self, operation: Any, session: Session | None = None) -> Any:
         """Run one operation on `session` (or a new one) and return its result."""
@@ -151,12 +161,19 @@ class Instance:
         return URL.create(client.sqlalchemy_driver, username=e.user, password=e.password, host=e.host, port=e.port,
                           database=e.database)
 
-    def sqlalchemy_engine(self, **kwargs: Any):
+    def sqlalchemy_engine(self, *, unix_socket: bool = False, **kwargs: Any):
         from sqlalchemy import create_engine
 
-        wrap = self._sql_client().sqlalchemy_wrap
+        client = self._sql_client()
+        wrap = client.sqlalchemy_wrap
         if wrap is not None:
             return create_engine(f"{self.engine.key}://", creator=lambda: wrap(self.connect()), **kwargs)
+        if unix_socket:
+            assert client.sqlalchemy_socket_args is not None
+            socket = self._endpoint(True).socket
+            assert socket is not None
+            args = {**kwargs.pop("connect_args", {}), **client.sqlalchemy_socket_args(socket)}
+            return create_engine(self.sqlalchemy_url().set(host=None, port=None), connect_args=args, **kwargs)
         return create_engine(self.sqlalchemy_url(), **kwargs)
 
     def _sql_client(self) -> SqlClient:
@@ -179,13 +196,23 @@ class Instance:
 
 class start:
     """Start an engine: `with start("postgres") as eng:`. Stops and removes it on exit,
-    on Ctrl-C and on errors. `config` holds server settings (postgres `-c`, mysql `--k=v`)."""
+    on Ctrl-C and on errors. `config` holds server settings (postgres `-c`, mysql `--k=v`).
+    `unix_socket`: the server also listens on a Unix socket in a host directory mounted into the
+    container (`Instance.socket_endpoint`); an engine without one fails here, before any start.
+    `memory_limit_mb` caps the container's memory, page cache included (an IO-bound regime: a
+    file the engine reads through the OS cache must not stay cached beyond the limit)."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
-                 startup_timeout: float | None = None, cpuset: str | None = None):
+                 startup_timeout: float | None = None, cpuset: str | None = None, unix_socket: bool = False,
+                 memory_limit_mb: int | None = None):
         self.engine = get_engine(key)
+        if unix_socket and (self.engine.server is None or self.engine.server.socket_setting is None):
+            raise ParameterError(f"{key} has no Unix socket to connect through "
+                                 f"({'it runs in-process' if self.engine.server is None else 'none declared'})")
+        self.unix_socket = unix_socket
         self.config = dict(config or {})
         self.cpuset = cpuset  # Docker cpuset_cpus of a server engine (benchlib.cpus); embedded: ignored
+        self.memory_limit_mb = memory_limit_mb
         self.run_id = run_id
         self.startup_timeout = startup_timeout
         self._cleanup: list[Any] = []
@@ -249,8 +276,21 @@ class start:
         labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
         if self.run_id:
             labels[LABEL_RUN] = self.run_id
-        container.with_kwargs(labels=labels, **({"cpuset_cpus": self.cpuset} if self.cpuset else {}))
-        command = server.command(self.config)
+        limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
+        if self.memory_limit_mb:
+            # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
+            limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
+        container.with_kwargs(labels=labels, **limits)
+        config = dict(self.config)
+        socket_dir: Path | None = None
+        if self.unix_socket:
+            assert server.socket_setting is not None
+            socket_dir = Path(tempfile.mkdtemp(prefix="benchlib-sock-"))
+            socket_dir.chmod(0o777)  # the server's own user (postgres, mysql) creates the socket here
+            self._cleanup.append(lambda: shutil.rmtree(socket_dir, ignore_errors=True))
+            container.with_volume_mapping(str(socket_dir), SOCKET_MOUNT, "rw")
+            config.update(server.socket_setting(SOCKET_MOUNT))
+        command = server.command(config)
         if command:
             container.with_command(command)
 
@@ -270,12 +310,30 @@ class start:
         container.get_wrapped_container().reload()
         pid = container.get_wrapped_container().attrs["State"]["Pid"]
         scope = cgroups.scope_for_pid(pid)
-        return Instance(engine, endpoint, container_id, scope, {
+        instance = Instance(engine, endpoint, container_id, scope, {
             "engine": engine.key, "kind": engine.kind, "image_ref": image.ref, "image_id": image.image_id,
             "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
-            "server_version": version, "config": dict(self.config), "startup_seconds": startup,
+            "server_version": version, "startup_seconds": startup,
+            "config": {**config, **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {})},
             "container_id": container_id, "cgroup": scope.perf_cgroup, "cpuset": self.cpuset,
         })
+        if socket_dir is not None:
+            instance.socket_endpoint = replace(endpoint, host=None, port=None, socket=socket_dir / server.socket_file)
+            self._wait_socket(instance)
+        return instance
+
+    def _wait_socket(self, instance: Instance) -> None:
+        """The socket appears a moment after TCP answers on some servers (MySQL creates it last)."""
+        deadline = time.monotonic() + 30.0
+        while True:
+            try:
+                instance.engine.client.open(instance.socket_endpoint, timeout=5.0).close()
+                return
+            except Exception as exc:
+                if time.monotonic() > deadline:
+                    raise EngineStartError(f"{instance.key}: its Unix socket {instance.socket_endpoint.socket} did "
+                                           f"not answer: {exc}") from exc
+                time.sleep(0.05)
 
     def _register(self, container) -> None:
         key = container.get_wrapped_container().id

@@ -182,3 +182,51 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
                           title=f"log10 {unit}" if log_color else unit)),
                       meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
     return fig
+
+
+def _category_axis(df: pd.DataFrame, x: Sequence[str]):
+    """One x category per row: a plain axis for one column, plotly's nested (multicategory) axis
+    for two (outer group, inner label)."""
+    return [df[c].astype(str).tolist() for c in x] if len(x) > 1 else df[x[0]].astype(str).tolist()
+
+
+def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tuple[str, str]], title: str,
+                 unit: str, name: str, marker: tuple[str, str] | None = None):
+    """Bars stacked from `segments` (column -> (legend label, colour)) per row, rows on x by the
+    columns `x` (one, or two for nested categories); `marker` (column, label) draws a further
+    value per row as a point, e.g. the wall time beside the CPU stacked under it."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    xs = _category_axis(df, x)
+    for column, (label, color) in segments.items():
+        fig.add_bar(x=xs, y=df[column], name=label, marker_color=color,
+                    hovertemplate=f"{label}: %{{y:.4g}} {unit}<extra></extra>")
+    if marker is not None:
+        column, label = marker
+        fig.add_scatter(x=xs, y=df[column], name=label, mode="markers",
+                        marker=dict(symbol="diamond", size=9, color="black"),
+                        hovertemplate=f"{label}: %{{y:.4g}} {unit}<extra></extra>")
+    fig.update_layout(title=title, barmode="stack", yaxis_title=unit, template="plotly_white", height=460,
+                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90), legend_title="")
+    return fig
+
+
+def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, title: str, unit: str, name: str,
+                 colors: dict[str, str] | None = None, log_y: bool = False):
+    """One bar per value of `group` side by side in each x category (`x`: one column, or two for
+    nested categories), coloured by `colors` where given."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    cats = df[list(x)].drop_duplicates()
+    for key in dict.fromkeys(df[group]):
+        sub = cats.merge(df[df[group] == key], on=list(x), how="left")
+        fig.add_bar(x=_category_axis(sub, x), y=sub[value], name=str(key),
+                    marker_color=(colors or {}).get(key),
+                    hovertemplate=f"{key}: %{{y:.4g}} {unit}<extra></extra>")
+    fig.update_layout(title=title, barmode="group", yaxis_title=unit, template="plotly_white", height=460,
+                      legend_title=group, meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90))
+    if log_y:
+        fig.update_yaxes(type="log")
+    return fig

@@ -114,7 +114,7 @@ class RunReport:
         lines = []
         if self.info["status"] in ("failed", "partial", "aborted") and self.info["error"]:
             lines.append(f"**Run {self.info['status']}:** {self.info['error']}")
-        if self.info.get("status_note"):
+        if self.info.get("status_note") and self.info["status"] != "ok":  # an ok run's note is in the caveats
             lines.append(f"**Status note:** {self.info['status_note']}")
         for row in self.check_mismatches().itertuples():
             variant = "" if row.labels in (None, "{}") else f" {row.labels}"

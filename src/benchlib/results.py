@@ -7,7 +7,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from .errors import StoreError
+from .errors import ParameterError, StoreError
 from .settings import get_settings
 from .store import Store
 
@@ -76,7 +76,7 @@ def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
     """(metric, unit, explanation): user-space instructions where perf counted them in every
     engine window (seed 000's metric), else CPU time from the engine's accounting."""
     df = engine_rows(df)
-    counted = df[(df["metric"] == "instructions_user") & (df["window"] != "baseline")]
+    counted = df[(df["metric"] == "instructions_user") & df["window"].isin(["phase", "settle"])]
     if not counted.empty and (counted["status"] == "ok").all():
         return "instructions_user", "instructions", "user-space instructions counted by perf (as in seed 000)"
     statuses = ", ".join(sorted(set(counted["status"]))) or "not recorded"
@@ -156,17 +156,26 @@ def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "
 
 def precision(run_id: str, *, floor: float, store: Store | None = None) -> pd.DataFrame:
     """How tight each engine-phase cost of a run is so far: mean, 95% CI half width and that
-    width relative to the mean. Phases whose mean cost is below `floor` (in the cost metric's
-    unit) are `targeted=False`: a 4 ms cgroup tick on a 20 ms phase is noise no repetition count
+    width relative to the mean. Phases whose mean CPU is below `floor` seconds are
+    `targeted=False`: a 4 ms cgroup tick on a 20 ms phase is noise no repetition count
     fixes, and a target for them would only burn the repetition budget."""
     df = measurements(run_id, store)
     metric, _, _ = cost_metric(df)
-    costs = phase_costs(df, metric)
-    summary = summarize(costs[~costs["is_baseline"]], by=("engine", "labels", "phase"))
+    keys = ["engine", "labels", "phase"]
+
+    def summary_of(name: str) -> pd.DataFrame:
+        costs = phase_costs(df, name)
+        return summarize(costs[~costs["is_baseline"]], by=tuple(keys))
+
+    summary = summary_of(metric)
+    # The floor is CPU seconds whatever the cost metric (instructions on a host with a PMU).
+    seconds = summary_of("cpu_time").set_index(keys)["value"] if metric != "cpu_time" else \
+        summary.set_index(keys)["value"]
+    cpu = [seconds.get(k, float("nan")) for k in zip(summary["engine"], summary["labels"], summary["phase"])]
     return pd.DataFrame({
         "engine": summary["engine"], "labels": summary["labels"], "phase": summary["phase"],
         "mean": summary["value"], "ci95": summary["value_ci95"], "rel_ci95": summary["value_ci95"] / summary["value"],
-        "n": summary["n"], "targeted": summary["value"] >= floor,
+        "n": summary["n"], "targeted": [c >= floor for c in cpu],
     })
 
 
@@ -177,7 +186,9 @@ def welch(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float, n_b:
         return float("nan"), float("nan")
     va, vb = sd_a ** 2 / n_a, sd_b ** 2 / n_b
     if va + vb == 0:
-        return (0.0 if mean_a == mean_b else math.copysign(math.inf, mean_b - mean_a)), float(n_a + n_b - 2)
+        # Identical repetitions: cgroup v1 counts CPU in 4 ms ticks, so a cheap phase repeats its
+        # value exactly. That is resolution, not certainty: untestable, never "infinitely significant".
+        return (0.0, float(n_a + n_b - 2)) if mean_a == mean_b else (float("nan"), float("nan"))
     dof = (va + vb) ** 2 / ((va ** 2 / (n_a - 1) if va else 0.0) + (vb ** 2 / (n_b - 1) if vb else 0.0))
     return (mean_b - mean_a) / math.sqrt(va + vb), dof
 
@@ -206,6 +217,12 @@ def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float 
     costs = phase_costs(df, metric)
     costs = costs[~costs["is_baseline"]].copy()
     costs["key"] = [product_key(e) if match == "product" else e for e in costs["engine"]]
+    pooled = costs.groupby(["run_id", "key"])["engine"].nunique()
+    if (pooled > 1).any():
+        run_id, key = pooled[pooled > 1].index[0]
+        versions = sorted(set(costs[(costs["run_id"] == run_id) & (costs["key"] == key)]["engine"]))
+        raise ParameterError(f"match='product' cannot pair engines across runs: run {run_id} measured several "
+                             f"versions of {key} ({', '.join(versions)}); use match='engine'")
     summary = summarize(costs, by=("run_id", "key", "labels", "phase"))
     summary = summary.merge(costs.groupby(["run_id", "key"])["engine"].first().rename("engine_key"),
                             on=["run_id", "key"], how="left")
@@ -220,7 +237,12 @@ def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float 
         rows.append({"run_id": row["run_id"], "key": row["key"], "engine": row["engine_key"],
                      "base_engine": b["engine_key"], "labels": row["labels"], "phase": row["phase"], "metric": metric,
                      "unit": unit, **contrast(b, row, "value", threshold)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+
+
+COMPARISON_COLUMNS = ["run_id", "key", "engine", "base_engine", "labels", "phase", "metric", "unit", "mean", "ci95",
+                      "n", "base_mean", "base_ci95", "base_n", "ratio", "ratio_ci95", "welch_t", "welch_dof",
+                      "beyond_noise", "flagged"]
 
 
 def contrast(base, other, column: str, threshold: float = 0.05) -> dict:
@@ -229,12 +251,17 @@ def contrast(base, other, column: str, threshold: float = 0.05) -> dict:
     noise (`beyond_noise`) and also larger than `threshold` (`flagged`)."""
     a, b = float(base[column]), float(other[column])
     a_ci, b_ci = float(base[f"{column}_ci95"]), float(other[f"{column}_ci95"])
+    sd_a, sd_b, n_a, n_b = float(base[f"{column}_std"]), float(other[f"{column}_std"]), int(base["n"]), int(other["n"])
     ratio = b / a if a else float("nan")
-    rel = math.sqrt((b_ci / b) ** 2 + (a_ci / a) ** 2) if a and b else float("nan")
-    t, dof = welch(a, float(base[f"{column}_std"]), int(base["n"]), b, float(other[f"{column}_std"]), int(other["n"]))
+    t, dof = welch(a, sd_a, n_a, b, sd_b, n_b)
     noise = beyond_noise(t, dof)
-    return {"mean": b, "ci95": b_ci, "n": int(other["n"]), "base_mean": a, "base_ci95": a_ci, "base_n": int(base["n"]),
-            "ratio": ratio, "ratio_ci95": ratio * rel, "welch_t": t, "welch_dof": dof, "beyond_noise": noise,
+    # The ratio's CI from the same standard errors and degrees of freedom as the test (delta
+    # method), so a CI that spans 1 and a "beyond noise" verdict cannot disagree.
+    rel_se = math.sqrt(sd_a ** 2 / n_a / a ** 2 + sd_b ** 2 / n_b / b ** 2) if a and b and n_a > 1 and n_b > 1 \
+        else float("nan")
+    ratio_ci = abs(ratio) * t_quantile_975(int(dof)) * rel_se if dof == dof else float("nan")
+    return {"mean": b, "ci95": b_ci, "n": n_b, "base_mean": a, "base_ci95": a_ci, "base_n": n_a,
+            "ratio": ratio, "ratio_ci95": ratio_ci, "welch_t": t, "welch_dof": dof, "beyond_noise": noise,
             "flagged": bool(noise) and abs(ratio - 1) > threshold}
 
 

@@ -11,7 +11,8 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from typing import Mapping
+from pathlib import Path
+from typing import Any, Mapping
 
 from .errors import BenchlibError
 from .lifecycle import Instance
@@ -20,6 +21,18 @@ from .lifecycle import Instance
 DRIVERS = {"postgres wire": "pgsql", "mysql wire": "mysql"}
 STOCK_TESTS = ("oltp_point_select", "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
                "oltp_update_non_index", "oltp_insert", "oltp_delete")
+
+
+# Lua tests shipped with benchlib (sysbench takes a path to a .lua file as the test name; they
+# `require("oltp_common")` from sysbench's own directory).
+LUA_DIR = Path(__file__).parent / "sysbench_lua"
+
+
+def packaged_test(name: str) -> str:
+    path = LUA_DIR / name
+    if not path.is_file():
+        raise SysbenchError(f"no packaged sysbench test {name!r} in {LUA_DIR}")
+    return str(path)
 
 
 class SysbenchError(BenchlibError):
@@ -138,3 +151,15 @@ def run(instance: Instance, test: str, *, threads: int, seconds: float, tables: 
     opts = run_options(threads=threads, seconds=seconds, tables=tables, table_size=table_size, options=options)
     text = _run(instance, test, "run", opts, timeout=seconds + 120)
     return parse(text), text
+
+
+def record(readings: Any, result: SysbenchResult) -> None:
+    """sysbench's summary as readings of a meter window (measure.Readings)."""
+    for metric, value, unit in (
+        ("transactions", result.transactions, "count"), ("tps", result.tps, "1/s"), ("qps", result.qps, "1/s"),
+        ("latency_avg", result.latency_avg_ms, "ms"), ("latency_p95", result.percentile_ms(95), "ms"),
+        ("latency_p99", result.percentile_ms(99), "ms"), ("latency_max", result.latency_max_ms, "ms"),
+        ("errors", result.ignored_errors, "count"), ("reconnects", result.reconnects, "count"),
+        ("client_elapsed", result.total_time_s, "s"),
+    ):
+        readings.record(metric, None if value is None else float(value), unit, "sysbench")

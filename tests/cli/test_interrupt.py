@@ -11,12 +11,20 @@ import pytest
 from benchlib.store import Store
 
 
+def _interruptible() -> None:
+    # A shell gives its foreground job the default Ctrl-C handling; a suite started in the
+    # background (`make test &` from a script) hands its children SIGINT *ignored*, and Python
+    # keeps an inherited SIG_IGN, so the runner would never see the interrupt.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.notebook
 def test_ctrl_c_prints_one_line_and_closes_the_run(project, tmp_path):
     marker = tmp_path / "kernel.pid"
     # Its own session, like a shell's foreground job: Ctrl-C goes to the whole group.
     proc = project.popen("run", "01", "--set", "tiny", "-P", "seconds=60", "-P", f"marker={marker}",
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=_interruptible)
     try:
         deadline = time.monotonic() + 120
         while not (marker.exists() and marker.read_text()):

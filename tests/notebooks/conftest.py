@@ -39,3 +39,11 @@ def tiny_outcomes(tmp_path_factory):
         return cache[notebook.stem]
 
     return get
+
+
+@pytest.fixture(scope="module")
+def tiny_run(request, tiny_outcomes):
+    """The tiny execution of the test module's `NOTEBOOK`, which must have succeeded."""
+    outcome = tiny_outcomes(request.module.NOTEBOOK)
+    assert outcome.ok, outcome.error
+    return outcome

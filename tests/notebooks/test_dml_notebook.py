@@ -19,13 +19,6 @@ NOTEBOOK = batch.find_notebook("01-dml-cpu-cost")
 POSTGRES_BLUE = (0x33, 0x67, 0x91)
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tiny_outcomes):
-    outcome = tiny_outcomes(NOTEBOOK)
-    assert outcome.ok, outcome.error
-    return outcome
-
-
 def test_rows_land_in_the_store_with_provenance(tiny_run, run_ids_in):
     store = Store.default()
     (run_id,) = run_ids_in(tiny_run.executed)

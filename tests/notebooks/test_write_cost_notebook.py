@@ -13,13 +13,6 @@ pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 NOTEBOOK = batch.find_notebook("05-write-cost")
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tiny_outcomes):
-    outcome = tiny_outcomes(NOTEBOOK)
-    assert outcome.ok, outcome.error
-    return outcome
-
-
 def test_cells_land_in_the_store_with_log_bytes_or_not_reported(tiny_run, run_ids_in):
     (run_id,) = run_ids_in(tiny_run.executed)
     df = results.measurements(run_id, Store.default())
@@ -31,8 +24,13 @@ def test_cells_land_in_the_store_with_log_bytes_or_not_reported(tiny_run, run_id
     inserts = df[(df["phase"] == "insert") & (df["metric"] == "cpu_time")]
     assert set(inserts["check_value"]) == {100} and set(inserts["check_status"]) == {"ok"}
     log = df[df["metric"] == "engine_log_bytes"]
-    servers = log[log["engine"].isin(["postgres", "mysql", "mariadb", "mariadb-myrocks"])]
-    assert set(servers["status"]) == {"ok"} and (servers["value"] > 0).all()
+    servers = df[df["metric"].isin(["engine_log_bytes", "engine_log_bytes_settle"])
+                 & df["engine"].isin(["postgres", "mysql", "mariadb", "mariadb-myrocks"])]
+    assert set(servers["status"]) == {"ok"} and (servers["value"] >= 0).all(), servers.to_string()
+    # An engine may move its log position after the window closes (MySQL's and MariaDB's log
+    # writer threads), so only window + settle together must show the committed rows.
+    grown = servers.groupby(["engine", "repetition", "labels"])["value"].sum()
+    assert (grown > 0).all(), grown.to_string()
     embedded = log[log["engine"].isin(["sqlite", "duckdb"])]
     assert set(embedded["status"]) == {"not reported"} and embedded["value"].isna().all()
     assert set(df[df["engine"] == "postgres"]["scope"]) == {"server", "client"}

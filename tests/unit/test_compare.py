@@ -12,7 +12,7 @@ GOOD = dict(experiment="dml", runs=[], match="engine", threshold=0.05)
 
 
 @pytest.mark.parametrize("name, value, fragment", [
-    ("experiment", "tpcc", "experiment must be one of dml, sweep"),
+    ("experiment", "tpcc", "experiment must be one of clustered, dml, sweep"),
     ("threshold", 0, "threshold must be a fraction between 0 and 1 (0.05 = 5%), got 0"),
     ("threshold", 1.5, "got 1.5"),
     ("threshold", True, "got True"),
@@ -55,8 +55,40 @@ def test_rerun_needs_a_finished_run_of_the_experiment(tmp_path, monkeypatch):
 
 
 def test_every_workload_is_found_by_its_experiment_and_can_be_rerun():
-    for experiment in ("dml", "sweep"):
+    for experiment in ("clustered", "dml", "sweep"):
         workload = by_experiment(experiment)
         assert workload.EXPERIMENT == experiment and callable(workload.run) and workload.PARAMETERS
-    with pytest.raises(ParameterError, match="no workload runs experiment 'tpcc'; known: dml"):
+    with pytest.raises(ParameterError, match="no workload runs experiment 'tpcc'; known: clustered, dml"):
         by_experiment("tpcc")
+
+
+def test_report_colours_only_changes_beyond_noise_and_threshold_and_survives_untested_cells(store):
+    from benchlib.workloads.compare import ComparisonReport
+    from test_store import _rows
+
+    ids = []
+    # insert: +30% with tight repetitions (red); update: one repetition in run b (untested, no colour)
+    for insert, update in (([1.0, 1.01, 0.99], [2.0, 2.1, 1.9]), ([1.3, 1.31, 1.29], [2.0])):
+        with Run("t", {}, store=store) as run:
+            rows = []
+            for phase, values in (("insert", insert), ("update", update)):
+                for rep, value in enumerate(values, start=1):
+                    row = _rows(run.run_id, 1, phase)[0]
+                    rows.append({**row, "instance_id": f"x-{rep}", "repetition": rep, "value": value})
+            store.append_measurements(run.run_id, 1, rows)
+            ids.append(run.run_id)
+    report = ComparisonReport(ids, store=store)
+    html = report.ratio_table().to_html()
+    assert html.count("#f4c7c3") == 1 and "#c8e6c9" not in html  # one dearer cell, nothing cheaper
+    cells = report.compared.set_index("phase")
+    assert cells.loc["insert", "flagged"] and cells.loc["update", "beyond_noise"] is None
+    assert "**1** changed beyond noise" in report.findings()
+
+
+def test_an_empty_comparison_reads_as_nothing_to_compare(store):
+    from benchlib.workloads.compare import ComparisonReport
+
+    with Run("t", {}, store=store) as a, Run("t", {}, store=store) as b:
+        pass
+    report = ComparisonReport([a.run_id, b.run_id], store=store)
+    assert report.compared.empty and "nothing to compare" in report.findings()

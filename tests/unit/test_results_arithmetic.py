@@ -107,3 +107,9 @@ def test_welch_matches_a_hand_computed_example():
 def test_geometric_mean_ignores_missing_ratios():
     assert results.geometric_mean([2.0, 0.5, float("nan")]) == pytest.approx(1.0)
     assert math.isnan(results.geometric_mean([]))
+
+
+def test_identical_repetitions_are_resolution_not_certainty():
+    # cgroup v1 ticks: two runs of a cheap phase, each repeating its value exactly.
+    assert results.beyond_noise(*results.welch(0.008, 0.0, 2, 0.012, 0.0, 2)) is None
+    assert results.welch(0.008, 0.0, 2, 0.008, 0.0, 2) == (0.0, 2.0)

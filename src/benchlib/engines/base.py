@@ -81,6 +81,10 @@ class Server:
     storage_engines: tuple[str, ...] = ()
     storage_hint: str = ""  # where to look for a storage engine this one lacks
     startup_timeout: float = 90.0
+    # The settings that put the server's Unix socket into a directory (one the host mounts into
+    # the container), and the socket's file name there. None: this server offers no Unix socket.
+    socket_setting: Callable[[str], Mapping[str, Any]] | None = None
+    socket_file: str = ""
 
     def __post_init__(self) -> None:
         known = [v.version for v in self.versions]

@@ -24,9 +24,10 @@ class Endpoint:
     password: str | None = None
     database: str | None = None
     path: Path | None = None
+    socket: Path | None = None  # a server's Unix socket (as seen from this host): used instead of host/port
 
     def __repr__(self) -> str:
-        where = f"{self.host}:{self.port}" if self.port else str(self.path)
+        where = f"unix:{self.socket}" if self.socket else f"{self.host}:{self.port}" if self.port else str(self.path)
         return f"Endpoint({where}, user={self.user!r}, database={self.database!r})"
 
 
@@ -86,6 +87,8 @@ class SqlClient:
     # ours (DuckDB refuses a second configuration of an open file).
     sqlalchemy_wrap: Callable[[Any], Any] | None = None
     needs: tuple[str, ...] = ()
+    # SQLAlchemy connect_args that reach a server through its Unix socket (the driver's own names).
+    sqlalchemy_socket_args: Callable[[Path], dict[str, Any]] | None = None
 
     def open(self, endpoint: Endpoint, timeout: float = 10.0) -> SqlSession:
         return SqlSession(self.connect(endpoint, timeout), self)
@@ -130,23 +133,36 @@ class DocumentClient:
         return DocumentSession(client, endpoint.database or "bench")
 
 
+def _postgres_socket(socket: Path) -> dict[str, Any]:
+    # libpq takes the socket's directory as host and finds `.s.PGSQL.<port>` there.
+    return {"host": str(socket.parent), "port": int(socket.suffix.lstrip("."))}
+
+
+def _mysql_socket(socket: Path) -> dict[str, Any]:
+    return {"unix_socket": str(socket)}
+
+
 def _connect_postgres(endpoint: Endpoint, timeout: float) -> Any:
     import psycopg
 
-    return psycopg.connect(host=endpoint.host, port=endpoint.port, user=endpoint.user, password=endpoint.password,
+    where = _postgres_socket(endpoint.socket) if endpoint.socket else {"host": endpoint.host, "port": endpoint.port}
+    return psycopg.connect(**where, user=endpoint.user, password=endpoint.password,
                            dbname=endpoint.database, autocommit=True, connect_timeout=max(1, int(timeout)))
 
 
 def _connect_mysql(endpoint: Endpoint, timeout: float) -> Any:
     import pymysql
 
-    return pymysql.connect(host=endpoint.host, port=endpoint.port, user=endpoint.user, password=endpoint.password,
+    where = _mysql_socket(endpoint.socket) if endpoint.socket else {"host": endpoint.host, "port": endpoint.port}
+    return pymysql.connect(**where, user=endpoint.user, password=endpoint.password,
                            database=endpoint.database, autocommit=True, connect_timeout=max(1, int(timeout)))
 
 
 def postgres_wire(version_query: str = "select version()") -> SqlClient:
-    return SqlClient("postgres wire", _connect_postgres, version_query, sqlalchemy_driver="postgresql+psycopg")
+    return SqlClient("postgres wire", _connect_postgres, version_query, sqlalchemy_driver="postgresql+psycopg",
+                     sqlalchemy_socket_args=_postgres_socket)
 
 
 def mysql_wire(version_query: str, needs: tuple[str, ...] = ()) -> SqlClient:
-    return SqlClient("mysql wire", _connect_mysql, version_query, sqlalchemy_driver="mysql+pymysql", needs=needs)
+    return SqlClient("mysql wire", _connect_mysql, version_query, sqlalchemy_driver="mysql+pymysql", needs=needs,
+                     sqlalchemy_socket_args=_mysql_socket)

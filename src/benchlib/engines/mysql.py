@@ -24,6 +24,8 @@ ENGINE = Engine(
         default="8.4",  # seed 000's MySQL
         local_default="9",
         config_command=mysql_config_command,
+        socket_setting=lambda directory: {"socket": f"{directory}/mysqld.sock"},
+        socket_file="mysqld.sock",
         storage_setting="default_storage_engine",
         storage_engines=("innodb", "myisam", "memory", "csv", "archive", "blackhole"),
         # The official image initialises with a temporary server first: slow to become ready.

@@ -27,5 +27,8 @@ ENGINE = Engine(
         config_command=postgres_config_command,
         storage_setting="default_table_access_method",
         storage_engines=("heap",),
+        # The image's own socket directory stays: the official entrypoint's init steps use it.
+        socket_setting=lambda directory: {"unix_socket_directories": f"/var/run/postgresql,{directory}"},
+        socket_file=".s.PGSQL.5432",  # libpq's name for port 5432's socket
     ),
 )

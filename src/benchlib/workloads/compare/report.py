@@ -80,21 +80,17 @@ class ComparisonReport:
         multi = len(self.run_ids) > 2
         c["column"] = [f"{p} (#{self.run_ids.index(r)})" if multi else p for p, r in zip(c["phase"], c["run_id"])]
         values = c.pivot_table(index="row", columns="column", values="ratio", sort=False)
-        flags = c.pivot_table(index="row", columns="column", values="flagged", aggfunc="first", sort=False)
-        noise = c.pivot_table(index="row", columns="column", values="beyond_noise", aggfunc="first", sort=False)
         geo = pd.DataFrame([{col: results.geometric_mean(values[col]) for col in values.columns}],
                            index=["geometric mean"])
         table = pd.concat([values, geo])
 
         def colour(frame: pd.DataFrame) -> pd.DataFrame:
             styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
-            for row in values.index:
-                for col in values.columns:
-                    ratio = values.at[row, col]
-                    if flags.at[row, col] is True:
-                        styles.at[row, col] = _SLOWER if ratio > 1 else _FASTER
-                    elif noise.at[row, col] is True:
-                        styles.at[row, col] = _MINOR
+            for cell in c.itertuples():  # from the cells themselves: untested ones (None) stay uncoloured
+                if cell.flagged:
+                    styles.at[cell.row, cell.column] = _SLOWER if cell.ratio > 1 else _FASTER
+                elif cell.beyond_noise is True or cell.beyond_noise == True:  # noqa: E712 (numpy bools)
+                    styles.at[cell.row, cell.column] = _MINOR
             return styles
 
         return table.style.format("{:.3f}", na_rep="n/a").apply(colour, axis=None)
@@ -165,9 +161,16 @@ class ComparisonReport:
         return "\n".join(f"- {line}" for line in lines)
 
     def _is_rerun(self) -> bool:
-        params = [{k: v for k, v in r.info["parameters"].items() if k != "skipped"} for r in self.reports]
-        hosts = {r.info["hostname"] for r in self.reports}
-        return len(self.reports) == 2 and params[0] == params[1] and len(hosts) == 1
+        """Same parameters, host, benchlib code and server builds: only time differs."""
+        if len(self.reports) != 2:
+            return False
+
+        def identity(r: RunReport):
+            params = {k: v for k, v in r.info["parameters"].items() if k != "skipped"}
+            builds = sorted(zip(r.instances["engine"], r.instances["server_version"], r.instances["image_id"].astype(str)))
+            return params, r.info["hostname"], r.info["git_sha"], bool(r.info["git_dirty"]), sorted(set(builds))
+
+        return identity(self.reports[0]) == identity(self.reports[1])
 
     def caveats(self) -> str:
         lines = [f"**Metric:** {self.base.metric_explanation}; ratios are compared run / base run of the engine's "

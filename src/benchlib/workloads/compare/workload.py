@@ -87,6 +87,10 @@ def prepare_runs(params: CompareParams, *, notebook: str | None = None) -> list[
     base = newest_finished_run(params.experiment)
     workload = by_experiment(params.experiment)
     stored = results.run_info(base)["parameters"]
+    missing = [k for k in workload.PARAMETERS if k not in stored]
+    if missing:
+        raise ParameterError(f"run {base} was stored by a benchlib without the parameter(s) {', '.join(missing)}: it "
+                             f"cannot be rerun as it was; give two run ids to compare instead")
     again = workload.validate_parameters({k: v for k, v in stored.items() if k in workload.PARAMETERS})
     rerun = workload.run(again, notebook=notebook)
     return [base, rerun.run_id]

@@ -155,10 +155,11 @@ class DmlReport(RunReport):
                         if f"{column}_ci95" in x and num and y[column] else float("nan")
                     rows.append((hypothesis, pair, phase, ratio, abs(ratio * rel)))
 
-                add("this run: total CPU (user + system)", "value")
+                add("this run: total CPU (user + system)" if self.metric == "cpu_time" else
+                    f"this run: {self.metric_explanation.split(' (')[0]}", "value")
                 add("user-mode CPU only (seed 000 counted user-space instructions)", "value", user)
                 vacuum = maint.loc[(pg, phase), "value"] if (pg, phase) in maint.index else float("nan")
-                if vacuum == vacuum:
+                if vacuum == vacuum and self.metric == "cpu_time":  # the VACUUM reading is in CPU seconds
                     add("PostgreSQL without the VACUUM inside the phase", "value", minus=vacuum)
                 add("deferred work included (phase + settle)", "with_settle")
                 add("idle cost subtracted (phase + settle − idle)", "net_with_settle")

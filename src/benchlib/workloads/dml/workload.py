@@ -199,6 +199,8 @@ def precision_verdict(run_id: str, params: DmlParams, repetitions: int, store=No
     from ... import results
 
     p = results.precision(run_id, floor=PRECISION_FLOOR_SECONDS, store=store)
+    if p.empty:
+        return True, f"Repetitions: {repetitions}; nothing was measured (every engine start failed)."
     target = p[p["targeted"]]
     if target.empty:
         return True, (f"Repetitions: {repetitions}; no phase cost {PRECISION_FLOOR_SECONDS} s of CPU or more, so "

@@ -146,17 +146,7 @@ def _sweep_test(run, meter, instance, params: SweepParams, test: str, progress: 
                     with meter.phase(test, labels=labels, settle=params.max_settle_seconds > 0) as readings:
                         result, _ = sysbench.run(instance, name, threads=threads, seconds=params.step_seconds,
                                                  **common)
-                        _record(readings, result)
+                        sysbench.record(readings, result)
                 except sysbench.SysbenchError as exc:
                     run.record_failure(f"{instance.key} {test} threads={threads} repetition {repetition}", exc)
 
-
-def _record(readings, result: sysbench.SysbenchResult) -> None:
-    for metric, value, unit in (
-        ("transactions", result.transactions, "count"), ("tps", result.tps, "1/s"), ("qps", result.qps, "1/s"),
-        ("latency_avg", result.latency_avg_ms, "ms"), ("latency_p95", result.percentile_ms(95), "ms"),
-        ("latency_p99", result.percentile_ms(99), "ms"), ("latency_max", result.latency_max_ms, "ms"),
-        ("errors", result.ignored_errors, "count"), ("reconnects", result.reconnects, "count"),
-        ("client_elapsed", result.total_time_s, "s"),
-    ):
-        readings.record(metric, None if value is None else float(value), unit, "sysbench")

@@ -1,0 +1,156 @@
+"""What the clustered-vs-heap workload says to each engine, looked up like the dml dialects
+(engine key, unversioned name, the engine it is a variant of, family).
+
+Two parts: the sysbench battery (servers with a sysbench driver) needs the buffer-pool setting,
+after-load maintenance and the engine's own read counters; the key-kind part (any SQL engine here)
+needs table definitions per key kind and layout, and the engine's own size functions."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping
+
+from ...engines import Engine
+
+KEY_KINDS = ("bigint", "uuidv4", "uuidv7", "uuidv1")
+INSERT_ORDERS = ("key", "random", "generated")
+
+
+@dataclass(frozen=True)
+class Counter:
+    """One of the engine's own cumulative counters, read from a separate session before and after
+    a window. `query` returns one number; None means the engine has no such counter (stored as
+    NULL with status unsupported, never 0)."""
+
+    metric: str
+    unit: str
+    source: str
+    query: str | None
+
+
+@dataclass(frozen=True)
+class ClusteredDialect:
+    layout: str  # what the primary key organises: "heap", "clustered (InnoDB)", "LSM", "rowid b-tree" ...
+    # Battery (None: this engine has no sysbench driver, key-kind part only)
+    buffer_setting: Callable[[int], dict[str, Any]] | None = None  # MiB -> server config
+    buffer_query: str | None = None  # the buffer size the server actually took, in bytes
+    server_config: Mapping[str, Any] = field(default_factory=dict)  # set in every regime
+    after_load: tuple[str, ...] = ()
+    counters: tuple[Counter, ...] = ()
+    # Other client sessions still open: the battery waits for them to end before reading counters
+    # that a backend publishes only as it exits (PostgreSQL's cumulative statistics).
+    other_sessions: str | None = None
+    # Key-kind part
+    key_types: Mapping[str, str] = field(default_factory=dict)  # key kind -> column type of id
+    layouts: tuple[str, ...] = ("",)  # table variants: SQLite "" (rowid) and "without rowid"
+    table_suffix: Callable[[str], str] = lambda layout: ""
+    analyze: Callable[[str], tuple[str, ...]] = lambda table: ()
+    # (table bytes, index bytes) of `table` with the engine's own size functions
+    sizes: Callable[[str], str] | None = None
+    placeholder: str = "%s"
+    key_param: Callable[[str, Any], Any] = lambda kind, key: key  # uuid.UUID -> what the driver binds
+
+
+def _pg_sizes(table: str) -> str:
+    return (f"select pg_table_size('{table}'), pg_indexes_size('{table}')")
+
+
+def _mysql_sizes(table: str) -> str:
+    return (f"select data_length, index_length from information_schema.tables "
+            f"where table_schema = database() and table_name = '{table}'")
+
+
+def _status(variable: str) -> str:
+    # SHOW works on MySQL and MariaDB alike, with or without performance_schema; the value is the
+    # last column (see `scalar`).
+    return f"show global status like '{variable}'"
+
+
+def scalar(rows: list[tuple]) -> float | None:
+    """The number in the last column of the first row; None when the engine returned nothing."""
+    return None if not rows or rows[0][-1] is None else float(rows[0][-1])
+
+
+def _uuid_bytes(kind: str, key: Any) -> Any:
+    return key.bytes if kind != "bigint" else key
+
+
+POSTGRES = ClusteredDialect(
+    layout="heap table + PK b-tree",
+    buffer_setting=lambda mb: {"shared_buffers": f"{mb}MB"},
+    buffer_query="select setting::bigint * current_setting('block_size')::bigint from pg_settings "
+                 "where name = 'shared_buffers'",
+    # Index-only scans skip the heap only for pages the visibility map marks all-visible: without
+    # VACUUM after the load, "covered" queries would still read the heap.
+    after_load=("vacuum analyze sbtest1",),
+    counters=(
+        Counter("engine_reads", "blocks", "pg_stat_database.blks_read",
+                "select blks_read from pg_stat_database where datname = current_database()"),
+        Counter("engine_read_bytes", "bytes", "pg_stat_database.blks_read x block_size",
+                "select blks_read * current_setting('block_size')::bigint from pg_stat_database "
+                "where datname = current_database()"),
+        Counter("engine_buffer_hits", "blocks", "pg_stat_database.blks_hit",
+                "select blks_hit from pg_stat_database where datname = current_database()"),
+    ),
+    other_sessions="select count(*) from pg_stat_activity where backend_type = 'client backend' "
+                   "and pid <> pg_backend_pid()",
+    key_types={"bigint": "bigint", "uuidv4": "uuid", "uuidv7": "uuid", "uuidv1": "uuid"},
+    analyze=lambda table: (f"vacuum analyze {table}",),
+    sizes=_pg_sizes,
+)
+
+_INNODB_COUNTERS = (
+    Counter("engine_reads", "pages", "Innodb_buffer_pool_reads", _status("Innodb_buffer_pool_reads")),
+    Counter("engine_read_bytes", "bytes", "Innodb_data_read", _status("Innodb_data_read")),
+    Counter("engine_buffer_hits", "pages", "Innodb_buffer_pool_read_requests",
+            _status("Innodb_buffer_pool_read_requests")),
+)
+
+MYSQL = ClusteredDialect(
+    layout="clustered PK (InnoDB)",
+    buffer_setting=lambda mb: {"innodb_buffer_pool_size": f"{mb}M"},
+    buffer_query="select @@innodb_buffer_pool_size",
+    # MySQL 9 with performance_schema does not start under a 256 MiB memory limit (its tables are
+    # allocated up front); off in both regimes so they differ only in buffer pool and limit.
+    # MariaDB has it off by default.
+    server_config={"performance_schema": "OFF"},
+    after_load=("analyze table sbtest1",),
+    counters=_INNODB_COUNTERS,
+    key_types={"bigint": "bigint", "uuidv4": "binary(16)", "uuidv7": "binary(16)", "uuidv1": "binary(16)"},
+    analyze=lambda table: (f"analyze table {table}",),
+    sizes=_mysql_sizes,
+    key_param=_uuid_bytes,
+)
+
+MYROCKS = replace(
+    MYSQL,
+    layout="clustered PK in an LSM tree (MyRocks)",
+    buffer_setting=lambda mb: {"rocksdb_block_cache_size": mb * 2 ** 20},
+    buffer_query="select @@rocksdb_block_cache_size",
+    counters=(
+        Counter("engine_reads", "blocks", "rocksdb_block_cache_miss", _status("rocksdb_block_cache_miss")),
+        Counter("engine_read_bytes", "bytes", "MyRocks counts no bytes read from storage", None),
+        Counter("engine_buffer_hits", "blocks", "rocksdb_block_cache_hit", _status("rocksdb_block_cache_hit")),
+    ),
+)
+
+SQLITE = ClusteredDialect(
+    layout="rowid b-tree (rowid) / PK b-tree (without rowid)",
+    key_types={"bigint": "integer", "uuidv4": "blob", "uuidv7": "blob", "uuidv1": "blob"},
+    layouts=("rowid", "without rowid"),
+    table_suffix=lambda layout: " without rowid" if layout == "without rowid" else "",
+    analyze=lambda table: ("analyze",),
+    # dbstat is not compiled into every SQLite: the size is the page count of the whole file,
+    # which holds only this table (the previous one is dropped and the file vacuumed).
+    sizes=lambda table: "select (select page_count from pragma_page_count) * (select page_size from "
+                        "pragma_page_size), null",
+    placeholder="?",
+    key_param=_uuid_bytes,
+)
+
+DIALECTS: dict[str, ClusteredDialect] = {
+    "postgres": POSTGRES, "mysql": MYSQL, "mariadb-myrocks": MYROCKS, "sqlite": SQLITE,
+}
+
+
+def dialect_for(engine: Engine) -> ClusteredDialect | None:
+    return next((DIALECTS[k] for k in engine.lookup_keys if k in DIALECTS), None)

@@ -1,0 +1,222 @@
+"""The clustered-vs-heap notebook's tables, figures and narrative, on the shared report layer."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import results
+from ...engines import get_engine
+from ...errors import UnknownEngineError
+from ...plots import engine_title, heatmaps
+from ...report import RunReport, fmt
+from . import analysis
+from .dialects import dialect_for
+from .workload import TESTS
+
+GOOD, BAD = "background-color: #c6efce", "background-color: #ffc7ce"  # seed 003 marks cells beyond ~5%
+
+
+def _layout(key: str) -> str:
+    try:
+        d = dialect_for(get_engine(key))
+    except UnknownEngineError:
+        d = None
+    return d.layout if d else "?"
+
+
+class ClusteredReport(RunReport):
+    def __init__(self, run_id: str, store=None, base_engine: str | None = None):
+        super().__init__(run_id, store)
+        self.steps = analysis.steps(self.measurements)
+        battery = [e for e in self.engines if e in set(self.steps["engine"])]
+        self.battery_engines = battery
+        clustered = [e for e in battery if "InnoDB" in _layout(e)]
+        self.base = base_engine or (clustered[0] if clustered else (battery[0] if battery else None))
+        self.ratios = analysis.ratios(self.steps, self.base) if self.base else pd.DataFrame(
+            columns=["regime", "engine", "base", "step", "column", "ratio"])
+        self.regimes = list(dict.fromkeys(self.steps["regime"])) if not self.steps.empty else []
+        self.step_order = list(dict.fromkeys(self.steps["step"])) if not self.steps.empty else []
+        self.keys = analysis.key_kinds(self.measurements)
+
+    # -- seed 003's spreadsheet ----------------------------------------------------------------------
+    def spreadsheet_frame(self, regime: str) -> pd.DataFrame:
+        table = analysis.spreadsheet(self.ratios, regime, self.step_order)
+        if table.empty:
+            return table
+        table.columns = pd.MultiIndex.from_tuples([(f"{engine_title(e)} / {engine_title(self.base)}", c)
+                                                   for e, c in table.columns])
+        return table
+
+    def spreadsheet(self, regime: str):
+        """Steps in the order they ran, ratios of each engine over the base (seed 003: Postgres
+        over MySQL), geometric mean last; green: the engine does better than the base by > 5%
+        (faster, or less per operation), red: worse."""
+        table = self.spreadsheet_frame(regime)
+        if table.empty:
+            return pd.DataFrame({"": [f"no battery ratios in regime {regime!r}"]}).style.hide(axis="index")
+
+        def colour(col: pd.Series) -> list[str]:
+            return [{"better": GOOD, "worse": BAD}.get(analysis.verdict(col.name[1], v), "") for v in col]
+
+        return (table.style.apply(colour, axis=0).format("{:.2f}", na_rep="n/a")
+                .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}"))
+
+    def heatmap(self):
+        """The spreadsheets as colours, one panel per engine and regime: each cell its ratio over the
+        base, the colour log10 of it (seed 003's columns: QPS > 1 is better, the others < 1)."""
+        r = self.ratios.dropna(subset=["ratio"])
+        if r.empty:
+            return None
+        r = r.assign(panel=[f"{engine_title(e)} / {engine_title(self.base)}, {g}" for e, g in
+                            zip(r["engine"], r["regime"])],
+                     step=[f"{self.step_order.index(s) + 1:02d} {s}" for s in r["step"]])
+        return heatmaps(r, x="column", y="step", value="ratio", facet="panel", log_color=True, columns=2,
+                        x_order=[c for c, _, _ in analysis.RATIO_COLUMNS], unit="ratio", x_title="",
+                        y_title="step (in the order run)", name="clustered-ratios", text_format=".2f",
+                        title=f"Ratios over {engine_title(self.base)} per regime (QPS > 1 and per-op < 1: better "
+                              "than the base)")
+
+    def step_table(self):
+        """The absolute figures behind the ratios."""
+        s = self.steps
+        out = pd.DataFrame({
+            "regime": s["regime"], "engine": [engine_title(e) for e in s["engine"]], "step": s["step"],
+            "ops": s["ops"], "ops/s": s["ops_per_s"], "p95 ms": s["p95_ms"], "engine CPU µs/op": s["cpu_us_per_op"],
+            "engine reads/op": s["reads_per_op"], "engine read KB/op": s["engine_read_kb_per_op"],
+            "storage read KB/op (cgroup)": s["read_kb_per_op"], "buffer hits/op": s["buffer_hits_per_op"],
+        })
+        numeric = list(out.columns[3:])
+        return out.style.format("{:.4g}", na_rep="n/a", subset=numeric).hide(axis="index")
+
+    def buffer_table(self) -> pd.DataFrame:
+        """What each start's buffer pool / shared_buffers / block cache actually was."""
+        s = self.steps[self.steps["step"] == "load"]
+        limit = self.param("io_bound_memory_limit_mb")
+        return pd.DataFrame({"regime": s["regime"], "engine": [engine_title(e) for e in s["engine"]],
+                             "buffer pool (MiB, as the server reports it)": s["buffer_pool_bytes"] / 2 ** 20,
+                             "container memory limit (MiB)": [limit if r == "io-bound" else "none" for r in s["regime"]],
+                             "load rows/s": s["ops_per_s"]}).reset_index(drop=True)
+
+    # -- seed 001's key kinds ---------------------------------------------------------------------------
+    def key_kind_table(self):
+        k = self.keys
+        if k.empty:
+            return pd.DataFrame({"": ["the key-kind part did not run"]}).style.hide(axis="index")
+        out = pd.DataFrame({
+            "engine": [engine_title(e) for e in k["engine"]], "layout": k["layout"], "key": k["key_kind"],
+            "insert order": k["order"], "rows": k["rows"], "insert CPU µs/row": k["insert_cpu_us_per_row"],
+            "rows/s": k["rows_per_s"], "table B/row": k["table_bytes_per_row"], "index B/row": k["index_bytes_per_row"],
+            "total B/row": k["bytes_per_row"], "insert cost vs bigint": k["insert_cost_vs_bigint"],
+            "size vs bigint": k["size_vs_bigint"], "lookup CPU µs": k["lookup_cpu_us"],
+        })
+        return out.style.format("{:.4g}", na_rep="n/a", subset=list(out.columns[4:])).hide(axis="index")
+
+    # -- seed 003 beside this run --------------------------------------------------------------------
+    def reference_table(self) -> pd.DataFrame:
+        """Seed 003's published direction per step beside this run's QPS ratio of the heap engine
+        (the first PostgreSQL of the run) over the base, per regime."""
+        ref = results.reference("seed003_direction")
+        heap = next((e for e in self.battery_engines if "heap" in _layout(e)), None)
+        out = pd.DataFrame({"step": ref["step"], "seed 003 winner": [engine_title(w) for w in ref["winner"]],
+                            "seed 003 QPS PG/MySQL": [f"{b} {fmt(v)}" if pd.notna(v) else b
+                                                      for b, v in zip(ref["ratio_bound"], ref["qps_ratio_pg_over_mysql"])]})
+        if heap is None or self.base is None:
+            return out
+        for regime in self.regimes:
+            r = self.ratios[(self.ratios["regime"] == regime) & (self.ratios["engine"] == heap)
+                            & (self.ratios["column"] == "QPS")].set_index("step")["ratio"]
+            ours = [r.get(s, np.nan) for s in ref["step"]]
+            out[f"this run {regime}: {engine_title(heap)}/{engine_title(self.base)}"] = [fmt(v) for v in ours]
+            out[f"{regime}: same winner?"] = [
+                "n/a" if pd.isna(v) else ("yes" if (v > 1) == (w == "postgres") and abs(v - 1) > analysis.THRESHOLD
+                                          else ("tie" if abs(v - 1) <= analysis.THRESHOLD else "no"))
+                for v, w in zip(ours, ref["winner"])]
+        return out
+
+    # -- narrative ---------------------------------------------------------------------------------------
+    def _figure(self, regime: str, engine: str, step: str, figure: str) -> float:
+        s = self.steps
+        v = s[(s["regime"] == regime) & (s["engine"] == engine) & (s["step"] == step)][figure]
+        return float(v.iloc[0]) if len(v) else float("nan")
+
+    def findings(self) -> str:
+        """Which tests each engine wins and loses against the clustered base, each claim with the
+        reads per operation of both engines."""
+        if self.base is None:
+            return "- the battery did not run"
+        lines = []
+        for regime in self.regimes:
+            r = self.ratios[(self.ratios["regime"] == regime) & (self.ratios["column"] == "QPS")]
+            for engine in dict.fromkeys(r["engine"]):
+                rows = r[r["engine"] == engine]
+                parts = {"better": [], "worse": []}
+                for row in rows.itertuples():
+                    v = analysis.verdict("QPS", row.ratio)
+                    if v in parts:
+                        mine = self._figure(regime, engine, row.step, "reads_per_op")
+                        theirs = self._figure(regime, self.base, row.step, "reads_per_op")
+                        parts[v].append(f"{row.step} ({fmt(row.ratio)}x; reads/op {fmt(mine)} vs {fmt(theirs)})")
+                same = [row.step for row in rows.itertuples() if analysis.verdict("QPS", row.ratio) == "same"]
+                e, b = engine_title(engine), engine_title(self.base)
+                lines.append(f"**{regime}, {e} ({_layout(engine)}) against {b} ({_layout(self.base)}):** faster on "
+                             f"{'; '.join(parts['better']) or 'none'}. Slower on {'; '.join(parts['worse']) or 'none'}."
+                             + (f" Within 5% on {', '.join(same)}." if same else ""))
+        lines += self.io_bound_check()
+        return "\n".join(f"- {line}" for line in lines)
+
+    def io_bound_check(self) -> list[str]:
+        """Whether the IO-bound regime reached storage: engine reads per not-covered point query
+        (> 0.5 expected there, ~0 when cached)."""
+        lines = []
+        if self.steps["read_kb_per_op"].fillna(0).eq(0).all() and self.steps["engine_read_kb_per_op"].gt(0).any():
+            lines.append("**cgroup I/O:** the engines' cgroups read 0 bytes from block devices in every window while "
+                         "the engines' own counters read data: this host's cgroup blkio does not account container "
+                         "reads, so storage reads come from the engines' counters only.")
+        for step in ("points-notcovered-pk.pre", "points-notcovered-pk"):
+            s = self.steps[self.steps["step"] == step]
+            if s.empty:
+                continue
+            for engine in dict.fromkeys(s["engine"]):
+                per = {r: self._figure(r, engine, step, "reads_per_op") for r in self.regimes}
+                kb = {r: self._figure(r, engine, step, "read_kb_per_op") for r in self.regimes}
+                io = per.get("io-bound", float("nan"))
+                status = ("reached storage (> 0.5 reads/op)" if io > 0.5 else
+                          "did NOT reach storage as intended (<= 0.5 reads/op)") if io == io else "not run"
+                lines.append(f"**{engine_title(engine)} {step}:** engine reads/op " +
+                             ", ".join(f"{r} {fmt(v)}" for r, v in per.items()) + "; storage KB/op (cgroup) " +
+                             ", ".join(f"{r} {fmt(v)}" for r, v in kb.items()) + f": the IO-bound regime {status}.")
+            break
+        return lines
+
+    def caveats(self, extra=()) -> str:
+        p = self.param
+        notes = [
+            "Seed 003 ran one 400M-row table on small servers for long tests with the author's sysbench fork; here "
+            f"one table of {p('table_size'):,} rows, {p('test_seconds')} s per test after {p('warmup_seconds')} s of "
+            f"warm-up, {p('threads')} thread(s), range {p('range')}, Debian's sysbench 1.0.20 with benchlib's Lua "
+            "re-creations of the fork's shapes (covered: SELECT id; not covered: SELECT id, c; in-lists and ranges "
+            "on id). insert and delete are stock oltp_insert and oltp_delete (delete + re-insert per event).",
+            "An operation is one sysbench event (one statement, two for delete); for the load it is one row. cpu/o: "
+            "the engine cgroup's CPU in the test window plus its settle window (deferred purge, flushing) per "
+            "operation. r/o: the engine's own read counter (PostgreSQL pg_stat_database.blks_read, which counts "
+            "reads from the OS and so includes page-cache hits; InnoDB Innodb_buffer_pool_reads; MyRocks "
+            "rocksdb_block_cache_miss). rKB/o: the engine's own read bytes (blks_read x block_size; "
+            "Innodb_data_read; none for MyRocks, shown n/a) per operation, in KiB. The cgroup's block-device "
+            "read bytes (blkio) are shown beside them in the absolute table; on a host whose cgroup v1 blkio "
+            "counts nothing for containers they read 0 and must not be taken as 'no storage reads'.",
+            "MySQL runs with performance_schema=OFF in both regimes (with it MySQL 9 does not start under a "
+            "256 MiB memory limit); MariaDB has it off by default.",
+            f"Regimes: cached = buffer pool / shared_buffers {p('cached_buffer_pool_mb')} MiB, no memory limit; "
+            f"IO-bound = {p('io_bound_buffer_pool_mb')} MiB and a container memory limit of "
+            f"{p('io_bound_memory_limit_mb')} MiB (page cache included, so PostgreSQL's OS-cached reads are bounded "
+            "too). InnoDB reads with O_DIRECT (the default of both MySQL 9 and MariaDB 11.8), so its storage reads "
+            "are its buffer-pool misses.",
+            "Seed 003 compared Postgres 13.1 with MySQL 8.0.22 (and 11.10 with 5.6.49). MySQL here is Oracle "
+            "MySQL 9 from Debian sid, built locally (no image registry reachable), standing in for the official "
+            "image; MariaDB InnoDB and MyRocks stand beside it as other clustered layouts.",
+            "Key kinds: keys are generated by the client (Python) for every engine so all engines see the same key "
+            "sequences; uuidv1 is laid out as MySQL's UUID() (time_low first), so a stream generated quickly "
+            "arrives nearly in key order ('generated' order). Sizes come from the engines' own functions after "
+            "ANALYZE (InnoDB's are page estimates; SQLite's is the file's page count with only this table in it).",
+        ]
+        return super().caveats([*notes, *extra])

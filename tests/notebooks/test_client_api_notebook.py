@@ -1,0 +1,53 @@
+"""The client-API notebook at tiny scale: its windows in the store, both scopes per server
+window, the harness's own cost under a microsecond, and the contended test's counts."""
+import json
+
+import pytest
+
+from benchlib import batch, results
+from benchlib.store import Store
+from benchlib.workloads.client_api import ClientApiReport, contended
+
+pytestmark = [pytest.mark.notebook, pytest.mark.docker]
+
+NOTEBOOK = batch.find_notebook("04-client-api-overhead")
+
+
+def test_rows_land_in_the_store_per_layer_transport_and_operation(tiny_run, run_ids_in):
+    (run_id,) = run_ids_in(tiny_run.executed)
+    df = results.measurements(run_id, Store.default())
+    params = batch.load_params(batch.params_file(NOTEBOOK, "tiny"))
+    assert set(df["engine"]) == set(params["engines"])
+    labels = df["labels"].map(json.loads)
+    phases = df.assign(layer=labels.map(lambda d: d.get("layer")), transport=labels.map(lambda d: d.get("transport")))
+    pg = phases[(phases["engine"] == "postgres") & (phases["phase"] != "contended") & (phases["layer"] != "harness")]
+    assert set(pg["transport"]) == {"tcp", "unix"}
+    assert set(pg["layer"]) == set(params["layers"])
+    assert set(pg["phase"]) == {"persist", "load", "update", "erase"}
+    assert set(pg["scope"]) == {"server", "client"}
+    sqlite = phases[phases["engine"] == "sqlite"]
+    assert set(sqlite["transport"]) == {"in-process"} and "prepared" not in set(sqlite["layer"])
+    checked = df[(df["metric"] == "cpu_time") & df["check_status"].notna()]
+    assert set(checked["check_status"]) == {"ok"}
+    server_cpu = pg[(pg["metric"] == "cpu_time") & (pg["scope"] == "server")]["value"]
+    assert (server_cpu > 0).all()  # every window saw the engine work
+
+
+def test_report_numbers(tiny_run, run_ids_in):
+    (run_id,) = run_ids_in(tiny_run.executed)
+    report = ClientApiReport(run_id)
+    assert report.harness_us() < 1.0, "the measuring loop costs a microsecond or more per operation"
+    table = report.load_table().data
+    pg = table[table["engine"] == "PostgreSQL"]
+    assert (pg["µs per load"] > 0).all() and pg["client share"].between(0, 1).all()
+    c = report.contended
+    params = batch.load_params(batch.params_file(NOTEBOOK, "tiny"))
+    per_worker = contended.inserts_per_worker(params["contended_scale"])
+    expected = params["contended_workers"] * per_worker * (2 + contended.SELECTS_PER_INSERT) + \
+        params["contended_workers"] * len(range(0, per_worker, contended.UPDATE_EVERY))
+    assert set(c["mode"]) == {"threads", "processes"}
+    assert (c["operations"] + c["failed"] == expected).all()
+    assert (c[c["engine"] == "postgres"]["client_cpu_s"] > 0).all()
+    page = tiny_run.html.read_text()
+    assert page.count("Plotly.newPlot") >= 5 and "What do the layers between an object and its row cost?" in page
+    assert "POSTGRES_PASSWORD" not in page

@@ -1,0 +1,43 @@
+"""The clustered-vs-heap notebook at tiny scale: its battery and key-kind rows land in the store
+with the engines' own counters, and NULL (not 0) where an engine has no counter."""
+import json
+
+import pytest
+
+from benchlib import batch, results
+from benchlib.store import Store
+from benchlib.workloads.clustered import ClusteredReport
+
+pytestmark = [pytest.mark.notebook, pytest.mark.docker]
+
+NOTEBOOK = batch.find_notebook("02-clustered-vs-heap")
+
+
+def test_rows_land_in_the_store(tiny_run, run_ids_in):
+    (run_id,) = run_ids_in(tiny_run.executed)
+    df = results.measurements(run_id, Store.default())
+    assert {"postgres", "mariadb", "sqlite"} <= set(df["engine"])
+    steps = {json.loads(x).get("step") for x in df["labels"]} - {None}
+    assert steps == {"load", "points-covered-pk.pre", "points-notcovered-pk.pre", "update-inlist", "insert"}
+    reads = df[(df["metric"] == "engine_reads") & (df["window"] == "phase")]
+    assert set(reads["source"]) == {"pg_stat_database.blks_read", "Innodb_buffer_pool_reads"}
+    assert reads["value"].notna().all() and (reads["status"] == "ok").all()
+    sysbench_rows = df[(df["source"] == "sysbench") & (df["metric"] == "transactions")]
+    assert (sysbench_rows["value"] > 0).all()
+    sizes = df[df["metric"] == "table_bytes"]
+    assert set(sizes["engine"]) == {"postgres", "mariadb", "sqlite"} and (sizes["value"] > 0).all()
+    inserts = df[(df["phase"] == "key-insert") & (df["metric"] == "cpu_time") & (df["window"] == "phase")]
+    assert set(inserts["check_status"]) == {"ok"} and set(inserts["check_value"]) == {1000}
+
+
+def test_report_has_the_spreadsheet_and_key_table(tiny_run, run_ids_in):
+    (run_id,) = run_ids_in(tiny_run.executed)
+    report = ClusteredReport(run_id)
+    assert report.base == "mariadb"
+    table = report.spreadsheet_frame("cached")
+    assert "geometric mean" in table.index and table.shape[1] == 4
+    keys = report.keys
+    assert set(keys["layout"]) >= {"rowid", "without rowid"}
+    assert (keys["bytes_per_row"] > 0).all()
+    page = tiny_run.html.read_text()
+    assert "When does a clustered primary key win" in page and "MARIADB_ROOT_PASSWORD" not in page

@@ -1,0 +1,145 @@
+"""The clustered-vs-heap workload: parameters rejected before anything starts, key sequences,
+seed 003's ratio arithmetic with known answers, and its transcribed reference."""
+import json
+import uuid
+
+import pandas as pd
+import pytest
+
+from benchlib import results, sysbench
+from benchlib.errors import ParameterError
+from benchlib.workloads.clustered import TESTS, analysis, generate_keys, validate_parameters
+from benchlib.workloads.clustered.workload import uuid7
+
+GOOD = dict(engines=["postgres"], tests=["points-covered-pk"], regimes=["cached"], reads_after_writes=False,
+            threads=1, range=10, test_seconds=1, warmup_seconds=0, table_size=100, cached_buffer_pool_mb=64,
+            io_bound_buffer_pool_mb=16, io_bound_memory_limit_mb=256, key_kinds=["bigint"], insert_orders=["key"],
+            key_rows=100, max_settle_seconds=0)
+
+
+@pytest.mark.parametrize("name, value, fragment", [
+    ("tests", ["points-covered-pk", "point-select"], "got 'point-select'"),
+    ("tests", "insert", "tests must be a list"),
+    ("threads", 0, "threads must be an integer >= 1, got 0"),
+    ("range", 0, "range must be an integer >= 1, got 0"),
+    ("range", 2.5, "got 2.5"),
+    ("regimes", ["warm"], "got 'warm'"),
+    ("io_bound_buffer_pool_mb", 512, "io_bound_buffer_pool_mb=512 must be below io_bound_memory_limit_mb=256"),
+    ("key_kinds", ["uuidv6"], "got 'uuidv6'"),
+    ("insert_orders", ["sorted"], "got 'sorted'"),
+    ("engines", ["duckdb"], "does not support engine 'duckdb'"),
+    ("engines", ["oracle"], "unknown engine 'oracle'"),
+])
+def test_bad_values_are_named_before_anything_starts(name, value, fragment, monkeypatch):
+    # Any container start would go through lifecycle.start: make it fail loudly if reached.
+    import benchlib.lifecycle
+
+    monkeypatch.setattr(benchlib.lifecycle.start, "__enter__", lambda self: pytest.fail("a container started"))
+    with pytest.raises(Exception) as err:
+        validate_parameters({**GOOD, name: value})
+    assert fragment in str(err.value)
+
+
+def test_an_engine_without_sysbench_driver_needs_the_key_kind_part():
+    with pytest.raises(ParameterError, match="does not support engine 'sqlite'"):
+        validate_parameters({**GOOD, "engines": ["sqlite"], "key_rows": 0})
+    assert validate_parameters({**GOOD, "engines": ["sqlite"]}).engines == ["sqlite"]
+
+
+def test_nothing_to_run_is_refused():
+    with pytest.raises(ParameterError, match="nothing to run"):
+        validate_parameters({**GOOD, "tests": [], "key_rows": 0})
+
+
+def test_battery_runs_in_seed_003_order():
+    p = validate_parameters({**GOOD, "engines": ["sqlite"], "tests": list(reversed(list(TESTS))),
+                             "reads_after_writes": True})
+    steps = [s for _, s in p.battery()]
+    assert steps[:4] == ["points-covered-pk.pre", "points-notcovered-pk.pre", "range-covered-pk.pre",
+                         "range-notcovered-pk.pre"]
+    assert steps[4:6] == ["update-inlist", "update-nonindex"]
+    assert steps[6:10] == ["points-covered-pk", "points-notcovered-pk", "range-covered-pk", "range-notcovered-pk"]
+    assert steps[10:] == ["insert", "delete"]
+
+
+def test_the_lua_tests_ship_with_the_package():
+    path = sysbench.packaged_test("clustered.lua")
+    text = open(path).read()
+    assert 'require("oltp_common")' in text and "update_inlist" in text
+    with pytest.raises(sysbench.SysbenchError, match="no packaged sysbench test"):
+        sysbench.packaged_test("nope.lua")
+
+
+@pytest.mark.parametrize("kind", ["bigint", "uuidv4", "uuidv7", "uuidv1"])
+def test_keys_are_distinct_and_ordered_as_asked(kind):
+    keys = generate_keys(kind, "key", 2000)
+    assert len(set(keys)) == 2000 and keys == sorted(keys)
+    shuffled = generate_keys(kind, "random", 2000)
+    assert sorted(shuffled) == sorted(keys) and shuffled != keys
+
+
+def test_uuid_layouts():
+    v7 = uuid7(0x0123456789AB, __import__("random").Random(1))
+    assert v7.version == 7 and v7.variant == uuid.RFC_4122 and v7.hex.startswith("0123456789ab")
+    assert all(k.version == 4 for k in generate_keys("uuidv4", "generated", 50))
+    # MySQL's UUID(): time_low first, so a fast stream arrives (nearly) in byte order.
+    v1 = generate_keys("uuidv1", "generated", 1000)
+    assert all(k.version == 1 for k in v1)
+    ascending = sum(a < b for a, b in zip(v1, v1[1:]))
+    assert ascending >= 998  # at most one wrap of time_low
+    v7s = generate_keys("uuidv7", "generated", 1000)
+    assert [k.bytes[:6] for k in v7s] == sorted(k.bytes[:6] for k in v7s)
+
+
+def _rows(engine, regime, step, ops, tps, cpu_s, reads, io_bytes):
+    labels = json.dumps({"regime": regime, "test": step.removesuffix(".pre"), "step": step})
+    base = dict(engine=engine, labels=labels, phase=step, repetition=1, status="ok")
+    return [
+        {**base, "window": "phase", "metric": "transactions", "value": ops, "scope": "client", "source": "sysbench"},
+        {**base, "window": "phase", "metric": "tps", "value": tps, "scope": "client", "source": "sysbench"},
+        {**base, "window": "phase", "metric": "cpu_time", "value": cpu_s * 0.75, "scope": "server", "source": "cg"},
+        {**base, "window": "settle", "metric": "cpu_time", "value": cpu_s * 0.25, "scope": "server", "source": "cg"},
+        {**base, "window": "phase", "metric": "wall_time", "value": 1.0, "scope": "server", "source": "clock"},
+        {**base, "window": "phase", "metric": "engine_reads", "value": reads, "scope": "server", "source": "x"},
+        {**base, "window": "phase", "metric": "io_read_bytes", "value": io_bytes, "scope": "server", "source": "cg"},
+    ]
+
+
+def _measurements():
+    rows = []
+    rows += _rows("mysql", "io-bound", "points-covered-pk.pre", 1000, 1000, 0.1, 3000, 3000 * 16384)
+    rows += _rows("postgres", "io-bound", "points-covered-pk.pre", 17000, 17000, 1.0, 1700, 1700 * 8192)
+    rows += _rows("mysql", "io-bound", "update-inlist", 2000, 2000, 0.2, 0, 0)
+    rows += _rows("postgres", "io-bound", "update-inlist", 1000, 1000, 0.2, 0, 0)
+    return pd.DataFrame(rows)
+
+
+def test_per_operation_figures_and_ratios_have_known_answers():
+    steps = analysis.steps(_measurements())
+    pg = steps[(steps["engine"] == "postgres") & (steps["step"] == "points-covered-pk.pre")].iloc[0]
+    assert pg["cpu_us_per_op"] == pytest.approx(1.0 * 1e6 / 17000)  # phase + settle
+    assert pg["reads_per_op"] == pytest.approx(0.1) and pg["read_kb_per_op"] == pytest.approx(0.8)
+    assert pd.isna(pg["engine_read_kb_per_op"])  # no counter recorded: unknown, not 0
+    assert list(steps[steps["engine"] == "mysql"]["step"]) == ["points-covered-pk.pre", "update-inlist"]
+    r = analysis.ratios(steps, "mysql").set_index(["step", "column"])["ratio"]
+    assert r[("points-covered-pk.pre", "QPS")] == pytest.approx(17)
+    assert r[("points-covered-pk.pre", "r/o")] == pytest.approx(0.1 / 3)
+    assert r[("update-inlist", "QPS")] == pytest.approx(0.5)
+    assert r[("update-inlist", "r/o")] == 1.0  # neither read: equal, not unknown
+    table = analysis.spreadsheet(analysis.ratios(steps, "mysql"), "io-bound", list(steps["step"]))
+    assert table.loc["geometric mean", ("postgres", "QPS")] == pytest.approx((17 * 0.5) ** 0.5)
+    assert analysis.verdict("QPS", 17) == "better" and analysis.verdict("r/o", 17) == "worse"
+    assert analysis.verdict("cpu/o", 1.04) == "same" and analysis.verdict("QPS", float("nan")) == "n/a"
+
+
+def test_seed_003_reference_is_complete_and_oriented():
+    ref = results.reference("seed003_direction").set_index("step")
+    assert set(ref["test"]) <= set(TESTS)
+    assert ref.loc["points-covered-pk.pre", "winner"] == "postgres"
+    assert ref.loc["points-covered-pk.pre", "qps_ratio_pg_over_mysql"] == 17
+    assert ref.loc["insert", "winner"] == "mysql" and ref.loc["insert", "qps_ratio_pg_over_mysql"] < 1
+    # A winner and its ratio agree in direction wherever a ratio is given.
+    given = ref.dropna(subset=["qps_ratio_pg_over_mysql"])
+    assert ((given["qps_ratio_pg_over_mysql"] > 1) == (given["winner"] == "postgres")).all()
+    geo = results.reference("seed003_geomean").set_index("comparison")
+    assert geo.loc["new", "qps_geomean"] == 1.04 and geo.loc["old", "cpu_per_op_geomean"] == 1.12
