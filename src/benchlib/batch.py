@@ -261,18 +261,20 @@ class Interrupted(KeyboardInterrupt):
 
 
 def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_file_name: str | None = None,
-            progress: bool = True) -> NotebookOutcome:
+            progress: bool = True, output_name: str | None = None) -> NotebookOutcome:
     """Execute one notebook into out_dir and render it. A failing notebook still leaves its
     executed copy (with the error) and its HTML. With `progress`, one console line (stderr)
     follows the notebook's benchlib.progress.Progress. Ctrl-C interrupts the kernel (its `with`
-    blocks stop containers and close the run) and raises `Interrupted`."""
+    blocks stop containers and close the run) and raises `Interrupted`. `output_name` names the
+    executed copy, its HTML and figures when one folder holds the notebook more than once."""
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
     from . import progress as prog
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    executed = out_dir / notebook.name
+    name = output_name or notebook.stem
+    executed = out_dir / f"{name}.ipynb"
     started_at = _now()
     started = time.perf_counter()
     error, interrupted = None, False
@@ -291,19 +293,19 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
         except Exception as exc:
             error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
             if not isinstance(exc, PapermillExecutionError):  # a cell's error is in the notebook already
-                _keep_kernel_log(kernel_log, out_dir / f"{notebook.stem}.kernel.log")
+                _keep_kernel_log(kernel_log, out_dir / f"{name}.kernel.log")
     seconds = time.perf_counter() - started
     html_path, figures, figure_error, run_ids = None, [], None, []
     if executed.exists():
         run_ids = recorded_runs(executed)
         if not interrupted:  # the user is waiting for the prompt, not for a report of half a run
-            html_path = render_html(executed, out_dir / f"{notebook.stem}.html")
+            html_path = render_html(executed, out_dir / f"{name}.html")
             try:
-                figures = export_figures(executed, out_dir / "figures" / notebook.stem)
+                figures = export_figures(executed, out_dir / "figures" / name)
             except Exception as exc:  # static images are a bonus: the HTML report already has the figures
                 figure_error = f"{type(exc).__name__}: {exc}"
     spec = read_notebook(executed if executed.exists() else notebook)
-    outcome = NotebookOutcome(notebook.stem, params_file_name, error is None, seconds, executed, html_path,
+    outcome = NotebookOutcome(name, params_file_name, error is None, seconds, executed, html_path,
                               figures, error, figure_error, run_ids, spec.title, spec.question,
                               engines_of(run_ids), started_at.isoformat(timespec="seconds"))
     if interrupted:
@@ -423,6 +425,24 @@ class Planned:
     notebook: Path
     params: dict[str, Any]
     params_file: str | None = None
+    output_name: str | None = None  # when a batch runs one notebook with several sets
+
+
+BATCHES_FILE = "batches.yaml"
+
+
+def batch_sets(params_set: str, notebook: Path) -> list[str]:
+    """The parameter sets a batch named `params_set` runs `notebook` with: the set of that name,
+    unless papermill_params/batches.yaml lists more for the notebook (e.g. the report's DML run
+    at its default scale and again with every available engine at a scale FerretDB can take)."""
+    path = get_settings().params_dir / BATCHES_FILE
+    batches = _yaml(path.read_text(), str(path)) if path.exists() else {}
+    listed = (batches or {}).get(params_set, {}) or {}
+    sets = listed.get(notebook.stem, [params_set])
+    if not isinstance(sets, list) or not sets or not all(isinstance(s, str) for s in sets):
+        raise ParameterError(f"{path}: {params_set}.{notebook.stem} must be a list of parameter-set names; "
+                             f"got {sets!r}")
+    return sets
 
 
 def plan_batch(params_set: str = "default", only: list[str] | None = None,
@@ -436,12 +456,18 @@ def plan_batch(params_set: str = "default", only: list[str] | None = None,
     plan, problems = [], []
     for nb in selected:
         try:
-            pfile = params_file(nb, params_set)
-            params = load_params(pfile, overrides)
-            check_parameters(nb, params)
-            plan.append(Planned(nb, params, pfile.name))
+            sets = batch_sets(params_set, nb)
         except BenchlibError as exc:
             problems.append(str(exc))
+            continue
+        for name in sets:
+            try:
+                pfile = params_file(nb, name)
+                params = load_params(pfile, overrides)
+                check_parameters(nb, params)
+                plan.append(Planned(nb, params, pfile.name, f"{nb.stem}--{name}" if len(sets) > 1 else None))
+            except BenchlibError as exc:
+                problems.append(str(exc))
     if problems:
         raise ParameterError("; ".join(problems))
     return plan
@@ -462,7 +488,7 @@ def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | 
         for item in plan:
             try:
                 outcomes.append(execute(item.notebook, out_dir, item.params, params_file_name=item.params_file,
-                                        progress=progress))
+                                        progress=progress, output_name=item.output_name))
             except Interrupted as exc:
                 outcomes.append(exc.outcome)
                 raise

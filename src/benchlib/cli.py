@@ -19,6 +19,7 @@ def _engines(args: argparse.Namespace) -> int:
     from .docker_host import docker_reachable
     from .engines import ALL_ENGINES
     from .images import availability
+    from .workloads import supporting
 
     ok, docker_detail = docker_reachable()
     print(f"Docker: {'reachable' if ok else 'NOT reachable'} - {docker_detail}")
@@ -36,6 +37,7 @@ def _engines(args: argparse.Namespace) -> int:
         else:
             state, detail = "embedded", engine.embedded.library()
         print(f"{key:20} {engine.kind:9} {engine.family:9} {state:12} {detail}")
+        print(f"{'':20} workloads: {', '.join(supporting(engine)) or 'none'}")
         if engine.defaults_note:
             print(f"{'':20} note: {engine.defaults_note}")
     return 0

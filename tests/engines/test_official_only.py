@@ -41,11 +41,13 @@ def test_reason_names_engine_image_and_registry(key, no_registry):
 
 def test_all_available_skips_them_and_an_explicit_request_fails_before_any_container(no_registry,
                                                                                    benchlib_containers):
+    from benchlib import batch
     from benchlib.workloads import dml
 
     before = benchlib_containers()
-    params = {"engines": "all available", "rows": 10, "repetitions": 1, "sleep_seconds": 0, "vacuum": True,
-              "pk_kind": "uuid", "max_settle_seconds": 0}
+    notebook = batch.find_notebook("01")
+    tiny = batch.load_params(batch.params_file(notebook, "tiny"))
+    params = {**batch.read_notebook(notebook).defaults, **tiny, "engines": "all available"}
     checked = dml.validate_parameters(params)
     assert set(OFFICIAL_ONLY) <= set(checked.skipped) and not set(OFFICIAL_ONLY) & set(checked.engines)
     assert all("official image only" in checked.skipped[k] for k in OFFICIAL_ONLY)

@@ -13,3 +13,29 @@ SETS = [(nb, name) for nb in batch.notebooks() for name in batch.parameter_sets(
 @pytest.mark.parametrize("nb, name", SETS, ids=[f"{nb.stem}-{name}" for nb, name in SETS])
 def test_parameter_set_is_valid_here(nb, name):
     batch.check_parameters(nb, batch.load_params(batch.params_file(nb, name)))
+
+
+def test_report_batch_runs_the_dml_notebook_with_every_engine_then_its_default_set():
+    plan = batch.plan_batch("default")
+    dml = [p for p in plan if p.notebook.stem.startswith("01-")]
+    # default last: notebook 06 compares the newest DML run (the default one) with its rerun
+    assert [p.params_file for p in dml] == ["all-engines.yaml", "default.yaml"]
+    assert [p.output_name for p in dml] == ["01-dml-cpu-cost--all-engines", "01-dml-cpu-cost--default"]
+    assert dml[0].params["engines"] == "all available"
+    others = [p for p in plan if not p.notebook.stem.startswith("01-")]
+    assert {p.params_file for p in others} == {"default.yaml"} and all(p.output_name is None for p in others)
+
+
+def test_a_malformed_batches_file_is_named(tmp_path, monkeypatch):
+    import shutil
+
+    root = tmp_path / "project"
+    shutil.copytree(batch.get_settings().params_dir, root / "papermill_params")
+    shutil.copytree(batch.get_settings().notebooks_dir, root / "notebooks")
+    (root / "papermill_params" / batch.BATCHES_FILE).write_text("default:\n  01-dml-cpu-cost: nosuchset\n")
+    monkeypatch.setenv("BENCHLIB_PROJECT_ROOT", str(root))
+    with pytest.raises(batch.ParameterError, match="01-dml-cpu-cost must be a list.*'nosuchset'"):
+        batch.plan_batch("default", only=["01"])
+    (root / "papermill_params" / batch.BATCHES_FILE).write_text("default:\n  01-dml-cpu-cost: [nosuchset]\n")
+    with pytest.raises(batch.ParameterError, match="no parameter set 'nosuchset'"):
+        batch.plan_batch("default", only=["01"])

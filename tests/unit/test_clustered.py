@@ -28,7 +28,8 @@ GOOD = dict(engines=["postgres"], tests=["points-covered-pk"], regimes=["cached"
     ("key_kinds", ["uuidv6"], "got 'uuidv6'"),
     ("insert_orders", ["sorted"], "got 'sorted'"),
     ("engines", ["duckdb"], "does not support engine 'duckdb'"),
-    ("engines", ["oracle"], "unknown engine 'oracle'"),
+    ("engines", ["db2"], "unknown engine 'db2'"),
+    ("engines", ["oracle"], "does not support engine 'oracle'"),
 ])
 def test_bad_values_are_named_before_anything_starts(name, value, fragment, monkeypatch):
     # Any container start would go through lifecycle.start: make it fail loudly if reached.

@@ -1,7 +1,8 @@
 """Workloads: what a notebook measures, built on one lifecycle and one measurement path.
 
 Each workload package declares `EXPERIMENT` (the name its runs carry in the store),
-`PARAMETERS`, `validate_parameters(dict)` and `run(params, notebook=..., store=...)`."""
+`PARAMETERS`, `validate_parameters(dict)`, `supports(engine)` and
+`run(params, notebook=..., store=...)`."""
 from __future__ import annotations
 
 import importlib
@@ -27,3 +28,8 @@ def by_experiment(name: str) -> ModuleType:
     if name not in known:
         raise ParameterError(f"no workload runs experiment {name!r}; known: {', '.join(sorted(known))}")
     return known[name]
+
+
+def supporting(engine) -> list[str]:
+    """The experiments whose workload can run `engine` (what `benchlib engines` prints per engine)."""
+    return [name for name, module in sorted(all_workloads().items()) if module.supports(engine)]

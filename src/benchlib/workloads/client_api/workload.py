@@ -85,6 +85,11 @@ def engine_transports(key: str | Engine, transports: list[str]) -> list[str]:
     return wanted
 
 
+def supports(engine) -> bool:
+    """Engines with a dialect for this workload."""
+    return dialect_for(engine) is not None
+
+
 def validate_parameters(params: dict[str, Any]) -> ClientApiParams:
     """Plain values first (nothing needs Docker to reject them), then engines and transports."""
     require(params, PARAMETERS, "client_api")
@@ -107,7 +112,7 @@ def validate_parameters(params: dict[str, Any]) -> ClientApiParams:
             if isinstance(key, str):
                 get_engine(key)
                 engine_transports(key, transports)
-    runnable, skipped = engine_selection(params["engines"], lambda e: dialect_for(e) is not None,
+    runnable, skipped = engine_selection(params["engines"], supports,
                                          "the client_api workload")
     keep = []
     for key in runnable:

@@ -2,7 +2,7 @@
 from ..._lazy import lazy_exports
 from .dialects import DIALECTS, INSERT_ORDERS, KEY_KINDS, ClusteredDialect, dialect_for
 from .workload import (EXPERIMENT, PARAMETERS, REGIMES, TESTS, ClusteredParams, generate_keys, run_clustered,
-                       validate_parameters)
+                       supports, validate_parameters)
 
 run = run_clustered  # the name every workload package answers to (workloads.by_experiment)
 
@@ -11,4 +11,4 @@ __getattr__, __dir__ = lazy_exports(__name__, {"ClusteredReport": ("report", "Cl
 
 __all__ = ["run", "DIALECTS", "EXPERIMENT", "INSERT_ORDERS", "KEY_KINDS", "PARAMETERS", "REGIMES", "TESTS",
            "ClusteredDialect", "ClusteredParams", "ClusteredReport", "analysis", "dialect_for", "generate_keys",
-           "run_clustered", "validate_parameters"]
+           "run_clustered", "supports", "validate_parameters"]

@@ -98,6 +98,13 @@ def battery_supported(dialect: ClusteredDialect | None, protocol: str) -> bool:
     return dialect is not None and dialect.buffer_setting is not None and protocol in sysbench.DRIVERS
 
 
+def supports(engine) -> bool:
+    """Engines either part can run: the battery (sysbench's pgsql/mysql drivers and a buffer-size
+    setting) or the key kinds (a key-kind dialect)."""
+    d = dialect_for(engine)
+    return battery_supported(d, engine.client.protocol) or (d is not None and bool(d.key_types))
+
+
 def validate_parameters(params: dict[str, Any]) -> ClusteredParams:
     """Plain values first, then the engines: nothing starts before every value is known good."""
     require(params, PARAMETERS, "clustered")
@@ -128,14 +135,14 @@ def validate_parameters(params: dict[str, Any]) -> ClusteredParams:
         raise ParameterError("nothing to run: tests is empty and the key-kind part is off (key_rows=0 or no "
                              "key_kinds/insert_orders)")
 
-    def supports(engine) -> bool:
+    def runs_here(engine) -> bool:
         d = dialect_for(engine)
         return (bool(values["tests"]) and battery_supported(d, engine.client.protocol)) or \
             (bool(key_part) and d is not None and bool(d.key_types))
 
     if values["tests"] and sysbench.available():
         raise ParameterError(sysbench.available())
-    runnable, skipped = engine_selection(params["engines"], supports,
+    runnable, skipped = engine_selection(params["engines"], runs_here,
                                          "the clustered workload (battery: sysbench's pgsql/mysql drivers; key "
                                          "kinds: engines with a key-kind dialect)")
     return ClusteredParams(engines=runnable, skipped=skipped, **values)

@@ -79,6 +79,11 @@ def _int_list(name: str, value: Any) -> list[int]:
     return sorted(checked)
 
 
+def supports(engine) -> bool:
+    """Engines with a dialect for this workload."""
+    return dialect_for(engine) is not None
+
+
 def validate_parameters(params: dict[str, Any]) -> WriteCostParams:
     """Every parameter, checked before any container starts; each message names the bad value."""
     require(params, PARAMETERS, "write_cost")
@@ -99,7 +104,7 @@ def validate_parameters(params: dict[str, Any]) -> WriteCostParams:
         raise ParameterError(f"no cell: every rows_per_stmt value {per_stmt} is larger than every rows_per_txn "
                              f"value {per_txn}")
     try:
-        runnable, skipped = engine_selection(params["engines"], lambda e: dialect_for(e) is not None,
+        runnable, skipped = engine_selection(params["engines"], supports,
                                              "the write_cost workload")
     except UnknownEngineError as exc:  # a misspelt engine is a bad parameter like any other
         raise ParameterError(str(exc)) from exc
