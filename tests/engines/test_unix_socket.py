@@ -14,7 +14,8 @@ PEER = {
     "postgres": ("select coalesce(host(inet_client_addr()), 'local socket')", "local socket"),
     "mysql": ("select host from information_schema.processlist where id = connection_id()", "localhost"),
 }
-SERVERS = [k for k, e in ENGINES.items() if e.server is not None]
+SERVERS = [k for k, e in ENGINES.items() if e.server is not None and e.server.socket_setting]
+WITHOUT_SOCKET = [k for k, e in ENGINES.items() if e.server is not None and not e.server.socket_setting]
 
 
 @pytest.mark.parametrize("key", [runnable(k) for k in SERVERS])
@@ -39,3 +40,12 @@ def test_an_instance_without_a_socket_says_so():
     with benchlib.start("sqlite") as eng:
         with pytest.raises(benchlib.errors.ParameterError, match="not started with a Unix socket"):
             eng.session(unix_socket=True)
+
+
+@pytest.mark.parametrize("key", WITHOUT_SOCKET)
+def test_a_server_without_a_socket_is_refused_before_it_starts(key, benchlib_containers):
+    before = benchlib_containers()
+    with pytest.raises(benchlib.errors.ParameterError, match=f"{key} has no Unix socket to connect through"):
+        with benchlib.start(key, unix_socket=True):
+            pass
+    assert benchlib_containers() == before

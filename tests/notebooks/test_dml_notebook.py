@@ -91,7 +91,8 @@ def test_ferretdb_runs_the_notebook_end_to_end(tmp_path, run_ids_in):
     """FerretDB (the offline MongoDB-wire stand-in) through the whole notebook at the tiny set's
     scale, on its own: it is not in the tiny set's engines (its share there would be ~16.5 s). Its
     phases land like the SQL engines', checked, with server and client scopes, named as FerretDB."""
-    params = {**batch.load_params(batch.params_file(NOTEBOOK, "tiny")), "engines": ["ferretdb"], "repetitions": 1}
+    params = {**batch.load_params(batch.params_file(NOTEBOOK, "tiny")), "engines": ["ferretdb"], "repetitions": 1,
+              "max_repetitions": 1}
     outcome = batch.execute(NOTEBOOK, tmp_path, params)
     assert outcome.ok, outcome.error
     store = Store.default()
@@ -101,7 +102,7 @@ def test_ferretdb_runs_the_notebook_end_to_end(tmp_path, run_ids_in):
     assert set(ferretdb["phase"]) == {"sleep", "insert", "update", "select", "delete"}
     assert set(ferretdb[ferretdb["phase"] != "sleep"]["check_status"]) == {"ok"}
     assert set(ferretdb["scope"]) == {"server", "client"}
-    version = results.instances(run_id, store).set_index("engine").loc["ferretdb", "server_version"]
+    (version,) = set(results.instances(run_id, store)["server_version"])
     assert version.startswith("FerretDB 1.24") and "MongoDB wire protocol" in version
     page = outcome.html.read_text()
     assert "FerretDB (PostgreSQL backend)" in page and "not MongoDB" in page

@@ -75,3 +75,17 @@ def test_settings_do_not_depend_on_the_current_directory(tmp_path):
 def test_reports_and_results_are_ignored_by_git():
     ignored = (ROOT / ".gitignore").read_text().split()
     assert "/reports/" in ignored and "/data/results/" in ignored
+
+
+def test_papermill_reads_every_parameter_of_every_notebook():
+    # papermill warns and treats a parameter as unknown when it cannot parse its line (a comment
+    # holding ">=" or "<=" is enough): every name in the cell must be one papermill sees.
+    from papermill.translators import PythonTranslator
+
+    from benchlib import batch
+
+    for nb in batch.notebooks():
+        cell = next(c for c in json.loads(nb.read_text())["cells"]
+                    if "parameters" in c["metadata"].get("tags", []))
+        seen = {p.name for p in PythonTranslator.inspect({"source": "".join(cell["source"])})}
+        assert seen == set(batch.read_notebook(nb).defaults), nb.name
