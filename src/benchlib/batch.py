@@ -438,6 +438,9 @@ def batch_sets(params_set: str, notebook: Path) -> list[str]:
     path = get_settings().params_dir / BATCHES_FILE
     batches = _yaml(path.read_text(), str(path)) if path.exists() else {}
     listed = (batches or {}).get(params_set, {}) or {}
+    if not isinstance(listed, dict):
+        raise ParameterError(f"{path}: {params_set} must map notebooks to lists of parameter-set names; "
+                             f"got {listed!r}")
     sets = listed.get(notebook.stem, [params_set])
     if not isinstance(sets, list) or not sets or not all(isinstance(s, str) for s in sets):
         raise ParameterError(f"{path}: {params_set}.{notebook.stem} must be a list of parameter-set names; "

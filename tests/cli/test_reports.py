@@ -88,3 +88,21 @@ def test_run_and_batch_publish_manifests_and_the_site_index(project):
         assert (project.reports / link).exists(), link
     folder_page = _page(batch_folder / "index.html")
     assert folder_page.scripts == 0 and folder_page.external == []
+
+
+@pytest.mark.notebook
+def test_a_batch_runs_a_notebook_with_each_set_batches_yaml_lists(project):
+    notebook = project.root / "notebooks" / "01-tiny.ipynb"
+    (project.root / "papermill_params" / "01-tiny" / "three.yaml").write_text("n: 3\n")
+    (project.root / "papermill_params" / batch.BATCHES_FILE).write_text("tiny:\n  01-tiny: [three, tiny]\n")
+    assert notebook.exists()
+    result = project.run("batch", "--set", "tiny")
+    assert result.returncode == 0, result.stderr
+    (folder,) = project.report_folders()
+    manifest = json.loads((folder / "manifest.json").read_text())
+    outcomes = [(o["notebook"], o["params_file"], o["ok"], o["html"]) for o in manifest["outcomes"]]
+    assert outcomes == [("01-tiny--three", "three.yaml", True, "01-tiny--three.html"),
+                        ("01-tiny--tiny", "tiny.yaml", True, "01-tiny--tiny.html")]
+    assert (folder / "01-tiny--three.ipynb").exists() and (folder / "01-tiny--tiny.ipynb").exists()
+    runs = Store(project.data / "results").query("select count(*) as n from runs where status = 'ok'")
+    assert runs["n"][0] == 2
