@@ -185,6 +185,11 @@ class Engine:
         """Where a workload looks for this engine's statements, most specific first."""
         return tuple(dict.fromkeys(k for k in (self.key, self.name, self.variant_of, self.family) if k))
 
+    def lookup(self, table: Mapping[str, Any]) -> Any:
+        """This engine's entry in a workload's table (its dialects), most specific key first; None
+        when the table has none."""
+        return next((table[k] for k in self.lookup_keys if k in table), None)
+
     @property
     def versions(self) -> tuple[str, ...]:
         return tuple(v.version for v in self.server.versions) if self.server else ()

@@ -112,4 +112,4 @@ DIALECTS: dict[str, ApiDialect] = {
 
 
 def dialect_for(engine: Engine) -> ApiDialect | None:
-    return next((DIALECTS[k] for k in engine.lookup_keys if k in DIALECTS), None)
+    return engine.lookup(DIALECTS)

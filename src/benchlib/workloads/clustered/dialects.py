@@ -153,4 +153,4 @@ DIALECTS: dict[str, ClusteredDialect] = {
 
 
 def dialect_for(engine: Engine) -> ClusteredDialect | None:
-    return next((DIALECTS[k] for k in engine.lookup_keys if k in DIALECTS), None)
+    return engine.lookup(DIALECTS)

@@ -177,4 +177,4 @@ NOTES = {
 
 
 def dialect_for(engine: Engine) -> DmlDialect | None:
-    return next((DIALECTS[k] for k in engine.lookup_keys if k in DIALECTS), None)
+    return engine.lookup(DIALECTS)

@@ -9,7 +9,7 @@ from ...errors import UnknownEngineError
 from ...plots import engine_order, engine_title, heatmaps
 from ...report import RunReport, fmt
 from . import analysis
-from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, REFERENCE_ARCHITECTURES, ROW_BYTES, dialect_for
+from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
 from .workload import CLIENT_VALUES, SERVER_GENERATOR
 
 SEED_ROWS = 2_000_000  # seed 000 inserted 2M rows in two transactions of 1M, each one insert ... select
@@ -26,7 +26,7 @@ def _dialect(key: str):
 
 def _architecture(key: str):
     dialect = _dialect(key)
-    name = dialect.architecture if dialect else REFERENCE_ARCHITECTURES.get(key.partition("@")[0])
+    name = dialect.architecture if dialect else WITHOUT_DIALECT.get(key.partition("@")[0])
     return ARCHITECTURES.get(name) if name else None
 
 
