@@ -235,16 +235,26 @@ def local_image(engine: Engine, *, build: bool = True):
     version = engine.server.local_version
     recipe = version.recipe
     recipe_dir = RECIPES_DIR / recipe.folder
-    problem = recipe.host_build.problem() if recipe.host_build else None
-    if problem:
-        raise ImageBuildError(f"{engine.key}: no official image and {problem}")
+
+    pending = f"benchlib/{recipe.folder}:{version.version}-local-pending"
+
+    def buildable_here() -> None:
+        # Asked only when the image is missing (an image already built needs no host toolchain),
+        # and before anything it builds on is built.
+        problem = recipe.host_build.problem() if recipe.host_build else None
+        if problem:
+            raise ImageBuildError(f"{engine.key}: no official image and {problem}")
+
     if recipe.base_recipe:
         from .engines import get_engine
 
-        base_ref, base = local_image(get_engine(recipe.base_recipe), build=build)
+        base_engine = get_engine(recipe.base_recipe)
+        base_ref, base = local_image(base_engine, build=False)
         if isinstance(base, _NotBuilt):
-            ref = f"benchlib/{recipe.folder}:{version.version}-local-pending"
-            return ref, _NotBuilt(ref)
+            buildable_here()
+            if not build:
+                return pending, _NotBuilt(pending)
+            base_ref, base = local_image(base_engine)
     else:
         base_ref = base_image_ref(recipe.suite)
         base = _get_image(client, base_ref)
@@ -253,8 +263,9 @@ def local_image(engine: Engine, *, build: bool = True):
             base_problem = base_image_problem(recipe.suite)
             if base_problem:
                 raise ImageBuildError(f"{engine.key}: no official image and {base_problem}")
-            ref = f"benchlib/{recipe.folder}:{version.version}-local-pending"
-            return ref, _NotBuilt(ref)
+        buildable_here()
+        if not build:
+            return pending, _NotBuilt(pending)
         base = ensure_base_image(recipe.suite)
     # VERSION lets the recipe check that the suite still carries this major.
     buildargs = {"BASE_IMAGE": base_ref, "PACKAGES": recipe.packages, "VERSION": version.version}
@@ -262,8 +273,11 @@ def local_image(engine: Engine, *, build: bool = True):
     inputs = base.id + (recipe.host_build.identity() if recipe.host_build else "")
     ref = f"benchlib/{recipe.folder}:{version.version}-local-{_recipe_hash(recipe_dir, inputs, buildargs)}"
     image = _get_image(client, ref)
-    if image is not None or not build:
-        return ref, image or _NotBuilt(ref)
+    if image is not None:
+        return ref, image
+    buildable_here()
+    if not build:
+        return ref, _NotBuilt(ref)
     with _build_lock(ref):
         image = _get_image(client, ref)
         if image is None:
