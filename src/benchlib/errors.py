@@ -5,13 +5,15 @@ class BenchlibError(Exception):
     """Base class: anything benchlib raises on purpose."""
 
 
-class UnknownEngineError(BenchlibError, KeyError):
-    def __str__(self) -> str:  # KeyError would quote the whole message
-        return str(self.args[0])
-
-
 class ParameterError(BenchlibError, ValueError):
     """A notebook or CLI parameter is invalid; raised before any container starts."""
+
+
+class UnknownEngineError(ParameterError, KeyError):
+    """An engine key the registry does not know: a bad parameter, and a failed lookup."""
+
+    def __str__(self) -> str:  # KeyError would quote the whole message
+        return str(self.args[0])
 
 
 class DockerUnavailableError(BenchlibError):

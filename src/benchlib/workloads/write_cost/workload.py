@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ... import cgroups
-from ...errors import ParameterError, UnknownEngineError
+from ...errors import ParameterError
 from ...progress import Progress
 from ...validation import boolean, choice, engine_selection, non_negative_number, positive_int, require
 from ..dml.dialects import PK_KINDS
@@ -103,11 +103,7 @@ def validate_parameters(params: dict[str, Any]) -> WriteCostParams:
     if min(per_stmt) > max(per_txn):
         raise ParameterError(f"no cell: every rows_per_stmt value {per_stmt} is larger than every rows_per_txn "
                              f"value {per_txn}")
-    try:
-        runnable, skipped = engine_selection(params["engines"], supports,
-                                             "the write_cost workload")
-    except UnknownEngineError as exc:  # a misspelt engine is a bad parameter like any other
-        raise ParameterError(str(exc)) from exc
+    runnable, skipped = engine_selection(params["engines"], supports, "the write_cost workload")
     return WriteCostParams(
         engines=runnable, rows=rows, rows_per_txn=per_txn, rows_per_stmt=per_stmt,
         server_generated=boolean("server_generated", params["server_generated"]),
