@@ -23,7 +23,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -431,21 +431,25 @@ class Planned:
 BATCHES_FILE = "batches.yaml"
 
 
-def batch_sets(params_set: str, notebook: Path) -> list[str]:
-    """The parameter sets a batch named `params_set` runs `notebook` with: the set of that name,
-    unless papermill_params/batches.yaml lists more for the notebook (e.g. the report's DML run
-    at its default scale and again with every available engine at a scale FerretDB can take)."""
+def batch_sets(params_set: str) -> Callable[[Path], list[str]]:
+    """notebook -> the parameter sets a batch named `params_set` runs it with: the set of that
+    name, unless papermill_params/batches.yaml lists more for the notebook (e.g. the report's DML
+    run at its default scale and again with every available engine at a scale FerretDB can take)."""
     path = get_settings().params_dir / BATCHES_FILE
     batches = _yaml(path.read_text(), str(path)) if path.exists() else {}
     listed = (batches or {}).get(params_set, {}) or {}
     if not isinstance(listed, dict):
         raise ParameterError(f"{path}: {params_set} must map notebooks to lists of parameter-set names; "
                              f"got {listed!r}")
-    sets = listed.get(notebook.stem, [params_set])
-    if not isinstance(sets, list) or not sets or not all(isinstance(s, str) for s in sets):
-        raise ParameterError(f"{path}: {params_set}.{notebook.stem} must be a list of parameter-set names; "
-                             f"got {sets!r}")
-    return sets
+
+    def sets_of(notebook: Path) -> list[str]:
+        sets = listed.get(notebook.stem, [params_set])
+        if not isinstance(sets, list) or not sets or not all(isinstance(s, str) for s in sets):
+            raise ParameterError(f"{path}: {params_set}.{notebook.stem} must be a list of parameter-set names; "
+                                 f"got {sets!r}")
+        return sets
+
+    return sets_of
 
 
 def plan_batch(params_set: str = "default", only: list[str] | None = None,
@@ -456,10 +460,11 @@ def plan_batch(params_set: str = "default", only: list[str] | None = None,
     selected = [find_notebook(n) for n in only] if only else notebooks()
     if not selected:
         raise ParameterError(f"no notebooks in {get_settings().notebooks_dir}")
+    sets_of = batch_sets(params_set)
     plan, problems = [], []
     for nb in selected:
         try:
-            sets = batch_sets(params_set, nb)
+            sets = sets_of(nb)
         except BenchlibError as exc:
             problems.append(str(exc))
             continue
