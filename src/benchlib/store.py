@@ -72,6 +72,8 @@ SCOPES = ("server", "client", "embedded")
 
 TABLES = {"runs": RUNS, "instances": INSTANCES, "measurements": MEASUREMENTS}
 COMPACTED = "compacted.parquet"
+QUERY_RETRY_SECONDS = 10.0  # how long a query keeps re-listing files that a compaction moved under it
+
 
 def _migrate_v1_to_v2(root: Path) -> None:
     """Add the v2 columns to every file. v1 windows measured the engine only, so a row's scope is
@@ -246,17 +248,20 @@ class Store:
         """Run SQL over the views and return a pandas DataFrame."""
         import duckdb
 
-        attempts = 6
-        for attempt in range(attempts):
+        deadline = time.monotonic() + QUERY_RETRY_SECONDS
+        attempt = 0
+        while True:
             con = self.connect()
             try:
                 return con.execute(sql, params or []).df()
             except duckdb.IOException:
-                # A run compacting its files between listing and reading: list again. On a loaded
-                # 2-core host a compaction can take longer than an immediate retry, hence the backoff.
-                if attempt == attempts - 1:
+                # A run compacting its files between listing and reading: list again. Each run
+                # compacts once, but several runs finishing together (a batch, parallel writers on
+                # a loaded 2-core host) can each win the race in turn: retry for a time, not a count.
+                if time.monotonic() > deadline:
                     raise
-                time.sleep(0.02 * 2 ** attempt)
+                time.sleep(min(0.2, 0.02 * 2 ** attempt))
+                attempt += 1
             finally:
                 con.close()
 
