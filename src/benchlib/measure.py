@@ -71,6 +71,7 @@ class Run:
         self._seq_lock = threading.Lock()
         self._row: dict[str, Any] = {}
         self.failures: dict[str, str] = {}
+        self.tracebacks: dict[str, str] = {}
         self._notes: list[str] = []
 
     def __enter__(self) -> "Run":
@@ -100,14 +101,19 @@ class Run:
         self._notes.append(text)
 
     def record_failure(self, what: str, error: BaseException | str) -> None:
-        """One part (an engine start, a step) failed; the run goes on and ends `partial`."""
+        """One part (an engine start, a step) failed; the run goes on and ends `partial`. The
+        run's `error` holds one line per failure, its `failures` the full tracebacks: a bug in
+        benchlib must stay debuggable from the store (`benchlib runs --show <id>`)."""
         self.failures[what] = error if isinstance(error, str) else _one_line(error)
+        self.tracebacks[what] = error if isinstance(error, str) else "".join(
+            traceback.format_exception(type(error), error, error.__traceback__))
 
     def finish(self, error: str | None) -> None:
         status = "failed" if error else ("partial" if self.failures else "ok")
         if self.failures and not error:
             error = "; ".join(f"{k}: {v}" for k, v in self.failures.items())
-        self._row.update(status=status, error=error, ended_at=utcnow(), status_note=" ".join(self._notes) or None)
+        self._row.update(status=status, error=error, ended_at=utcnow(), status_note=" ".join(self._notes) or None,
+                         failures=as_json(self.tracebacks) if self.tracebacks else None)
         # Status first: a failed compaction must never leave the run 'running'. Uncompacted
         # window files stay readable.
         self.store.write_run(self._row)
@@ -242,6 +248,12 @@ class Meter:
             # counts nothing cgroup accounting does not.
             self._perf_ok, self._perf_status = False, "skipped"
 
+    @property
+    def engine_scope(self) -> str:
+        """Whose resources the engine's rows count: its server's cgroup, or one process that is
+        both engine and client (embedded)."""
+        return "embedded" if self.instance.scope.kind == "process" else "server"
+
     # -- windows -----------------------------------------------------------------------------------
     def _perf_window(self) -> perf.PerfWindow | None:
         if not self._perf_ok:
@@ -251,32 +263,47 @@ class Meter:
             return perf.PerfWindow(pid=scope.pid).prepare()
         return perf.PerfWindow(cgroup=scope.perf_cgroup).prepare()
 
-    def baseline(self, seconds: float, action: Callable[[], Any] | None = None, name: str = "idle") -> float:
+    def baseline(self, seconds: float, action: Callable[[], Any] | None = None, name: str = "idle", *,
+                 repetition: int | None = None, warmup: bool | None = None) -> float:
         """Measure the engine idle for `seconds` (server-side sleep via `action`, else a client
         sleep) as a window of kind `baseline`, and keep its CPU rate, which settle windows and
         reports compare against."""
-        with self._window(name, "baseline", check=None, settle=False):
+        with self._window(name, "baseline", check=None, settle=False, repetition=repetition, warmup=warmup):
             (action or (lambda: time.sleep(seconds)))()
         return self.idle_rate or 0.0
 
+    def wait_quiet(self, max_seconds: float) -> float:
+        """Wait until the engine's CPU rate over the policy's quiet interval is below its floor
+        (start-up work, a DROP's or a load's deferred work done), at most `max_seconds`. Returns
+        the seconds waited. Nothing is stored: this is the gate before an idle baseline."""
+        scope = self.instance.scope
+        if scope.kind != "cgroup" or max_seconds <= 0:
+            return 0.0
+        t0 = time.perf_counter()
+        self._quiet_after(t0, scope.sample().cpu_ns or 0, self.settle_policy.floor_cores, max_seconds)
+        return time.perf_counter() - t0
+
     @contextlib.contextmanager
     def phase(self, name: str, check: Callable[[], float] | None = None, check_name: str = "rows",
-              settle: bool = True, expect: float | None = None, labels: dict[str, Any] | None = None
-              ) -> Iterator[Readings]:
+              settle: bool = True, expect: float | None = None, labels: dict[str, Any] | None = None, *,
+              repetition: int | None = None, client: cgroups.Scope | None | str = "meter",
+              warmup: bool | None = None) -> Iterator[Readings]:
         """Measure the body as window `phase`, then the deferred work as window `settle`
         (containers only: an embedded engine has no background work after a call returns).
         `check()` runs after both windows, outside any measurement; with `expect`, a different
         value is stored as check_status 'mismatch' (and reports flag it). The body may record
-        its own readings (`as readings: readings.record("tps", ...)`)."""
+        its own readings (`as readings: readings.record("tps", ...)`). `repetition` and `client`
+        override the meter's own for this window (the driver's per-step context)."""
         with self._window(name, "phase", check=check, check_name=check_name, settle=settle, expect=expect,
-                          labels=labels) as readings:
+                          labels=labels, repetition=repetition, client=client, warmup=warmup) as readings:
             yield readings
 
     @contextlib.contextmanager
     def _window(self, phase: str, window: str, *, check, check_name: str = "rows", settle: bool,
-                expect: float | None = None, labels: dict[str, Any] | None = None) -> Iterator[Readings]:
+                expect: float | None = None, labels: dict[str, Any] | None = None, repetition: int | None = None,
+                client: cgroups.Scope | None | str = "meter", warmup: bool | None = None) -> Iterator[Readings]:
         scope = self.instance.scope
-        client = self.client
+        client = self.client if client == "meter" else client
         readings = Readings()
         settle = settle and scope.kind == "cgroup"
         main = self._perf_window()
@@ -310,27 +337,22 @@ class Meter:
             for leftover in (main, tail):
                 if leftover is not None:
                     leftover.abort()
-        check_value = float(check()) if check else None
+        check_value, check_error = None, None
+        if check:
+            try:
+                check_value = float(check())
+            except Exception as exc:  # the windows are measured: store them, then let the failure be seen
+                check_error = exc
         self._store(phase, windows, check_name if check else None, check_value, expect,
-                    {**self.labels, **(labels or {})}, readings)
+                    {**self.labels, **(labels or {})}, readings, self.repetition if repetition is None else repetition,
+                    client, self.warmup if warmup is None else warmup, check_failed=check_error is not None)
+        if check_error is not None:
+            raise check_error
 
     def _settle(self, tail: perf.PerfWindow | None, start: cgroups.Sample, t_start: float, started_at) -> Window:
         policy = self.settle_policy
-        threshold = policy.threshold(self.idle_rate)
         scope = self.instance.scope
-        history: list[tuple[float, int]] = [(t_start, start.cpu_ns or 0)]
-        while True:
-            time.sleep(policy.poll_seconds)
-            now = time.perf_counter()
-            history.append((now, scope.sample().cpu_ns or 0))
-            if now - t_start >= policy.max_seconds:
-                break
-            # Rate over the trailing quiet window; needs at least that much history.
-            old = [h for h in history if now - h[0] >= policy.quiet_seconds]
-            if old:
-                t_old, cpu_old = old[-1]
-                if (history[-1][1] - cpu_old) / 1e9 / (now - t_old) <= threshold:
-                    break
+        self._quiet_after(t_start, start.cpu_ns or 0, policy.threshold(self.idle_rate), policy.max_seconds)
         if tail:
             tail.disable()
         t_end = time.perf_counter()
@@ -338,12 +360,32 @@ class Meter:
         return Window("settle", started_at, utcnow(), t_end - t_start, start, after,
                       tail.result() if tail else None, False)
 
+    def _quiet_after(self, t_start: float, cpu_start_ns: int, threshold: float, max_seconds: float) -> None:
+        """Poll until the CPU rate over the trailing `quiet_seconds` is at most `threshold` cores,
+        or `max_seconds` have passed since `t_start`."""
+        policy = self.settle_policy
+        scope = self.instance.scope
+        history: list[tuple[float, int]] = [(t_start, cpu_start_ns)]
+        while True:
+            time.sleep(policy.poll_seconds)
+            now = time.perf_counter()
+            history.append((now, scope.sample().cpu_ns or 0))
+            if now - t_start >= max_seconds:
+                return
+            # Rate over the trailing quiet window; needs at least that much history.
+            old = [h for h in history if now - h[0] >= policy.quiet_seconds]
+            if old:
+                t_old, cpu_old = old[-1]
+                if (history[-1][1] - cpu_old) / 1e9 / (now - t_old) <= threshold:
+                    return
+
     # -- rows ------------------------------------------------------------------------------------
     def _store(self, phase: str, windows: list[Window], check_name: str | None, check_value: float | None,
-               expect: float | None, labels: dict[str, Any], readings: Readings) -> None:
+               expect: float | None, labels: dict[str, Any], readings: Readings, repetition: int,
+               client: cgroups.Scope | None, warmup: bool, *, check_failed: bool = False) -> None:
         source = self.instance.scope.source
-        engine_scope = "embedded" if self.instance.scope.kind == "process" else "server"
-        check_status = None
+        engine_scope = self.engine_scope
+        check_status = "error" if check_failed else None
         if check_value is not None and expect is not None:
             check_status = "ok" if check_value == expect else "mismatch"
         seq = self.run.next_seq()
@@ -351,8 +393,8 @@ class Meter:
         for w in windows:
             common = {
                 "run_id": self.run.run_id, "instance_id": self.instance_id, "engine": self.instance.key,
-                "experiment": self.run.experiment, "phase": phase, "repetition": self.repetition,
-                "window": f"{WARMUP_PREFIX}{w.name}" if self.warmup else w.name, "started_at": w.started_at, "ended_at": w.ended_at,
+                "experiment": self.run.experiment, "phase": phase, "repetition": repetition,
+                "window": f"{WARMUP_PREFIX}{w.name}" if warmup else w.name, "started_at": w.started_at, "ended_at": w.ended_at,
                 "check_name": check_name, "check_value": check_value, "check_expected": expect,
                 "check_status": check_status, "seq": seq, "labels": as_json(labels),
             }
@@ -367,8 +409,8 @@ class Meter:
             if w.name != "settle":
                 for metric, value, unit, src, scope, status in readings.rows:
                     add(metric, value, unit, src, status, scope=scope)
-            if w.client_before is not None and w.client_after is not None and self.client is not None:
-                cb, ca, csrc = w.client_before, w.client_after, self.client.source
+            if w.client_before is not None and w.client_after is not None and client is not None:
+                cb, ca, csrc = w.client_before, w.client_after, client.source
                 add("cpu_time", _delta(cb.cpu_ns, ca.cpu_ns, 1e-9), "s", csrc, scope="client")
                 add("cpu_user_time", _delta(cb.user_ns, ca.user_ns, 1e-9), "s", csrc, scope="client")
                 add("cpu_system_time", _delta(cb.system_ns, ca.system_ns, 1e-9), "s", csrc, scope="client")

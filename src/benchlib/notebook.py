@@ -2,19 +2,24 @@
 workload's own validator (the same one the CLI runs before a kernel starts), and what will run
 said in one line.
 
-    params = benchlib.notebook.begin(dml, engines=engines, rows=rows, ...)
-"""
+    params = benchlib.notebook.begin(dml)
+
+The values are the notebook's own variables named by the workload's declared parameters (its
+parameters cell, overridden by papermill): a parameter is declared once, in the workload."""
 from __future__ import annotations
 
+import sys
 from types import ModuleType
 from typing import Any
 
 from .plots import use_report_renderer
 
 
-def begin(workload: ModuleType, **parameters: Any) -> Any:
+def begin(workload: ModuleType, **overrides: Any) -> Any:
     use_report_renderer()
-    params = workload.validate_parameters(parameters)
+    namespace = sys._getframe(1).f_globals  # the notebook's: its parameters cell ran there
+    values = {name: namespace[name] for name in workload.PARAMETERS if name in namespace}
+    params = workload.validate_parameters({**values, **overrides})
     engines = getattr(params, "engines", None)
     if engines is not None:
         print(f"engines: {', '.join(engines)}")

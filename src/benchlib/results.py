@@ -114,7 +114,8 @@ def phase_costs(df: pd.DataFrame, metric: str) -> pd.DataFrame:
     total = phase_value + settle_value.fillna(0.0)
     total_wall = phase_wall + settle_wall.fillna(0.0)
     return pd.DataFrame({
-        "run_id": wide["run_id"], "engine": wide["engine"], "repetition": wide["repetition"],
+        "run_id": wide["run_id"], "instance_id": wide["instance_id"], "engine": wide["engine"],
+        "repetition": wide["repetition"],
         "labels": wide["labels"], "phase": wide["phase"], "is_baseline": is_base,
         "value": phase_value, "wall_s": phase_wall, "settle_value": settle_value, "settle_wall_s": settle_wall,
         "with_settle": total,
@@ -154,23 +155,37 @@ def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "
     return out.reset_index()
 
 
-def precision(run_id: str, *, floor: float, store: Store | None = None) -> pd.DataFrame:
+def precision(run_id: str, *, floor: float, per: str | None = None, instance_id: str | None = None,
+              store: Store | None = None) -> pd.DataFrame:
     """How tight each engine-phase cost of a run is so far: mean, 95% CI half width and that
     width relative to the mean. Phases whose mean CPU is below `floor` seconds are
     `targeted=False`: a 4 ms cgroup tick on a 20 ms phase is noise no repetition count
-    fixes, and a target for them would only burn the repetition budget."""
+    fixes, and a target for them would only burn the repetition budget. `per`: a reading of the
+    phase window that divides its cost (a fixed-duration sysbench window's "transactions": its
+    CPU per window is cores x seconds whatever the throughput). `instance_id`: one engine start."""
     df = measurements(run_id, store)
+    if instance_id is not None:
+        df = df[df["instance_id"] == instance_id]
+    if df.empty:
+        return pd.DataFrame(columns=["engine", "labels", "phase", "mean", "ci95", "rel_ci95", "n", "targeted"])
     metric, _, _ = cost_metric(df)
     keys = ["engine", "labels", "phase"]
+    divisor = None
+    if per is not None:
+        counted = df[(df["metric"] == per) & (df["window"] == "phase")]
+        divisor = counted.groupby(["instance_id", "repetition", "labels", "phase"])["value"].sum(min_count=1)
 
-    def summary_of(name: str) -> pd.DataFrame:
+    def summary_of(name: str, divide: bool) -> pd.DataFrame:
         costs = phase_costs(df, name)
-        return summarize(costs[~costs["is_baseline"]], by=tuple(keys))
+        costs = costs[~costs["is_baseline"]]
+        if divide and divisor is not None:
+            index = pd.MultiIndex.from_frame(costs[["instance_id", "repetition", "labels", "phase"]])
+            costs = costs.assign(value=costs["value"].to_numpy() / divisor.reindex(index).to_numpy())
+        return summarize(costs, by=tuple(keys))
 
-    summary = summary_of(metric)
-    # The floor is CPU seconds whatever the cost metric (instructions on a host with a PMU).
-    seconds = summary_of("cpu_time").set_index(keys)["value"] if metric != "cpu_time" else \
-        summary.set_index(keys)["value"]
+    summary = summary_of(metric, True)
+    # The floor is CPU seconds per window whatever the cost metric (instructions on a host with a PMU).
+    seconds = summary_of("cpu_time", False).set_index(keys)["value"]
     cpu = [seconds.get(k, float("nan")) for k in zip(summary["engine"], summary["labels"], summary["phase"])]
     return pd.DataFrame({
         "engine": summary["engine"], "labels": summary["labels"], "phase": summary["phase"],

@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from .errors import StoreError
 from .settings import get_settings
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -45,8 +45,9 @@ RUNS = pa.schema([
     ("perf_version", pa.string()), ("perf_support", pa.string()),
     ("benchlib_version", pa.string()), ("git_sha", pa.string()), ("git_dirty", pa.bool_()),
     ("parameters", pa.string()), ("owner", pa.string()), ("status_note", pa.string()),
-    ("schema_version", pa.int32()),
+    ("schema_version", pa.int32()), ("failures", pa.string()),
 ])
+# v3: `failures` maps each failed part of a run to its full traceback (JSON); `error` keeps one line each.
 
 INSTANCES = pa.schema([
     ("run_id", pa.string()), ("instance_id", pa.string()), ("engine", pa.string()), ("kind", pa.string()),
@@ -113,7 +114,13 @@ def _upgrade(table: pa.Table, schema: pa.Schema, values: dict[str, list]) -> pa.
 
 
 # version -> function(results_dir) upgrading a store from that version to the next.
-MIGRATIONS: dict[int, Any] = {1: _migrate_v1_to_v2}
+def _migrate_v2_to_v3(root: Path) -> None:
+    """Runs gain `failures`; what older runs failed with is only their one-line `error`."""
+    for path in sorted((root / "runs").glob("*.parquet")):
+        _write_atomic(_upgrade(pq.read_table(path), RUNS, {}), path)
+
+
+MIGRATIONS: dict[int, Any] = {1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3}
 
 
 @contextlib.contextmanager

@@ -1,0 +1,336 @@
+"""One driver for every workload: a new question is a small package of hooks.
+
+A workload declares its parameters (a `RunParameters` dataclass, benchlib.parameters) and hooks:
+
+    class Dml(Workload):
+        experiment = "dml"
+        Params = DmlParams
+        def starts(self, params): ...          # the engine starts of one round
+        def steps(self, params, start, repetition): ...   # the measured steps on one start
+        def prepare(self, ctx): ...             # tables, data: after the start, before the baseline
+        def measure(self, ctx, step): ...       # one step: ctx.phase(...) windows
+
+and the driver owns the rest, once: the run row, CPU pinning, the warm-up repetition, a wait for
+quiet and an idle baseline per engine start, repetitions until every phase that costs enough has
+a 95% CI within `ci_target` (or `max_repetitions`, said in the run's status note), progress whose
+total is the plan's length, and failures stored with their traceback while the other engines and
+steps go on.
+
+Two shapes of repetition:
+- `fresh_start_per_repetition` (DML, write cost): every repetition starts every engine afresh,
+  repetition-major, so drift over time spreads evenly over engines, and the start's own state is
+  part of what repeats;
+- otherwise (sysbench sweeps and batteries, client layers) one start per engine holds every
+  repetition of its steps: its prepared data is reused, and repetitions stop per start."""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
+
+from . import cgroups, cpus
+from .progress import Progress
+
+if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
+    from .lifecycle import Instance
+    from .measure import Meter, Readings, Run, RunResult
+    from .parameters import RunParameters
+
+# Phases cheaper than this (CPU seconds per window) have no precision target: cgroup v1 counts
+# user/system time in 4 ms ticks and a 20 ms phase's CV is mostly that, whatever the repetition count.
+PRECISION_FLOOR_SECONDS = 0.2
+DRIVER_CLIENT, CHILDREN_CLIENT = "driver", "children"
+
+
+@dataclass(frozen=True, eq=False)  # one plan entry is one start: compared and hashed by identity
+class EngineStart:
+    """One engine start in a plan: the engine, how to start it, and the labels every one of its
+    windows carries (a regime, say)."""
+
+    engine: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+    memory_limit_mb: int | None = None
+    unix_socket: bool = False
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    # Whose CPU is measured beside the engine's: "driver" (this process: a Python driver, for
+    # servers only), "children" (a benchmark client run as a child process), or None.
+    client: str | None = DRIVER_CLIENT
+    perf_only_for_hardware: bool = False  # throughput loads: perf's -a -G taxes every context switch
+
+    @property
+    def name(self) -> str:
+        return " ".join([self.engine, *(str(v) for v in self.labels.values())])
+
+
+@dataclass(frozen=True)
+class Step:
+    """One measured step of a start. `data`: whatever the workload's `measure` needs. A failed
+    step that `ends_start` skips the rest of the start (the engine's state is unknown); an
+    independent one (a sysbench test) is recorded and the next step runs."""
+
+    name: str
+    data: Any = None
+    ends_start: bool = True
+
+
+@dataclass(frozen=True)
+class StartContext:
+    """What `prepare` gets: the running engine, its meter and the run's parameters."""
+
+    run: "Run"
+    instance: "Instance"
+    meter: "Meter"
+    params: Any
+    start: EngineStart
+    state: dict[str, Any] = field(default_factory=dict)  # the workload's own, per start (sessions, tables)
+
+    @property
+    def engine_scope(self) -> str:
+        return self.meter.engine_scope
+
+    @property
+    def driver_client(self) -> cgroups.Scope | None:
+        """This process, as the client scope of a server engine (None when embedded: the
+        engine's own scope already is this process)."""
+        return cgroups.process_scope() if self.instance.engine.server else None
+
+
+@dataclass(frozen=True)
+class StepContext(StartContext):
+    """What `measure` gets: immutable, one per step (repetition, warm-up) instead of a meter the
+    workload would mutate."""
+
+    repetition: int = 1
+    warmup: bool = False
+
+    @contextlib.contextmanager
+    def phase(self, name: str, *, labels: Mapping[str, Any] | None = None, check=None, expect: float | None = None,
+              check_name: str = "rows", settle: bool = True, client: cgroups.Scope | None | str = "meter"
+              ) -> Iterator["Readings"]:
+        """A measured window of this step (and its settle window unless `settle=False`)."""
+        with self.meter.phase(name, check=check, check_name=check_name, expect=expect, labels=dict(labels or {}),
+                              settle=settle and self.params.max_settle_seconds > 0, repetition=self.repetition,
+                              client=client, warmup=self.warmup) as readings:
+            yield readings
+
+
+class Workload:
+    """Hooks a workload overrides; `run` is the driver's and is not overridden."""
+
+    experiment: str
+    Params: type
+    desc: str = ""
+    unit: str = "steps"
+    fresh_start_per_repetition = True
+    baseline_name = "idle"
+    precision_per: str | None = None  # a reading dividing a window's cost (sysbench: "transactions")
+    precision_floor = PRECISION_FLOOR_SECONDS
+
+    # -- hooks ---------------------------------------------------------------------------------------
+    def supports(self, engine) -> bool:
+        return True
+
+    def starts(self, params) -> list[EngineStart]:
+        return [EngineStart(key) for key in params.engines]
+
+    def steps(self, params, start: EngineStart, repetition: int) -> list[Step]:
+        raise NotImplementedError
+
+    def prepare(self, ctx: StartContext) -> None:
+        """After the start, before the wait for quiet and the idle baseline."""
+
+    def idle_action(self, ctx: StartContext, seconds: float):
+        """What the engine does during its idle baseline (None: the client sleeps)."""
+        return None
+
+    def measure(self, ctx: StepContext, step: Step) -> None:
+        raise NotImplementedError
+
+    def notes(self, params) -> list[str]:
+        """Sentences for the run's status note about how it was run."""
+        return []
+
+    # -- the driver ---------------------------------------------------------------------------------
+    def validate_parameters(self, values: dict[str, Any]):
+        return self.Params.validate(values)
+
+    @property
+    def PARAMETERS(self) -> tuple[str, ...]:  # noqa: N802 (the name every workload answers to)
+        return self.Params.declared()
+
+    def run(self, params: "RunParameters", *, notebook: str | None = None, store=None) -> "RunResult":
+        """Run every start of the plan, measured; rows land in the store window by window. An
+        engine or step that fails is recorded with its traceback, the others still run, and the
+        run ends `partial`."""
+        from .measure import Run, RunResult
+
+        plan = _Plan(self, params)
+        progress = Progress(plan.total, notebook=notebook, desc=self.desc or self.experiment, unit=self.unit)
+        cpu_plan = cpus.plan(params.pin_cpus)
+        with Run(self.experiment, params.as_record(), notebook=notebook, store=store) as run, progress, \
+                cpus.harness_pinned(cpu_plan):
+            driver = _Driver(self, params, run, progress, cpu_plan, plan)
+            run.note(f"CPUs: {cpu_plan.note}.")
+            for note in self.notes(params):
+                run.note(note)
+            driver.run_all()
+        return RunResult(run.run_id, params, dict(run.failures))
+
+
+class _Plan:
+    """Starts and steps of the whole run at its bound; the progress total is its length."""
+
+    def __init__(self, workload: Workload, params):
+        self.starts = workload.starts(params)
+        self.warmups = 1 if params.warmup else 0
+        repetitions = range(1 - self.warmups, params.max_repetitions + 1)
+        self.steps = {s: {r: workload.steps(params, s, r) for r in repetitions} for s in self.starts}
+        baselines = len(repetitions) if workload.fresh_start_per_repetition else 1
+        self.total = sum(baselines + sum(len(v) for v in by_rep.values()) for by_rep in self.steps.values())
+
+    def length(self, start: EngineStart, repetitions: list[int], baseline: bool = True) -> int:
+        return int(baseline) + sum(len(self.steps[start][r]) for r in repetitions)
+
+
+class _StartAbandoned(Exception):
+    """A step whose failure leaves the engine in an unknown state: the start's other steps skip."""
+
+
+class _Driver:
+    def __init__(self, workload: Workload, params, run: "Run", progress: Progress, cpu_plan, plan: _Plan):
+        from .measure import SettlePolicy
+
+        self.workload, self.params, self.run, self.progress, self.cpu_plan, self.plan = \
+            workload, params, run, progress, cpu_plan, plan
+        self.settle = SettlePolicy(max_seconds=params.max_settle_seconds)
+
+    def run_all(self) -> None:
+        p = self.params
+        if self.workload.fresh_start_per_repetition:
+            if self.plan.warmups:
+                for start in self.plan.starts:
+                    self.one_start(start, [0], fixed=True)
+            repetition = 0
+            while True:
+                repetition += 1
+                for start in self.plan.starts:
+                    self.one_start(start, [repetition], fixed=True)
+                if repetition < p.repetitions:
+                    continue
+                done, verdict = self.precision(repetition)
+                if done or repetition >= p.max_repetitions:
+                    self.run.note(verdict)
+                    break
+            rest = list(range(repetition + 1, p.max_repetitions + 1))
+            self.progress.skip(sum(self.plan.length(s, rest) for s in self.plan.starts))
+        else:
+            verdicts = [self.one_start(start, list(range(1 - self.plan.warmups, p.max_repetitions + 1)), fixed=False)
+                        for start in self.plan.starts]
+            self.run.note(" ".join(v for v in verdicts if v))
+
+    def one_start(self, start: EngineStart, repetitions: list[int], *, fixed: bool) -> str | None:
+        """One engine start and its steps for `repetitions` (all of them with `fixed`; else until
+        this start's phases are precise enough, from the base count on). Returns the precision
+        verdict of an adaptive start."""
+        from .lifecycle import start as start_engine
+
+        progress, run = self.progress, self.run
+        done_before = progress.done
+        planned = self.plan.length(start, repetitions)
+        verdict = None
+        try:
+            with start_engine(start.engine, run_id=run.run_id, config=start.config or None,
+                              cpuset=self.cpu_plan.engine_cpus, unix_socket=start.unix_socket,
+                              memory_limit_mb=start.memory_limit_mb) as instance:
+                meter = run.meter(instance, repetitions[0], self.settle, labels=dict(start.labels),
+                                  client=self._client(instance, start), warmup=False,
+                                  perf_only_for_hardware=start.perf_only_for_hardware)
+                ctx = StartContext(run, instance, meter, self.params, start)
+                self.workload.prepare(ctx)
+                with progress.step(**self._labels(start, repetitions[0]), phase=self.workload.baseline_name):
+                    self.baseline(ctx, repetitions[0])
+                for repetition in repetitions:
+                    self.steps(ctx, repetition)
+                    if not fixed and repetition >= self.params.repetitions:
+                        done, verdict = self.precision(repetition, instance_id=meter.instance_id, start=start)
+                        if done or repetition >= self.params.max_repetitions:
+                            break
+        except _StartAbandoned:
+            pass
+        except Exception as exc:  # a start, driver or SQL error: keep the other engines going
+            run.record_failure(f"{start.name} {_repetition_text(repetitions[0])}", exc)
+        progress.skip(planned - (progress.done - done_before))
+        return verdict
+
+    def baseline(self, ctx: StartContext, repetition: int) -> None:
+        """Idle rate of this start, after its start-up and `prepare` work has quieted down: it is
+        subtracted over every phase and sets the settle threshold, so it must not hold start-up."""
+        ctx.meter.wait_quiet(self.params.max_settle_seconds)
+        seconds = self.params.idle_seconds
+        ctx.meter.baseline(seconds, action=self.workload.idle_action(ctx, seconds),
+                           name=self.workload.baseline_name, repetition=repetition, warmup=repetition == 0)
+
+    def steps(self, ctx: StartContext, repetition: int) -> None:
+        warmup = repetition == 0
+        step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state,
+                               repetition=repetition, warmup=warmup)
+        for step in self.plan.steps[ctx.start][repetition]:
+            with self.progress.step(**self._labels(ctx.start, repetition), phase=step.name):
+                try:
+                    self.workload.measure(step_ctx, step)
+                except Exception as exc:
+                    self.run.record_failure(f"{ctx.start.name} {step.name} {_repetition_text(repetition)}", exc)
+                    if step.ends_start:
+                        raise _StartAbandoned() from exc
+
+    def precision(self, repetitions: int, *, instance_id: str | None = None, start: EngineStart | None = None
+                  ) -> tuple[bool, str]:
+        return precision_verdict(self.run.run_id, self.params.ci_target, repetitions,
+                                 floor=self.workload.precision_floor, per=self.workload.precision_per,
+                                 instance_id=instance_id, store=self.run.store,
+                                 where=f"{start.name}: " if start else "")
+
+    def _client(self, instance, start: EngineStart) -> cgroups.Scope | None:
+        if start.client == CHILDREN_CLIENT:
+            return cgroups.children_scope()
+        if start.client == DRIVER_CLIENT and instance.engine.server:
+            return cgroups.process_scope()
+        return None
+
+    def _labels(self, start: EngineStart, repetition: int) -> dict[str, Any]:
+        return {"engine": start.name, "repetition": repetition, "repetitions": self.params.repetitions,
+                "max_repetitions": self.params.max_repetitions}
+
+
+def _repetition_text(repetition: int) -> str:
+    return "warm-up" if repetition == 0 else f"repetition {repetition}"
+
+
+def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor: float = PRECISION_FLOOR_SECONDS,
+                      per: str | None = None, instance_id: str | None = None, store=None, where: str = ""
+                      ) -> tuple[bool, str]:
+    """(every targeted phase within ci_target, the sentence saying so or naming the widest)."""
+    from . import results
+
+    p = results.precision(run_id, floor=floor, per=per, instance_id=instance_id, store=store)
+    cost = f"of CPU{' per ' + per.rstrip('s') if per else ''}"
+    if p.empty:
+        return True, f"{where}Repetitions: {repetitions}; nothing was measured."
+    target = p[p["targeted"]]
+    if target.empty:
+        return True, (f"{where}Repetitions: {repetitions}; no phase window cost {floor} s of CPU or more, so none "
+                      f"had a precision target.")
+    wide = target[~(target["rel_ci95"] <= ci_target)]  # NaN (one repetition) counts as wide
+    widest = target.sort_values("rel_ci95", ascending=False, na_position="first").iloc[0]
+    widest_text = (f"{widest['engine']} {widest['phase']} ±{widest['rel_ci95']:.1%}"
+                   if widest["rel_ci95"] == widest["rel_ci95"] else f"{widest['engine']} {widest['phase']} (one value)")
+    if wide.empty:
+        return True, (f"{where}Repetitions: {repetitions}, stopped when every phase window costing >= {floor} s of "
+                      f"CPU had a 95% CI {cost} within ±{ci_target:.0%} (widest: {widest_text}).")
+    return False, (f"{where}Repetitions: {repetitions}, the bound: {len(wide)} of {len(target)} phase windows costing "
+                   f">= {floor} s of CPU still had a 95% CI {cost} wider than ±{ci_target:.0%} "
+                   f"(widest: {widest_text}).")
+
+
+__all__ = ["EngineStart", "Step", "StartContext", "StepContext", "Workload", "precision_verdict",
+           "PRECISION_FLOOR_SECONDS", "DRIVER_CLIENT", "CHILDREN_CLIENT"]

@@ -1,0 +1,216 @@
+"""Parameters declared once: a workload's parameter dataclass is the only place a name, its check
+and its meaning are written. The validator, the list of names the CLI checks, the notebook's
+`begin(...)` and every error message derive from it.
+
+    @dataclass(frozen=True, kw_only=True)
+    class DmlParams(RunParameters):
+        rows: int = param(positive_int(minimum=2), "inserted in two transactions of rows / 2")
+
+A check is `check(name, value, checked) -> value`: `checked` holds the values already checked,
+so a check may compare with an earlier field (`max_repetitions >= repetitions`). Fields marked
+`late` (the engine selection, per-engine settings) run after every plain value: rejecting a bad
+number costs nothing, asking Docker which engines can run does not."""
+from __future__ import annotations
+
+import numbers
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Callable, ClassVar, Iterable
+
+from .errors import ParameterError
+from .validation import ALL_AVAILABLE, engine_selection, engine_settings, require
+
+Check = Callable[[str, Any, dict], Any]
+
+
+def param(check: Check, doc: str = "", *, late: bool = False) -> Any:
+    """A declared parameter: no default (the notebook's parameters cell holds the values, once)."""
+    return field(metadata={"check": check, "doc": doc, "late": late})
+
+
+# -- checks: one message style, "<name> must be <what>, got <value>" ---------------------------------
+def _fail(name: str, what: str, value: Any) -> ParameterError:
+    return ParameterError(f"{name} must be {what}, got {value!r}")
+
+
+def positive_int(minimum: int = 1, maximum: int | None = None) -> Check:
+    def check(name: str, value: Any, checked: dict) -> int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum or \
+                (maximum is not None and int(value) > maximum):
+            bound = f" and <= {maximum:,}" if maximum is not None else ""
+            raise _fail(name, f"an integer >= {minimum}{bound}", value)
+        return int(value)
+    return check
+
+
+def at_least_field(other: str) -> Check:
+    """An integer no smaller than an earlier field (max_repetitions >= repetitions)."""
+    def check(name: str, value: Any, checked: dict) -> int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < checked[other]:
+            raise _fail(name, f"an integer >= {other} ({checked[other]})", value)
+        return int(value)
+    return check
+
+
+def number(minimum: float = 0.0, *, above: bool = False, maximum: float | None = None) -> Check:
+    """A real number >= minimum (> minimum with `above`), <= maximum when given."""
+    def check(name: str, value: Any, checked: dict) -> float:
+        ok = not isinstance(value, bool) and isinstance(value, numbers.Real) and value == value and \
+            (value > minimum if above else value >= minimum) and (maximum is None or value <= maximum)
+        if not ok:
+            what = f"a number {'>' if above else '>='} {minimum:g}" + (f" and <= {maximum:g}" if maximum else "")
+            raise _fail(name, what, value)
+        return float(value)
+    return check
+
+
+def whole_seconds() -> Check:
+    def check(name: str, value: Any, checked: dict) -> int:
+        return int(number()(name, value, checked))
+    return check
+
+
+def fraction() -> Check:
+    """A share strictly between 0 and 1 (0.05 = 5%)."""
+    def check(name: str, value: Any, checked: dict) -> float:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+            raise _fail(name, "a fraction between 0 and 1 (0.05 = 5%)", value)
+        return float(value)
+    return check
+
+
+def boolean() -> Check:
+    def check(name: str, value: Any, checked: dict) -> bool:
+        if not isinstance(value, bool):
+            raise _fail(name, "true or false", value)
+        return value
+    return check
+
+
+def one_of(allowed: Iterable[str]) -> Check:
+    allowed = tuple(allowed)
+
+    def check(name: str, value: Any, checked: dict) -> str:
+        if value not in allowed:
+            raise _fail(name, f"one of {', '.join(allowed)}", value)
+        return value
+    return check
+
+
+def names(allowed: Iterable[str], *, empty_ok: bool = False) -> Check:
+    """A list of distinct names out of `allowed`, in the order given."""
+    allowed = tuple(allowed)
+
+    def check(name: str, value: Any, checked: dict) -> list[str]:
+        what = f"a {'' if empty_ok else 'non-empty '}list of {', '.join(allowed)} (each once)"
+        if not isinstance(value, list) or (not value and not empty_ok) or len(set(map(str, value))) != len(value) \
+                or any(v not in allowed for v in value):
+            raise _fail(name, what, value)
+        return list(value)
+    return check
+
+
+def int_list(minimum: int = 1) -> Check:
+    """A non-empty list of distinct integers >= minimum, sorted."""
+    def check(name: str, value: Any, checked: dict) -> list[int]:
+        item = positive_int(minimum)
+        if not isinstance(value, (list, tuple)) or not value or len(set(map(repr, value))) != len(value):
+            raise _fail(name, f"a non-empty list of distinct integers >= {minimum}", value)
+        return sorted(item(name, v, checked) for v in value)
+    return check
+
+
+def price_map() -> Check:
+    def check(name: str, value: Any, checked: dict) -> dict[str, float]:
+        if not isinstance(value, dict):
+            raise _fail(name, "a mapping of engine keys to USD per hour", value)
+        return {k: number(above=True)(f"{name}[{k}]", v, checked) for k, v in value.items()}
+    return check
+
+
+def engines() -> Check:
+    """The engine selection: checked late, by the parameters class's own `runs_engine`."""
+    def check(name: str, value: Any, checked: dict) -> Any:
+        return value  # resolved by Parameters.validate, which knows the class
+    return check
+
+
+def per_engine_settings() -> Check:
+    def check(name: str, value: Any, checked: dict) -> dict[str, dict[str, Any]]:
+        return engine_settings(name, value, checked["engines"])
+    return check
+
+
+# -- the declaration ----------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class Parameters:
+    """Base of every workload's parameters. Subclasses declare fields with `param(...)`, set
+    `WORKLOAD` (the name errors give) and may override `runs_engine` and `check`."""
+
+    WORKLOAD: ClassVar[str] = "this workload"
+    skipped: dict[str, str] = field(default_factory=dict)  # engines not run, with the reason
+
+    @classmethod
+    def declared(cls) -> tuple[str, ...]:
+        """The parameter names, in declaration order: what a notebook's parameters cell holds."""
+        return tuple(f.name for f in fields(cls) if "check" in f.metadata)
+
+    @classmethod
+    def docs(cls) -> dict[str, str]:
+        return {f.name: f.metadata["doc"] for f in fields(cls) if "check" in f.metadata}
+
+    @classmethod
+    def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
+        """Whether this workload, with these plain values, has anything to run on `engine`."""
+        return True
+
+    @classmethod
+    def validate(cls, values: dict[str, Any]):
+        """Every parameter, checked before any container starts; each message names the bad value."""
+        declared = cls.declared()
+        require(values, declared, cls.WORKLOAD)
+        ordered = sorted((f for f in fields(cls) if "check" in f.metadata), key=lambda f: f.metadata["late"])
+        checked: dict[str, Any] = {}
+        skipped: dict[str, str] = {}
+        for f in ordered:
+            value = values[f.name]
+            if f.name == "engines":
+                explicit = value != ALL_AVAILABLE
+                runnable, skipped = engine_selection(value, lambda e: cls.runs_engine(e, checked),
+                                                     f"the {cls.WORKLOAD} workload")
+                checked["engines"] = cls.narrow_engines(runnable, skipped, checked, explicit=explicit)
+                if not checked["engines"]:
+                    raise ParameterError(f"no engine can run the {cls.WORKLOAD} workload with these parameters: "
+                                         + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+            else:
+                checked[f.name] = f.metadata["check"](f.name, value, checked)
+        params = cls(**{k: checked[k] for k in declared}, skipped=skipped)
+        params.check()
+        return params
+
+    @classmethod
+    def narrow_engines(cls, runnable: list[str], skipped: dict[str, str], checked: dict[str, Any], *,
+                       explicit: bool) -> list[str]:
+        """Engines that can run but not with these values (a row limit, a transport): one asked for
+        by name fails, one from "all available" is skipped with the reason (added to `skipped`)."""
+        return runnable
+
+    def check(self) -> None:
+        """Checks across fields, after each field's own."""
+
+    def as_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunParameters(Parameters):
+    """What the shared driver (benchlib.driver) owns for every measuring workload."""
+
+    engines: list[str] = param(engines(), 'engine keys (key@version pins one) or "all available"', late=True)
+    repetitions: int = param(positive_int(), "at least this many repetitions")
+    max_repetitions: int = param(at_least_field("repetitions"),
+                                 "more while a costly phase's 95% CI is wider than ci_target, up to this")
+    ci_target: float = param(fraction(), "half width of the 95% CI relative to the mean")
+    warmup: bool = param(boolean(), "one discarded repetition first, stored as warm-up windows")
+    pin_cpus: bool = param(boolean(), "server engines on CPUs 1.., the harness on CPU 0")
+    idle_seconds: float = param(number(), "idle baseline per engine start, after a wait for quiet")
+    max_settle_seconds: float = param(number(), "longest wait for deferred work after a phase")
