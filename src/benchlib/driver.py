@@ -267,6 +267,8 @@ class _Driver:
         subtracted over every phase and sets the settle threshold, so it must not hold start-up."""
         ctx.meter.wait_quiet(self.params.max_settle_seconds)
         seconds = self.params.idle_seconds
+        if seconds <= 0:
+            return  # no baseline asked for: a zero-length window's rate would be one tick over nothing
         ctx.meter.baseline(seconds, action=self.workload.idle_action(ctx, seconds),
                            name=self.workload.baseline_name, repetition=repetition, warmup=repetition == 0)
 

@@ -102,9 +102,11 @@ def names(allowed: Iterable[str], *, empty_ok: bool = False) -> Check:
 
     def check(name: str, value: Any, checked: dict) -> list[str]:
         what = f"a {'' if empty_ok else 'non-empty '}list of {', '.join(allowed)} (each once)"
-        if not isinstance(value, list) or (not value and not empty_ok) or len(set(map(str, value))) != len(value) \
-                or any(v not in allowed for v in value):
+        if not isinstance(value, list) or (not value and not empty_ok) or len(set(map(str, value))) != len(value):
             raise _fail(name, what, value)
+        unknown = [v for v in value if v not in allowed]
+        if unknown:
+            raise _fail(name, what, unknown[0])  # the one bad item, not the whole list
         return list(value)
     return check
 

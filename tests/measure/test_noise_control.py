@@ -11,7 +11,7 @@ from benchlib.workloads import dml
 from benchlib.workloads.dml.workload import PRECISION_FLOOR_SECONDS
 
 BASE = dict(engines=["sqlite"], rows=2000, repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False,
-            pin_cpus=False, sleep_seconds=0, vacuum=True, pk_kind="uuid", engine_config={}, max_settle_seconds=1)
+            pin_cpus=False, idle_seconds=0, vacuum=True, pk_kind="uuid", engine_config={}, max_settle_seconds=1)
 
 
 def test_repetitions_continue_to_the_bound_while_a_ci_is_too_wide_and_say_why(store):

@@ -4,7 +4,7 @@ measured in both."""
 import pytest
 
 from benchlib import batch, results
-from benchlib.workloads.compare import ComparisonReport
+from benchlib.compare import ComparisonReport
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 

@@ -6,7 +6,7 @@ from benchlib.errors import ParameterError
 from benchlib.measure import Run
 from benchlib.store import Store
 from benchlib.workloads import by_experiment
-from benchlib.workloads.compare import newest_finished_run, validate_parameters
+from benchlib.compare import newest_finished_run, validate_parameters
 
 GOOD = dict(experiment="dml", runs=[], match="engine", threshold=0.05)
 
@@ -63,7 +63,7 @@ def test_every_workload_is_found_by_its_experiment_and_can_be_rerun():
 
 
 def test_report_colours_only_changes_beyond_noise_and_threshold_and_survives_untested_cells(store):
-    from benchlib.workloads.compare import ComparisonReport
+    from benchlib.compare import ComparisonReport
     from test_store import _rows
 
     ids = []
@@ -86,7 +86,7 @@ def test_report_colours_only_changes_beyond_noise_and_threshold_and_survives_unt
 
 
 def test_an_empty_comparison_reads_as_nothing_to_compare(store):
-    from benchlib.workloads.compare import ComparisonReport
+    from benchlib.compare import ComparisonReport
 
     with Run("t", {}, store=store) as a, Run("t", {}, store=store) as b:
         pass

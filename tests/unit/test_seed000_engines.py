@@ -165,7 +165,10 @@ def test_ferretdb_row_limit_fails_by_name_or_skips_with_the_reason():
     """FerretDB 1.24's delete_many binds one parameter per document: above 65,535 it fails, so
     the DML workload refuses such a row count for it before any container starts."""
     from benchlib.errors import ParameterError
-    from benchlib.workloads.dml.workload import _within_row_limits
+    from benchlib.workloads.dml import DmlParams
+
+    def _within_row_limits(keys, skipped, rows, *, explicit):
+        return DmlParams.narrow_engines(list(keys), skipped, {"rows": rows}, explicit=explicit)
 
     assert dialect_for(get_engine("ferretdb")).max_rows == 65_535
     assert dialect_for(get_engine("mongodb")).max_rows is None

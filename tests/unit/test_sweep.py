@@ -8,7 +8,8 @@ from benchlib.errors import ParameterError
 from benchlib.workloads.sweep import analysis, validate_parameters
 
 GOOD = dict(engines=["postgres"], tests=["oltp_point_select"], threads=[1, 2], step_seconds=1, warmup_seconds=0,
-            tables=1, table_size=100, repetitions=1, p95_goal_ms=60, prices_per_hour={}, max_settle_seconds=0)
+            tables=1, table_size=100, repetitions=1, p95_goal_ms=60, prices_per_hour={}, max_settle_seconds=0,
+            max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0)
 
 
 def _summary(engine, rows):
@@ -59,11 +60,11 @@ def test_seed_004_reference_curves_are_complete():
     ("threads", [0, 2], "threads must be an integer >= 1, got 0"),
     ("threads", [1.5], "got 1.5"),
     ("threads", [], "threads must be a non-empty list"),
-    ("tests", ["oltp_nope"], "tests must be one of oltp_point_select"),
+    ("tests", ["oltp_nope"], "tests must be a non-empty list of oltp_point_select"),
     ("tests", [], "tests must be a non-empty list"),
     ("p95_goal_ms", 0, "p95_goal_ms must be a number > 0, got 0"),
     ("prices_per_hour", {"mariadb": 1.0}, "prices_per_hour has no price for postgres"),
-    ("prices_per_hour", {"postgres": -1}, "prices_per_hour[postgres] must be a number >= 0, got -1"),
+    ("prices_per_hour", {"postgres": -1}, "prices_per_hour[postgres] must be a number > 0, got -1"),
     ("engines", ["sqlite"], "does not support engine 'sqlite'"),
 ])
 def test_bad_value_is_named(name, value, fragment):

@@ -13,7 +13,8 @@ from benchlib.workloads.write_cost.dialects import DIALECTS
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR, Cell, statements
 
 GOOD = dict(engines=["sqlite", "duckdb"], rows=1000, rows_per_txn=[1, 10, 1000], rows_per_stmt=[1, 100],
-            server_generated=True, repetitions=1, idle_seconds=0, pk_kind="uuid", max_settle_seconds=1)
+            server_generated=True, repetitions=1, idle_seconds=0, pk_kind="uuid", max_settle_seconds=1,
+            max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False)
 
 
 @pytest.mark.parametrize("name, value, fragment", [
@@ -24,8 +25,8 @@ GOOD = dict(engines=["sqlite", "duckdb"], rows=1000, rows_per_txn=[1, 10, 1000],
     ("rows_per_txn", [-1], "rows_per_txn must be an integer >= 1, got -1"),
     ("rows_per_txn", [1, 300], "rows_per_txn value 300 does not divide rows (1,000)"),
     ("rows_per_txn", [], "rows_per_txn must be a non-empty list"),
-    ("rows_per_txn", 10, "rows_per_txn must be a non-empty list of integers >= 1, got 10"),
-    ("rows_per_txn", [10, 10], "rows_per_txn lists a value twice: [10, 10]"),
+    ("rows_per_txn", 10, "rows_per_txn must be a non-empty list of distinct integers >= 1, got 10"),
+    ("rows_per_txn", [10, 10], "rows_per_txn must be a non-empty list of distinct integers >= 1, got [10, 10]"),
     ("rows_per_stmt", [0], "rows_per_stmt must be an integer >= 1, got 0"),
     ("rows_per_stmt", [1, 2.5], "rows_per_stmt must be an integer >= 1, got 2.5"),
     ("rows_per_stmt", [1, 4], "rows_per_stmt value 4 does not divide rows_per_txn value 10"),
@@ -34,7 +35,7 @@ GOOD = dict(engines=["sqlite", "duckdb"], rows=1000, rows_per_txn=[1, 10, 1000],
     ("repetitions", 0, "repetitions must be an integer >= 1, got 0"),
     ("idle_seconds", -1, "idle_seconds must be a number >= 0, got -1"),
     ("max_settle_seconds", -0.5, "max_settle_seconds must be a number >= 0, got -0.5"),
-    ("pk_kind", "serial", "pk_kind must be one of uuid, sequential; got 'serial'"),
+    ("pk_kind", "serial", "pk_kind must be one of uuid, sequential, got 'serial'"),
     ("engines", ["sqlite", "postgress"], "unknown engine 'postgress'"),
     ("engines", [], "engines must be a non-empty list"),
 ])

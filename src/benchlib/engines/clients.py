@@ -58,13 +58,30 @@ class SqlSession:
         self.raw = raw
         self._client = client
 
-    def execute(self, operation: str) -> list[tuple]:
+    @property
+    def placeholder(self) -> str:
+        """The driver's parameter marker (DB-API paramstyle qmark or format)."""
+        return self._client.placeholder
+
+    def execute(self, operation: str, parameters: Any = None) -> list[tuple]:
         cursor = self.raw.cursor()
         try:
-            cursor.execute(operation)
+            cursor.execute(operation) if parameters is None else cursor.execute(operation, parameters)
             return [tuple(r) for r in cursor.fetchall()] if cursor.description else []
         finally:
             cursor.close()
+
+    def executemany(self, operation: str, rows: Any) -> None:
+        cursor = self.raw.cursor()
+        try:
+            cursor.executemany(operation, rows)
+        finally:
+            cursor.close()
+
+    def cursor(self) -> Any:
+        """One driver cursor for a loop of statements whose cost is measured: a cursor per
+        statement would add its own cost (on DuckDB each cursor is its own connection)."""
+        return self.raw.cursor()
 
     def version(self) -> str:
         return str(self.execute(self._client.version_query)[0][0])
@@ -87,6 +104,7 @@ class SqlClient:
     # ours (DuckDB refuses a second configuration of an open file).
     sqlalchemy_wrap: Callable[[Any], Any] | None = None
     needs: tuple[str, ...] = ()
+    placeholder: str = "%s"  # DB-API paramstyle marker: format for psycopg/PyMySQL, qmark in-process
     # SQLAlchemy connect_args that reach a server through its Unix socket (the driver's own names).
     sqlalchemy_socket_args: Callable[[Path], dict[str, Any]] | None = None
 

@@ -25,6 +25,7 @@ ENGINE = Engine(
     title="DuckDB",
     color="#B8A600",
     family="duckdb",
-    client=SqlClient("in-process", _connect, "select 'DuckDB ' || version()", sqlalchemy_wrap=_sqlalchemy_wrap),
+    client=SqlClient("in-process", _connect, "select 'DuckDB ' || version()", sqlalchemy_wrap=_sqlalchemy_wrap,
+                     placeholder="?"),
     embedded=Embedded(library=_library, file_name="bench.duckdb"),
 )

@@ -14,6 +14,6 @@ ENGINE = Engine(
     title="SQLite",
     color="#44A8D8",
     family="sqlite",
-    client=SqlClient("in-process", _connect, "select 'SQLite ' || sqlite_version()"),
+    client=SqlClient("in-process", _connect, "select 'SQLite ' || sqlite_version()", placeholder="?"),
     embedded=Embedded(library=lambda: f"python-sqlite3 (SQLite {sqlite3.sqlite_version})", file_name="bench.sqlite"),
 )

@@ -6,19 +6,16 @@ cgroup CPU in the same window; then seed 002's contended test with threads and w
 The statements are in `dialects`, the layers in `layers`, the contended test in `contended`."""
 from __future__ import annotations
 
-import numbers
+from dataclasses import dataclass
 from time import perf_counter
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ... import cgroups
+from ...driver import EngineStart, StartContext, Step, StepContext, Workload
 from ...engines import Engine, get_engine
 from ...errors import ParameterError
-from ...progress import Progress
-from ...validation import engine_selection, positive_int, require
+from ...parameters import RunParameters, names, number, param, positive_int
 from .dialects import TABLE, dialect_for
-
-if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
-    from ...measure import RunResult
 
 EXPERIMENT = "client_api"
 OPERATIONS = ("persist", "load", "update", "erase")  # layers.OPERATIONS, without importing SQLAlchemy
@@ -30,39 +27,6 @@ LOOP_TIME = "loop_time"  # the operations' own clock inside a window
 HARNESS = "harness"
 HARNESS_OPERATIONS = 10_000  # the empty operation's layer label
 CONTENDED = "contended"
-PARAMETERS = ("engines", "layers", "transports", "objects", "orm_batch_size", "repetitions", "contended_modes",
-              "contended_workers", "contended_scale")
-# A document-store layer (PyMongo) belongs here once the catalog has an engine speaking the MongoDB
-# wire protocol; it has none yet.
-NO_DOCUMENT_ENGINE = "no engine in the catalog speaks the MongoDB wire protocol (`benchlib engines`)"
-
-
-@dataclass(frozen=True)
-class ClientApiParams:
-    engines: list[str]
-    layers: list[str]
-    transports: list[str]
-    objects: int
-    orm_batch_size: int
-    repetitions: int
-    contended_modes: list[str]
-    contended_workers: int
-    contended_scale: float
-    skipped: dict[str, str] = field(default_factory=dict)
-
-    def as_record(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _names(name: str, value: Any, allowed: tuple[str, ...], *, empty_ok: bool = False) -> list[str]:
-    if not isinstance(value, list) or (not value and not empty_ok) or not all(isinstance(v, str) for v in value):
-        raise ParameterError(f"{name} must be a list of {', '.join(allowed)}; got {value!r}")
-    for v in value:
-        if v not in allowed:
-            raise ParameterError(f"unknown {name[:-1]} {v!r}; {name} are: {', '.join(allowed)}")
-    if len(set(value)) != len(value):
-        raise ParameterError(f"{name} lists a value twice: {value!r}")
-    return list(value)
 
 
 def engine_transports(key: str | Engine, transports: list[str]) -> list[str]:
@@ -90,42 +54,35 @@ def supports(engine) -> bool:
     return dialect_for(engine) is not None
 
 
-def validate_parameters(params: dict[str, Any]) -> ClientApiParams:
-    """Plain values first (nothing needs Docker to reject them), then engines and transports."""
-    require(params, PARAMETERS, "client_api")
-    layers = _names("layers", params["layers"], LAYER_NAMES)
-    transports = _names("transports", params["transports"], TRANSPORTS)
-    modes = _names("contended_modes", params["contended_modes"], MODES, empty_ok=True)
-    scale = params["contended_scale"]
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not scale > 0 or scale > 10:
-        raise ParameterError(f"contended_scale must be a number > 0 and <= 10 (1 = seed 002's counts), got {scale!r}")
-    objects = positive_int("objects", params["objects"])
-    if objects > MAX_OBJECTS:
-        raise ParameterError(f"objects must be at most {MAX_OBJECTS:,} (each layer's ids live in a range of that "
-                             f"size), got {objects!r}")
-    values = dict(objects=objects,
-                  orm_batch_size=positive_int("orm_batch_size", params["orm_batch_size"]),
-                  repetitions=positive_int("repetitions", params["repetitions"]),
-                  contended_workers=positive_int("contended_workers", params["contended_workers"]))
-    if isinstance(params["engines"], list):  # an explicit list: its transports are checked before Docker is asked
-        for key in params["engines"]:
-            if isinstance(key, str):
-                get_engine(key)
-                engine_transports(key, transports)
-    runnable, skipped = engine_selection(params["engines"], supports,
-                                         "the client_api workload")
-    keep = []
-    for key in runnable:
-        try:
-            engine_transports(key, transports)
-            keep.append(key)
-        except ParameterError as exc:  # "all available": an engine the transports exclude is skipped
-            skipped[key] = str(exc)
-    if not keep:
-        raise ParameterError(f"no engine runs on transports {transports!r}: {skipped}")
-    skipped["pymongo"] = NO_DOCUMENT_ENGINE
-    return ClientApiParams(engines=keep, layers=layers, transports=transports, contended_modes=modes,
-                           contended_scale=float(scale), skipped=skipped, **values)
+@dataclass(frozen=True, kw_only=True)
+class ClientApiParams(RunParameters):
+    WORKLOAD = "client_api"
+    layers: list[str] = param(names(LAYER_NAMES), "layers between the object and its row")
+    transports: list[str] = param(names(TRANSPORTS), "in-process (embedded), tcp and unix (servers)")
+    objects: int = param(positive_int(maximum=MAX_OBJECTS), "objects per measured window")
+    orm_batch_size: int = param(positive_int(), "objects per Session in orm_batch")
+    contended_modes: list[str] = param(names(MODES, empty_ok=True), "the contended test's modes; [] skips it")
+    contended_workers: int = param(positive_int(), "seed 002: 32 threads")
+    contended_scale: float = param(number(above=True, maximum=10), "share of seed 002's counts (1 = the seed's)")
+
+    @classmethod
+    def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
+        return supports(engine)
+
+    @classmethod
+    def narrow_engines(cls, runnable, skipped, checked, *, explicit: bool) -> list[str]:
+        """A server asked for in-process only (or an embedded engine over TCP) has nothing to run:
+        named, it fails; from "all available", it is skipped."""
+        keep = []
+        for key in runnable:
+            try:
+                engine_transports(key, checked["transports"])
+                keep.append(key)
+            except ParameterError as exc:
+                if explicit:
+                    raise
+                skipped[key] = str(exc)
+        return keep
 
 
 def layer_skip_reason(key: str, layer: str) -> str | None:
@@ -136,116 +93,102 @@ def layer_skip_reason(key: str, layer: str) -> str | None:
     return None
 
 
-def _steps(params: ClientApiParams) -> int:
-    per_engine = 0
-    for key in params.engines:
-        runs = [layer for layer in params.layers if layer_skip_reason(key, layer) is None]
-        per_engine += len(engine_transports(key, params.transports)) * (len(runs) * len(OPERATIONS) + 1)
-    return params.repetitions * per_engine + len(params.engines) * len(params.contended_modes)
+class ClientApi(Workload):
+    """Per engine one start (with a Unix socket when asked); per repetition and transport the
+    layers' windows; then, in the first repetition, the contended test once per mode."""
+
+    experiment = EXPERIMENT
+    Params = ClientApiParams
+    unit = "layer blocks"
+    fresh_start_per_repetition = False
+
+    def supports(self, engine) -> bool:
+        return supports(engine)
+
+    def starts(self, params: ClientApiParams) -> list[EngineStart]:
+        # perf only where it counts hardware events: its -a -G makes every context switch dearer,
+        # and a window here is microseconds per round trip.
+        return [EngineStart(key, unix_socket="unix" in engine_transports(key, params.transports),
+                            perf_only_for_hardware=True) for key in params.engines]
+
+    def steps(self, params: ClientApiParams, start: EngineStart, repetition: int) -> list[Step]:
+        transports = engine_transports(start.engine, params.transports)
+        steps = []
+        for transport in transports:
+            steps.append(Step(f"{HARNESS} ({transport})", ("layer", transport, HARNESS)))
+            steps += [Step(f"{name} ({transport})", ("layer", transport, name)) for name in params.layers
+                      if layer_skip_reason(start.engine, name) is None]
+        if repetition == 1:
+            steps += [Step(f"contended {mode}", ("contended", transports[0], mode)) for mode in params.contended_modes
+                      if not (mode == "processes" and dialect_for(get_engine(start.engine)).processes_reason)]
+        return steps
+
+    def prepare(self, ctx: StartContext) -> None:
+        ctx.instance.session().execute(dialect_for(ctx.instance.engine).create_table())
+
+    def measure(self, ctx: StepContext, step: Step) -> None:
+        what, transport, name = step.data
+        if what == "contended":
+            _contended(ctx, transport, name)
+        else:
+            _layer(ctx, transport, name)
 
 
-def measure_layers(meter, instance, params: ClientApiParams, transport: str, progress: Progress) -> None:
-    """The empty operation, then every layer's four operations, one window each."""
+def _layer(ctx: StepContext, transport: str, name: str) -> None:
+    """One layer's four operations on `objects` objects, one window each (the empty operation:
+    one window of HARNESS_OPERATIONS loads)."""
     from .layers import LAYERS, EmptyLayer
 
+    params, instance = ctx.params, ctx.instance
     dialect = dialect_for(instance.engine)
     unix = transport == "unix"
-    checks = instance.session(unix_socket=unix)
-    n = params.objects
-    rep = {"engine": instance.key, "repetition": meter.repetition, "repetitions": params.repetitions}
-
-    def window(layer_name, layer, operation, ids_from, n=n):
-        labels = {"layer": layer_name, "transport": transport, "objects": n}
-        count = (lambda: float(checks.execute(f"select count(*) from {TABLE} where id >= {ids_from} and id < "
-                                              f"{ids_from + n}")[0][0])) if layer_name != HARNESS else None
-        expect = {"persist": n, "load": n, "update": n, "erase": 0}[operation] if count else None
-        with progress.step(**rep, phase=f"{layer_name} {operation} ({transport})"):
-            run = layer.run
-            with meter.phase(operation, labels=labels, settle=False, check=count, expect=expect) as readings:
+    checks = ctx.state.setdefault(("checks", transport), instance.session(unix_socket=unix))
+    if name == HARNESS:
+        layer, n, ids_from, operations = EmptyLayer(dialect, instance, unix, params.orm_batch_size), \
+            HARNESS_OPERATIONS, 0, ("load",)
+    else:
+        layer, n, operations = LAYERS[name](dialect, instance, unix, params.orm_batch_size), params.objects, OPERATIONS
+        ids_from = (LAYER_NAMES.index(name) + 1) * 10 * MAX_OBJECTS + ctx.repetition * MAX_OBJECTS
+        ids_from += TRANSPORTS.index(transport) * 100 * MAX_OBJECTS
+    try:
+        objects = layer.objects(list(range(ids_from, ids_from + n)))
+        for operation in operations:
+            labels = {"layer": name, "transport": transport, "objects": n}
+            count = (lambda: float(checks.execute(f"select count(*) from {TABLE} where id >= {ids_from} and id < "
+                                                  f"{ids_from + n}")[0][0])) if name != HARNESS else None
+            expect = {"persist": n, "load": n, "update": n, "erase": 0}[operation] if count else None
+            with ctx.phase(operation, labels=labels, settle=False, check=count, expect=expect) as readings:
                 # The loop's own clock: the window's wall time also holds its fixed cost (perf
                 # enable/disable, cgroup reads), which the report gives separately.
                 t0 = perf_counter()
-                run(operation, objects[layer_name])
+                layer.run(operation, objects)
                 readings.record(LOOP_TIME, perf_counter() - t0, "s", "clock")
-
-    objects: dict[str, list] = {}
-    empty = EmptyLayer(dialect, instance, unix, params.orm_batch_size)
-    # Enough empty operations that the loop's start-up does not pass for a per-operation cost.
-    objects[HARNESS] = empty.objects(list(range(HARNESS_OPERATIONS)))
-    window(HARNESS, empty, "load", 0, n=HARNESS_OPERATIONS)
-    for index, name in enumerate(params.layers):
-        if layer_skip_reason(instance.key, name):
-            continue
-        ids_from = (index + 1) * 10 * MAX_OBJECTS + meter.repetition * MAX_OBJECTS
-        ids_from += TRANSPORTS.index(transport) * 100 * MAX_OBJECTS
-        layer = LAYERS[name](dialect, instance, unix, params.orm_batch_size)
-        try:
-            objects[name] = layer.objects(list(range(ids_from, ids_from + n)))
-            for operation in OPERATIONS:
-                window(name, layer, operation, ids_from)
-        finally:
+    finally:
+        if name != HARNESS:
             layer.close()
 
 
-def measure_contended(meter, instance, params: ClientApiParams, transport: str, progress: Progress) -> None:
-    from ... import cgroups
+def _contended(ctx: StepContext, transport: str, mode: str) -> None:
     from . import contended
 
+    params, instance = ctx.params, ctx.instance
     dialect = dialect_for(instance.engine)
     inserts = contended.inserts_per_worker(params.contended_scale)
     endpoint = instance.socket_endpoint if transport == "unix" else instance.endpoint
-    for mode in params.contended_modes:
-        with progress.step(engine=instance.key, repetition=1, repetitions=1, phase=f"contended {mode}"):
-            if mode == "processes" and dialect.processes_reason:
-                continue  # the report's caveats give the reason
-            # Forked workers are this process's children: their CPU is counted once they are joined.
-            saved, meter.client = meter.client, (cgroups.children_scope() if mode == "processes" else meter.client)
-            labels = {"layer": "driver", "transport": transport, "mode": mode, "workers": params.contended_workers,
-                      "inserts_per_worker": inserts}
-            try:
-                with meter.phase(CONTENDED, labels=labels, settle=False) as readings:
-                    seconds, results = contended.run(mode, instance.key, endpoint, dialect, params.contended_workers,
-                                                     inserts)
-                    readings.record("completion_time", seconds, "s", "clock")
-                    for kind in contended.SEED_COUNTS:
-                        readings.record(f"{kind}s", float(sum(r.operations[kind] for r in results)), "count",
-                                        "workload")
-                    for what in ("errors", "retries", "failed"):
-                        readings.record(what, float(sum(getattr(r, what) for r in results)), "count", "workload")
-            finally:
-                meter.client = saved
+    labels = {"layer": "driver", "transport": transport, "mode": mode, "workers": params.contended_workers,
+              "inserts_per_worker": inserts}
+    # Forked workers are this process's children: their CPU is counted once they are joined.
+    client = cgroups.children_scope() if mode == "processes" else "meter"
+    with ctx.phase(CONTENDED, labels=labels, settle=False, client=client) as readings:
+        seconds, results = contended.run(mode, instance.key, endpoint, dialect, params.contended_workers, inserts)
+        readings.record("completion_time", seconds, "s", "clock")
+        for kind in contended.SEED_COUNTS:
+            readings.record(f"{kind}s", float(sum(r.operations[kind] for r in results)), "count", "workload")
+        for what in ("errors", "retries", "failed"):
+            readings.record(what, float(sum(getattr(r, what) for r in results)), "count", "workload")
 
 
-def run_client_api(params: ClientApiParams, *, notebook: str | None = None, store=None) -> RunResult:
-    """Per engine, one start (with a Unix socket when asked); per repetition and transport the
-    layers' windows; then the contended test once per mode. An engine that fails is recorded
-    and the others still run."""
-    from ... import cgroups
-    from ...lifecycle import start
-    from ...measure import Run, RunResult
-
-    progress = Progress(_steps(params), notebook=notebook, desc="client_api", unit="windows")
-    with Run(EXPERIMENT, params.as_record(), notebook=notebook, store=store) as run, progress:
-        for key in params.engines:
-            transports = engine_transports(key, params.transports)
-            done_before = progress.done
-            try:
-                with start(key, run_id=run.run_id, unix_socket="unix" in transports) as instance:
-                    dialect = dialect_for(instance.engine)
-                    instance.session().execute(dialect.create_table())
-                    client = cgroups.process_scope() if instance.engine.server else None
-                    meter = run.meter(instance, 1, client=client)
-                    for repetition in range(1, params.repetitions + 1):
-                        meter.repetition = repetition
-                        for transport in transports:
-                            measure_layers(meter, instance, params, transport, progress)
-                    meter.repetition = 1
-                    measure_contended(meter, instance, params, transports[0], progress)
-            except Exception as exc:  # a start, driver or SQL error: keep the other engines going
-                run.record_failure(key, exc)
-                progress.skip(_steps_for(params, key) - (progress.done - done_before))
-    return RunResult(run.run_id, params, dict(run.failures))
-
-
-def _steps_for(params: ClientApiParams, key: str) -> int:
-    return _steps(ClientApiParams(**{**params.as_record(), "engines": [key]}))
+WORKLOAD = ClientApi()
+validate_parameters = WORKLOAD.validate_parameters
+PARAMETERS = ClientApiParams.declared()
+run = WORKLOAD.run

@@ -46,7 +46,9 @@ class ClusteredDialect:
     analyze: Callable[[str], tuple[str, ...]] = lambda table: ()
     # (table bytes, index bytes) of `table` with the engine's own size functions
     sizes: Callable[[str], str] | None = None
-    placeholder: str = "%s"
+    # Run before each key-kind table is created (SQLite: VACUUM, so the file holds only that table
+    # and its page count is the table's size).
+    before_key_table: tuple[str, ...] = ()
     key_param: Callable[[str, Any], Any] = lambda kind, key: key  # uuid.UUID -> what the driver binds
 
 
@@ -143,7 +145,7 @@ SQLITE = ClusteredDialect(
     # which holds only this table (the previous one is dropped and the file vacuumed).
     sizes=lambda table: "select (select page_count from pragma_page_count) * (select page_size from "
                         "pragma_page_size), null",
-    placeholder="?",
+    before_key_table=("vacuum",),
     key_param=_uuid_bytes,
 )
 

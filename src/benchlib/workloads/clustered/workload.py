@@ -11,18 +11,14 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-from ... import cgroups, sysbench
+from ... import sysbench
+from ...driver import CHILDREN_CLIENT, EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...progress import Progress
-from ...validation import boolean, choice, engine_selection, non_negative_number, positive_int, require
+from ...parameters import RunParameters, boolean, names, number, param, positive_int, whole_seconds
 from .dialects import INSERT_ORDERS, KEY_KINDS, ClusteredDialect, dialect_for, scalar
-
-if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
-    from ...lifecycle import Instance
-    from ...measure import Meter, RunResult
 
 EXPERIMENT = "clustered"
 LUA = "clustered.lua"
@@ -39,9 +35,6 @@ TESTS: dict[str, tuple[str, dict[str, Any], str]] = {
     "delete": ("oltp_delete", {}, "insert"),
 }
 REGIMES = ("cached", "io-bound")
-PARAMETERS = ("engines", "tests", "regimes", "reads_after_writes", "threads", "range", "test_seconds",
-              "warmup_seconds", "table_size", "cached_buffer_pool_mb", "io_bound_buffer_pool_mb",
-              "io_bound_memory_limit_mb", "key_kinds", "insert_orders", "key_rows", "max_settle_seconds")
 KEY_BATCH = 500  # rows per INSERT statement (each its own transaction) in the key-kind part
 KEY_TABLE = "keykind"
 # Time-based keys start at a fixed instant so every run inserts the same sequences.
@@ -49,28 +42,50 @@ KEY_EPOCH_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 _UUID1_EPOCH_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-01-01
 
 
-@dataclass(frozen=True)
-class ClusteredParams:
-    engines: list[str]
-    tests: list[str]
-    regimes: list[str]
-    reads_after_writes: bool
-    threads: int
-    range: int
-    test_seconds: int
-    warmup_seconds: int
-    table_size: int
-    cached_buffer_pool_mb: int
-    io_bound_buffer_pool_mb: int
-    io_bound_memory_limit_mb: int
-    key_kinds: list[str]
-    insert_orders: list[str]
-    key_rows: int
-    max_settle_seconds: float
-    skipped: dict[str, str] = field(default_factory=dict)
+def battery_supported(dialect: ClusteredDialect | None, protocol: str) -> bool:
+    return dialect is not None and dialect.buffer_setting is not None and protocol in sysbench.DRIVERS
 
-    def as_record(self) -> dict[str, Any]:
-        return asdict(self)
+
+def supports(engine) -> bool:
+    """Engines either part can run: the battery (sysbench's pgsql/mysql drivers and a buffer-size
+    setting) or the key kinds (a key-kind dialect)."""
+    d = dialect_for(engine)
+    return battery_supported(d, engine.client.protocol) or (d is not None and bool(d.key_types))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusteredParams(RunParameters):
+    WORKLOAD = "clustered"
+    tests: list[str] = param(names(TESTS, empty_ok=True), "the battery's tests (clustered.TESTS)")
+    regimes: list[str] = param(names(REGIMES), "cached and/or io-bound")
+    reads_after_writes: bool = param(boolean(), "seed 003 runs the read tests again after the writes")
+    threads: int = param(positive_int(), "sysbench threads")
+    range: int = param(positive_int(), "ids per IN list / rows per range")
+    test_seconds: int = param(positive_int(), "seconds per test")
+    warmup_seconds: int = param(whole_seconds(), "per test, before its window, not recorded")
+    table_size: int = param(positive_int(minimum=10), "rows of sbtest1")
+    cached_buffer_pool_mb: int = param(positive_int(minimum=8), "buffer pool in the cached regime")
+    io_bound_buffer_pool_mb: int = param(positive_int(minimum=8), "buffer pool in the IO-bound regime")
+    io_bound_memory_limit_mb: int = param(positive_int(minimum=64), "container memory limit, IO-bound regime")
+    key_kinds: list[str] = param(names(KEY_KINDS, empty_ok=True), "key kinds of the key-kind part")
+    insert_orders: list[str] = param(names(INSERT_ORDERS, empty_ok=True), "insert orders of the key-kind part")
+    key_rows: int = param(whole_seconds(), "rows per key-kind table; 0 skips the key-kind part")
+
+    @classmethod
+    def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
+        if checked["io_bound_buffer_pool_mb"] >= checked["io_bound_memory_limit_mb"]:
+            raise ParameterError(f"io_bound_buffer_pool_mb={checked['io_bound_buffer_pool_mb']} must be below "
+                                 f"io_bound_memory_limit_mb={checked['io_bound_memory_limit_mb']} (the buffer pool "
+                                 "lives inside the container's memory limit)")
+        key_part = _key_part(checked)
+        if not checked["tests"] and not key_part:
+            raise ParameterError("nothing to run: tests is empty and the key-kind part is off (key_rows=0 or no "
+                                 "key_kinds/insert_orders)")
+        if checked["tests"] and sysbench.available():
+            raise ParameterError(sysbench.available())
+        d = dialect_for(engine)
+        return (bool(checked["tests"]) and battery_supported(d, engine.client.protocol)) or \
+            (key_part and d is not None and bool(d.key_types))
 
     def battery(self) -> list[tuple[str, str]]:
         """(test, step name) in seed 003's order."""
@@ -87,169 +102,110 @@ class ClusteredParams:
         return self.io_bound_buffer_pool_mb if regime == "io-bound" else self.cached_buffer_pool_mb
 
 
-def _names(name: str, value: Any, allowed: tuple[str, ...], allow_empty: bool = False) -> list[str]:
-    if not isinstance(value, list) or (not value and not allow_empty):
-        raise ParameterError(f"{name} must be a {'' if allow_empty else 'non-empty '}list of "
-                             f"{', '.join(allowed)}; got {value!r}")
-    return list(dict.fromkeys(choice(name, v, allowed) for v in value))
+def _key_part(values: dict[str, Any]) -> bool:
+    return bool(values["key_rows"] > 0 and values["key_kinds"] and values["insert_orders"])
 
 
-def battery_supported(dialect: ClusteredDialect | None, protocol: str) -> bool:
-    return dialect is not None and dialect.buffer_setting is not None and protocol in sysbench.DRIVERS
+def _engine(key: str):
+    from ...engines import get_engine
+
+    return get_engine(key)
 
 
-def supports(engine) -> bool:
-    """Engines either part can run: the battery (sysbench's pgsql/mysql drivers and a buffer-size
-    setting) or the key kinds (a key-kind dialect)."""
-    d = dialect_for(engine)
-    return battery_supported(d, engine.client.protocol) or (d is not None and bool(d.key_types))
-
-
-def validate_parameters(params: dict[str, Any]) -> ClusteredParams:
-    """Plain values first, then the engines: nothing starts before every value is known good."""
-    require(params, PARAMETERS, "clustered")
-    values = dict(
-        tests=_names("tests", params["tests"], tuple(TESTS), allow_empty=True),
-        regimes=_names("regimes", params["regimes"], REGIMES),
-        reads_after_writes=boolean("reads_after_writes", params["reads_after_writes"]),
-        threads=positive_int("threads", params["threads"]),
-        range=positive_int("range", params["range"]),
-        test_seconds=positive_int("test_seconds", params["test_seconds"]),
-        warmup_seconds=int(non_negative_number("warmup_seconds", params["warmup_seconds"])),
-        table_size=positive_int("table_size", params["table_size"], minimum=10),
-        cached_buffer_pool_mb=positive_int("cached_buffer_pool_mb", params["cached_buffer_pool_mb"], minimum=8),
-        io_bound_buffer_pool_mb=positive_int("io_bound_buffer_pool_mb", params["io_bound_buffer_pool_mb"], minimum=8),
-        io_bound_memory_limit_mb=positive_int("io_bound_memory_limit_mb", params["io_bound_memory_limit_mb"],
-                                              minimum=64),
-        key_kinds=_names("key_kinds", params["key_kinds"], KEY_KINDS, allow_empty=True),
-        insert_orders=_names("insert_orders", params["insert_orders"], INSERT_ORDERS, allow_empty=True),
-        key_rows=int(non_negative_number("key_rows", params["key_rows"])),
-        max_settle_seconds=non_negative_number("max_settle_seconds", params["max_settle_seconds"]),
-    )
-    if values["io_bound_buffer_pool_mb"] >= values["io_bound_memory_limit_mb"]:
-        raise ParameterError(f"io_bound_buffer_pool_mb={values['io_bound_buffer_pool_mb']} must be below "
-                             f"io_bound_memory_limit_mb={values['io_bound_memory_limit_mb']} (the buffer pool lives "
-                             "inside the container's memory limit)")
-    key_part = values["key_rows"] > 0 and values["key_kinds"] and values["insert_orders"]
-    if not values["tests"] and not key_part:
-        raise ParameterError("nothing to run: tests is empty and the key-kind part is off (key_rows=0 or no "
-                             "key_kinds/insert_orders)")
-
-    def runs_here(engine) -> bool:
-        d = dialect_for(engine)
-        return (bool(values["tests"]) and battery_supported(d, engine.client.protocol)) or \
-            (bool(key_part) and d is not None and bool(d.key_types))
-
-    if values["tests"] and sysbench.available():
-        raise ParameterError(sysbench.available())
-    runnable, skipped = engine_selection(params["engines"], runs_here,
-                                         "the clustered workload (battery: sysbench's pgsql/mysql drivers; key "
-                                         "kinds: engines with a key-kind dialect)")
-    return ClusteredParams(engines=runnable, skipped=skipped, **values)
-
-
-# -- the run -----------------------------------------------------------------------------------------
-def run_clustered(params: ClusteredParams, *, notebook: str | None = None, store=None) -> RunResult:
+class Clustered(Workload):
     """Per regime and engine: one start with the regime's buffer pool (and memory limit), the
-    battery; in the first regime also the key-kind part on the same start. A failed engine or
-    step is recorded and the run goes on."""
-    from ...lifecycle import start
-    from ...measure import Run, RunResult, SettlePolicy
+    battery; in the first regime also the key-kind part on the same start. A failed test is
+    recorded and the battery goes on."""
 
-    plan = _plan(params)
-    progress = Progress(sum(n for _, _, n in plan), notebook=notebook, desc="clustered", unit="steps")
-    settle = SettlePolicy(max_seconds=params.max_settle_seconds)
-    with Run(EXPERIMENT, params.as_record(), notebook=notebook, store=store) as run, progress:
-        for regime, key, steps in plan:
-            done_before = progress.done
-            engine_dialect = _dialect(key)
-            battery = params.tests and battery_supported(engine_dialect, _protocol(key))
-            config = {**engine_dialect.server_config, **engine_dialect.buffer_setting(params.buffer_pool_mb(regime))} \
-                if battery else {}
-            try:
-                with start(key, run_id=run.run_id, config=config,
-                           memory_limit_mb=params.memory_limit(regime) if battery else None) as instance:
-                    client = cgroups.children_scope() if battery else None
-                    # perf only where it counts hardware events: its -a -G cost a sysbench test 4-8% of
-                    # its throughput here, for a task-clock the cgroup's own accounting gives.
-                    meter = run.meter(instance, 1, settle, labels={"regime": regime}, client=client,
-                                      perf_only_for_hardware=True)
-                    meter.baseline(1.0)
-                    if battery:
-                        _battery(run, meter, instance, engine_dialect, params, regime, progress)
-                    if regime == params.regimes[0] and params.key_rows:
-                        _key_kinds(run, meter, instance, engine_dialect, params, progress)
-            except Exception as exc:
-                run.record_failure(f"{key} ({regime})", exc)
-                progress.skip(steps - (progress.done - done_before))
-    return RunResult(run.run_id, params, dict(run.failures))
+    experiment = EXPERIMENT
+    Params = ClusteredParams
+    fresh_start_per_repetition = False
+    precision_per = "transactions"
 
+    def supports(self, engine) -> bool:
+        return supports(engine)
 
-def _dialect(key: str) -> ClusteredDialect:
-    from ...engines import get_engine
+    def starts(self, params: ClusteredParams) -> list[EngineStart]:
+        starts = []
+        for regime in params.regimes:
+            for key in params.engines:
+                engine = _engine(key)
+                d = dialect_for(engine)
+                battery = bool(params.tests) and battery_supported(d, engine.client.protocol)
+                keys = regime == params.regimes[0] and _key_part(params.as_record()) and bool(d.key_types)
+                if not (battery or keys):
+                    continue
+                config = {**d.server_config, **d.buffer_setting(params.buffer_pool_mb(regime))} if battery else {}
+                # perf only where it counts hardware events: its -a -G cost a sysbench test 4-8% of
+                # its throughput here, for a task-clock the cgroup's own accounting gives.
+                starts.append(EngineStart(key, config=config, memory_limit_mb=params.memory_limit(regime) if battery
+                                          else None, labels={"regime": regime},
+                                          client=CHILDREN_CLIENT if battery else None, perf_only_for_hardware=True))
+        return starts
 
-    return dialect_for(get_engine(key))
+    def steps(self, params: ClusteredParams, start: EngineStart, repetition: int) -> list[Step]:
+        engine = _engine(start.engine)
+        d = dialect_for(engine)
+        steps: list[Step] = []
+        if params.tests and battery_supported(d, engine.client.protocol):
+            if repetition <= 1:
+                steps.append(Step(f"{start.labels['regime']} load", ("load", None)))
+            steps += [Step(f"{start.labels['regime']} {name}", ("test", (test, name)), ends_start=False)
+                      for test, name in params.battery()]
+        if start.labels["regime"] == params.regimes[0] and _key_part(params.as_record()) and d.key_types:
+            steps += [Step(f"{kind} {order} {layout}".strip(), ("key kind", (kind, order, layout)), ends_start=False)
+                      for layout in d.layouts for kind in params.key_kinds for order in params.insert_orders]
+        return steps
 
+    def prepare(self, ctx: StartContext) -> None:
+        ctx.state.update(dialect=dialect_for(ctx.instance.engine),
+                         counters=ctx.instance.session())  # its own session: never one of sysbench's
 
-def _protocol(key: str) -> str:
-    from ...engines import get_engine
-
-    return get_engine(key).client.protocol
-
-
-def _plan(params: ClusteredParams) -> list[tuple[str, str, int]]:
-    """(regime, engine, steps): the battery in every regime, the key-kind part in the first."""
-    plan = []
-    for regime in params.regimes:
-        for key in params.engines:
-            d = _dialect(key)
-            steps = 1 + len(params.battery()) if params.tests and battery_supported(d, _protocol(key)) else 0
-            if regime == params.regimes[0] and params.key_rows and d.key_types:
-                steps += len(params.key_kinds) * len(params.insert_orders) * len(d.layouts)
-            if steps:
-                plan.append((regime, key, steps))
-    return plan
+    def measure(self, ctx: StepContext, step: Step) -> None:
+        what, data = step.data
+        if what == "load":
+            _load(ctx)
+        elif what == "test":
+            _battery_test(ctx, *data)
+        else:
+            _key_kind(ctx, *data)
 
 
-def _battery(run, meter: Meter, instance: Instance, dialect: ClusteredDialect, params: ClusteredParams,
-             regime: str, progress: Progress) -> None:
-    counters = instance.session()  # its own session: never one of sysbench's
-    common = dict(tables=1, table_size=params.table_size)
-    lua = sysbench.packaged_test(LUA)
-    with progress.step(engine=instance.key, phase=f"{regime} load"):
-        with meter.phase("load", labels={"test": "load", "step": "load", "threads": 1}) as readings:
-            before = _read_counters(counters, dialect)
-            t0 = time.perf_counter()
-            sysbench.prepare(instance, tables=1, table_size=params.table_size)
-            elapsed = time.perf_counter() - t0
-            readings.record("transactions", float(params.table_size), "count", "sysbench prepare (rows)")
-            readings.record("tps", params.table_size / elapsed, "1/s", "sysbench prepare (rows / wall)")
-            _record_counters(readings, counters, dialect, before)
-            readings.record("buffer_pool_bytes", scalar(counters.execute(dialect.buffer_query)), "bytes",
-                            dialect.buffer_query, scope="server")
+def _load(ctx: StepContext) -> None:
+    params, dialect, counters = ctx.params, ctx.state["dialect"], ctx.state["counters"]
+    with ctx.phase("load", labels={"test": "load", "step": "load", "threads": 1}, settle=False) as readings:
+        before = _read_counters(counters, dialect)
+        t0 = time.perf_counter()
+        sysbench.prepare(ctx.instance, tables=1, table_size=params.table_size)
+        elapsed = time.perf_counter() - t0
+        readings.record("transactions", float(params.table_size), "count", "sysbench prepare (rows)")
+        readings.record("tps", params.table_size / elapsed, "1/s", "sysbench prepare (rows / wall)")
+        _record_counters(readings, counters, dialect, before)
+        readings.record("buffer_pool_bytes", scalar(counters.execute(dialect.buffer_query)), "bytes",
+                        dialect.buffer_query, scope="server")
     for statement in dialect.after_load:
         counters.execute(statement)
-    for test, step in params.battery():
-        name, options, _ = TESTS[test]
-        if name == LUA:
-            name = lua
-        options = {**options, "random_points": params.range} if name == lua else options
-        labels = {"test": test, "step": step, "threads": params.threads, "range": params.range}
-        with progress.step(engine=instance.key, phase=f"{regime} {step}"):
-            try:
-                if params.warmup_seconds:
-                    # Buffer pool and caches filled as the test itself fills them; recorded nowhere.
-                    sysbench.run(instance, name, threads=params.threads, seconds=params.warmup_seconds,
+
+
+def _battery_test(ctx: StepContext, test: str, step: str) -> None:
+    params, dialect, counters = ctx.params, ctx.state["dialect"], ctx.state["counters"]
+    name, options, _ = TESTS[test]
+    if name == LUA:
+        name = sysbench.packaged_test(LUA)
+        options = {**options, "random_points": params.range}
+    common = dict(tables=1, table_size=params.table_size)
+    labels = {"test": test, "step": step, "threads": params.threads, "range": params.range}
+    if params.warmup_seconds:
+        # Buffer pool and caches filled as the test itself fills them; recorded nowhere.
+        sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.warmup_seconds, options=options,
+                     **common)
+    with ctx.phase(step, labels=labels) as readings:
+        before = _read_counters(counters, dialect)
+        result, _ = sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.test_seconds,
                                  options=options, **common)
-                with meter.phase(step, labels=labels, settle=params.max_settle_seconds > 0) as readings:
-                    before = _read_counters(counters, dialect)
-                    result, _ = sysbench.run(instance, name, threads=params.threads, seconds=params.test_seconds,
-                                             options=options, **common)
-                    _wait_sessions_closed(counters, dialect)
-                    sysbench.record(readings, result)
-                    _record_counters(readings, counters, dialect, before)
-            except sysbench.SysbenchError as exc:
-                run.record_failure(f"{instance.key} ({regime}) {step}", exc)
+        _wait_sessions_closed(counters, dialect)
+        sysbench.record(readings, result)
+        _record_counters(readings, counters, dialect, before)
 
 
 def _read_counters(session, dialect: ClusteredDialect) -> dict[str, float | None]:
@@ -304,43 +260,35 @@ def generate_keys(kind: str, order: str, n: int, seed: int = 3) -> list[Any]:
     return keys
 
 
-def _key_kinds(run, meter: Meter, instance: Instance, dialect: ClusteredDialect, params: ClusteredParams,
-               progress: Progress) -> None:
-    session = instance.session()
-    if instance.scope.kind == "cgroup":
-        meter.client = cgroups.process_scope()  # the Python driver inserting the rows
-    lookups = max(100, params.key_rows // 10)
-    rng = random.Random(1)
-    for layout in dialect.layouts:
-        for kind in params.key_kinds:
-            for order in params.insert_orders:
-                labels = {"key_kind": kind, "order": order, "layout": layout or dialect.layout, "test": "key-kind"}
-                # One table name per variant: a driver's cached prepared plan (psycopg prepares
-                # statements it sees repeatedly) must never meet a table whose key type changed.
-                table = "_".join(x for x in (KEY_TABLE, kind, order, layout.replace(" ", "_")) if x)
-                with progress.step(engine=instance.key, phase=f"{kind} {order} {layout}".strip()):
-                    try:
-                        _one_key_kind(meter, session, dialect, params, table, kind, layout, labels, lookups, rng)
-                    except Exception as exc:
-                        run.record_failure(f"{instance.key} key kind {kind} {order} {layout}".strip(), exc)
-                    finally:
-                        session.execute(f"drop table if exists {table}")
+def _key_kind(ctx: StepContext, kind: str, order: str, layout: str) -> None:
+    dialect = ctx.state["dialect"]
+    session = ctx.state.setdefault("key_session", ctx.instance.session())
+    labels = {"key_kind": kind, "order": order, "layout": layout or dialect.layout, "test": "key-kind"}
+    # One table name per variant: a driver's cached prepared plan (psycopg prepares statements it
+    # sees repeatedly) must never meet a table whose key type changed.
+    table = "_".join(x for x in (KEY_TABLE, kind, order, layout.replace(" ", "_")) if x)
+    lookups = max(100, ctx.params.key_rows // 10)
+    try:
+        _one_key_kind(ctx, session, dialect, table, kind, layout, labels, lookups, random.Random(1))
+    finally:
+        session.execute(f"drop table if exists {table}")
 
 
-def _one_key_kind(meter, session, dialect, params, table, kind, layout, labels, lookups, rng) -> None:
-    ph = dialect.placeholder
-    order = labels["order"]
-    if dialect.placeholder == "?":
-        session.execute("vacuum")  # SQLite: the file holds only the new table, so its size is the table's
+def _one_key_kind(ctx: StepContext, session, dialect, table, kind, layout, labels, lookups, rng) -> None:
+    params = ctx.params
+    ph = session.placeholder
+    for statement in dialect.before_key_table:
+        session.execute(statement)
     session.execute(f"create table {table} (id {dialect.key_types[kind]} not null primary key, k integer not "
                     f"null, c varchar(60) not null){dialect.table_suffix(layout)}")
     session.execute(f"create index {table}_k on {table} (k)")
-    keys = [dialect.key_param(kind, k) for k in generate_keys(kind, order, params.key_rows)]
+    keys = [dialect.key_param(kind, k) for k in generate_keys(kind, labels["order"], params.key_rows)]
     pad = "x" * 60
-    cursor = session.raw.cursor()
-    with meter.phase("key-insert", labels=labels, settle=params.max_settle_seconds > 0,
-                     check=lambda: scalar(session.execute(f"select count(*) from {table}")),
-                     expect=float(params.key_rows)) as readings:
+    cursor = session.cursor()
+    driver = ctx.driver_client  # the Python driver inserting the rows
+    with ctx.phase("key-insert", labels=labels, client=driver,
+                   check=lambda: scalar(session.execute(f"select count(*) from {table}")),
+                   expect=float(params.key_rows)) as readings:
         for lo in range(0, len(keys), KEY_BATCH):
             batch = keys[lo:lo + KEY_BATCH]
             values = ", ".join([f"({ph}, {ph}, {ph})"] * len(batch))
@@ -350,14 +298,20 @@ def _one_key_kind(meter, session, dialect, params, table, kind, layout, labels, 
     for statement in dialect.analyze(table):
         session.execute(statement)
     table_bytes, index_bytes = session.execute(dialect.sizes(table))[0]
-    with meter.phase("key-lookup", labels=labels, settle=False) as readings:
+    with ctx.phase("key-lookup", labels=labels, settle=False, client=driver) as readings:
         for _ in range(lookups):
             cursor.execute(f"select id, c from {table} where k = {ph}", [rng.randrange(1000)])
             cursor.fetchall()
         readings.record("transactions", float(lookups), "count", "lookups by secondary index")
         size_source = "information_schema.tables / pg_table_size / page_count x page_size (after ANALYZE)"
         readings.record("table_bytes", None if table_bytes is None else float(table_bytes), "bytes", size_source,
-                        scope="server")
+                        scope=ctx.engine_scope)
         readings.record("index_bytes", None if index_bytes is None else float(index_bytes), "bytes", size_source,
-                        scope="server")
+                        scope=ctx.engine_scope)
     cursor.close()
+
+
+WORKLOAD = Clustered()
+validate_parameters = WORKLOAD.validate_parameters
+PARAMETERS = ClusteredParams.declared()
+run = WORKLOAD.run

@@ -1,11 +1,10 @@
-"""Seed 004's concurrency sweeps with sysbench: parameters, the run, its arithmetic and report."""
+"""Seed 004's concurrency sweeps with sysbench: parameters, hooks on the shared driver, its
+arithmetic and report."""
 from ..._lazy import lazy_exports
-from .workload import EXPERIMENT, PARAMETERS, TESTS, SweepParams, run_sweep, supports, validate_parameters
-
-run = run_sweep  # the name every workload package answers to (workloads.by_experiment)
+from .workload import EXPERIMENT, PARAMETERS, TESTS, WORKLOAD, SweepParams, run, supports, validate_parameters
 
 __getattr__, __dir__ = lazy_exports(__name__, {"SweepReport": ("report", "SweepReport"),
                                                "analysis": ("analysis", None)}, globals())
 
-__all__ = ["run", "EXPERIMENT", "PARAMETERS", "TESTS", "SweepParams", "SweepReport", "analysis", "run_sweep",
+__all__ = ["run", "EXPERIMENT", "PARAMETERS", "TESTS", "WORKLOAD", "SweepParams", "SweepReport", "analysis",
            "supports", "validate_parameters"]

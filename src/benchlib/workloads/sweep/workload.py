@@ -3,17 +3,13 @@ the engine's cgroup and of the sysbench process, so that throughput and latency 
 each transaction cost the server and the client."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-from ... import cgroups, sysbench
+from ... import sysbench
+from ...driver import CHILDREN_CLIENT, EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...progress import Progress
-from ...validation import choice, engine_selection, non_negative_number, positive_int, require
-
-if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
-    from ...lifecycle import start
-    from ...measure import Run, RunResult, SettlePolicy
+from ...parameters import RunParameters, int_list, names, number, param, positive_int, price_map, whole_seconds
 
 EXPERIMENT = "sweep"
 # Test name -> (sysbench test, options). The 90:10 mix is seed 004's oltp_read_write.
@@ -25,34 +21,6 @@ TESTS: dict[str, tuple[str, dict[str, Any]]] = {
     "oltp_read_only": ("oltp_read_only", {}),
     "oltp_write_only": ("oltp_write_only", {}),
 }
-PARAMETERS = ("engines", "tests", "threads", "step_seconds", "warmup_seconds", "tables", "table_size",
-              "repetitions", "p95_goal_ms", "prices_per_hour", "max_settle_seconds")
-
-
-@dataclass(frozen=True)
-class SweepParams:
-    engines: list[str]
-    tests: list[str]
-    threads: list[int]
-    step_seconds: int
-    warmup_seconds: int
-    tables: int
-    table_size: int
-    repetitions: int
-    p95_goal_ms: float
-    prices_per_hour: dict[str, float]
-    max_settle_seconds: float
-    skipped: dict[str, str] = field(default_factory=dict)
-
-    def as_record(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _positive_number(name: str, value: Any) -> float:
-    number = non_negative_number(name, value)
-    if number <= 0:
-        raise ParameterError(f"{name} must be a number > 0, got {value!r}")
-    return number
 
 
 def supports(engine) -> bool:
@@ -61,92 +29,73 @@ def supports(engine) -> bool:
     return engine.client.protocol in sysbench.DRIVERS
 
 
-def validate_parameters(params: dict[str, Any]) -> SweepParams:
-    """Plain values first (no Docker needed to reject them), then the engines, then that every
-    engine that will run has a price when any is priced."""
-    require(params, PARAMETERS, "sweep")
-    tests = params["tests"]
-    if not isinstance(tests, list) or not tests:
-        raise ParameterError(f"tests must be a non-empty list of {', '.join(TESTS)}; got {tests!r}")
-    tests = [choice("tests", t, TESTS) for t in tests]
-    threads = params["threads"]
-    if not isinstance(threads, list) or not threads:
-        raise ParameterError(f"threads must be a non-empty list of integers >= 1, got {threads!r}")
-    threads = sorted({positive_int("threads", t) for t in threads})
-    prices = params["prices_per_hour"] or {}
-    if not isinstance(prices, dict):
-        raise ParameterError(f"prices_per_hour must map engine keys to USD per hour, got {prices!r}")
-    checked_prices = {k: _positive_number(f"prices_per_hour[{k}]", v) for k, v in prices.items()}
-    values = dict(
-        step_seconds=positive_int("step_seconds", params["step_seconds"]),
-        warmup_seconds=int(non_negative_number("warmup_seconds", params["warmup_seconds"])),
-        tables=positive_int("tables", params["tables"]), table_size=positive_int("table_size", params["table_size"]),
-        repetitions=positive_int("repetitions", params["repetitions"]),
-        p95_goal_ms=_positive_number("p95_goal_ms", params["p95_goal_ms"]),
-        max_settle_seconds=non_negative_number("max_settle_seconds", params["max_settle_seconds"]),
-    )
-    explicit = params["engines"] if isinstance(params["engines"], list) else []
-    _check_priced(explicit, checked_prices)
-    if sysbench.available():
-        raise ParameterError(sysbench.available())
-    runnable, skipped = engine_selection(params["engines"], supports,
-                                         "the sweep workload (sysbench has pgsql and mysql drivers)")
-    _check_priced(runnable, checked_prices)
-    return SweepParams(engines=runnable, tests=tests, threads=threads, prices_per_hour=checked_prices,
-                       skipped=skipped, **values)
+@dataclass(frozen=True, kw_only=True)
+class SweepParams(RunParameters):
+    WORKLOAD = "sweep"
+    tests: list[str] = param(names(TESTS), "sysbench tests (see sweep.TESTS)")
+    threads: list[int] = param(int_list(), "concurrency steps")
+    step_seconds: int = param(positive_int(), "seconds per measured step")
+    warmup_seconds: int = param(whole_seconds(), "per test, before its first step, not recorded")
+    tables: int = param(positive_int(), "sysbench tables")
+    table_size: int = param(positive_int(), "rows per table")
+    p95_goal_ms: float = param(number(above=True), "seed 004's latency goal for price/performance")
+    prices_per_hour: dict = param(price_map(), "engine key -> USD per hour of its host; {} prices nothing")
+
+    @classmethod
+    def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
+        if sysbench.available():
+            raise ParameterError(sysbench.available())
+        return supports(engine)
+
+    @classmethod
+    def narrow_engines(cls, runnable, skipped, checked, *, explicit: bool) -> list[str]:
+        prices = checked["prices_per_hour"]
+        missing = [k for k in runnable if k not in prices]
+        if prices and missing:
+            raise ParameterError(f"prices_per_hour has no price for {', '.join(missing)} (price every engine that "
+                                 f"runs, or none); priced: {', '.join(prices)}")
+        return runnable
 
 
-def _check_priced(engines: list[str], prices: dict[str, float]) -> None:
-    missing = [k for k in engines if k not in prices]
-    if prices and missing:
-        raise ParameterError(f"prices_per_hour has no price for {', '.join(missing)} (price every engine that runs, "
-                             f"or none); priced: {', '.join(prices)}")
-
-
-def run_sweep(params: SweepParams, *, notebook: str | None = None, store=None) -> RunResult:
-    """Per engine: one start, the tables prepared, an idle baseline; then per test a warm-up and
-    the thread steps, repetition-major within the test so drift spreads over thread counts.
+class Sweep(Workload):
+    """Per engine one start: the tables prepared once, an idle baseline, then per repetition every
+    test's thread steps (repetition-major within the start, so drift spreads over thread counts).
     A failed step is recorded and the sweep goes on."""
-    from ...lifecycle import start
-    from ...measure import Run, RunResult, SettlePolicy
-    steps = len(params.tests) * len(params.threads) * params.repetitions
-    progress = Progress(len(params.engines) * steps, notebook=notebook, desc="sweep", unit="steps")
-    settle = SettlePolicy(max_seconds=params.max_settle_seconds)
-    with Run(EXPERIMENT, params.as_record(), notebook=notebook, store=store) as run, progress:
-        for key in params.engines:
-            done_before = progress.done
-            try:
-                with start(key, run_id=run.run_id) as instance:
-                    sysbench.prepare(instance, tables=params.tables, table_size=params.table_size)
-                    meter = run.meter(instance, 1, settle, client=cgroups.children_scope(),
-                                      perf_only_for_hardware=True)
-                    meter.baseline(2.0)
-                    for test in params.tests:
-                        _sweep_test(run, meter, instance, params, test, progress)
-            except Exception as exc:
-                run.record_failure(key, exc)
-                progress.skip(steps - (progress.done - done_before))
-    return RunResult(run.run_id, params, dict(run.failures))
+
+    experiment = EXPERIMENT
+    Params = SweepParams
+    fresh_start_per_repetition = False
+    precision_per = "transactions"  # a saturated engine burns cores x seconds whatever its throughput
+
+    def supports(self, engine) -> bool:
+        return supports(engine)
+
+    def starts(self, params: SweepParams) -> list[EngineStart]:
+        return [EngineStart(key, client=CHILDREN_CLIENT, perf_only_for_hardware=True) for key in params.engines]
+
+    def steps(self, params: SweepParams, start: EngineStart, repetition: int) -> list[Step]:
+        return [Step(f"{test} x{threads}", {"test": test, "threads": threads,
+                                            "warm_up": repetition == 1 and index == 0 and params.warmup_seconds > 0},
+                     ends_start=False)
+                for test in params.tests for index, threads in enumerate(params.threads)]
+
+    def prepare(self, ctx: StartContext) -> None:
+        sysbench.prepare(ctx.instance, tables=ctx.params.tables, table_size=ctx.params.table_size)
+
+    def measure(self, ctx: StepContext, step: Step) -> None:
+        params, test, threads = ctx.params, step.data["test"], step.data["threads"]
+        name, options = TESTS[test]
+        common = dict(tables=params.tables, table_size=params.table_size, options=options)
+        if step.data["warm_up"]:
+            # Caches and buffer pools filled at the middle concurrency; recorded nowhere on purpose.
+            sysbench.run(ctx.instance, name, threads=params.threads[len(params.threads) // 2],
+                         seconds=params.warmup_seconds, **common)
+        with ctx.phase(test, labels={"test": test, "threads": threads}) as readings:
+            result, _ = sysbench.run(ctx.instance, name, threads=threads, seconds=params.step_seconds, **common)
+            sysbench.record(readings, result)
 
 
-def _sweep_test(run, meter, instance, params: SweepParams, test: str, progress: Progress) -> None:
-    name, options = TESTS[test]
-    common = dict(tables=params.tables, table_size=params.table_size, options=options)
-    if params.warmup_seconds:
-        # Caches and buffer pools filled at the middle concurrency; recorded nowhere on purpose.
-        sysbench.run(instance, name, threads=params.threads[len(params.threads) // 2],
-                     seconds=params.warmup_seconds, **common)
-    for repetition in range(1, params.repetitions + 1):
-        meter.repetition = repetition
-        for threads in params.threads:
-            labels = {"test": test, "threads": threads}
-            with progress.step(engine=instance.key, repetition=repetition, repetitions=params.repetitions,
-                               phase=f"{test} x{threads}"):
-                try:
-                    with meter.phase(test, labels=labels, settle=params.max_settle_seconds > 0) as readings:
-                        result, _ = sysbench.run(instance, name, threads=threads, seconds=params.step_seconds,
-                                                 **common)
-                        sysbench.record(readings, result)
-                except sysbench.SysbenchError as exc:
-                    run.record_failure(f"{instance.key} {test} threads={threads} repetition {repetition}", exc)
-
+WORKLOAD = Sweep()
+validate_parameters = WORKLOAD.validate_parameters
+PARAMETERS = SweepParams.declared()
+run = WORKLOAD.run

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import ParameterError
-from ...validation import choice, fraction, require
+from ..errors import ParameterError
+from ..validation import choice, fraction, require
 
 PARAMETERS = ("experiment", "runs", "match", "threshold")
 MATCHES = ("engine", "product")
@@ -30,7 +30,7 @@ class CompareParams:
 
 def validate_parameters(params: dict[str, Any]) -> CompareParams:
     require(params, PARAMETERS, "compare")
-    from .. import all_workloads  # workload packages import their own validators only: light
+    from ..workloads import all_workloads  # workload packages import their own validators only: light
 
     experiment = choice("experiment", params["experiment"], sorted(all_workloads()))
     threshold = fraction("threshold", params["threshold"])
@@ -50,7 +50,7 @@ def validate_parameters(params: dict[str, Any]) -> CompareParams:
 
 
 def _check_runs(run_ids: list[str], experiment: str) -> None:
-    from ...store import Store
+    from ..store import Store
 
     store = Store.default()
     found = store.query("select run_id, experiment, status from runs where run_id in (select unnest(?))", [run_ids])
@@ -65,7 +65,7 @@ def _check_runs(run_ids: list[str], experiment: str) -> None:
 
 
 def newest_finished_run(experiment: str) -> str:
-    from ...store import Store
+    from ..store import Store
 
     store = Store.default()
     found = store.query("select run_id from runs where experiment = ? and status in ('ok', 'partial') "
@@ -81,8 +81,8 @@ def prepare_runs(params: CompareParams, *, notebook: str | None = None) -> list[
     same parameters (the rerun is a new run in the store, like any other)."""
     if not params.rerun:
         return params.runs
-    from ... import results
-    from .. import by_experiment
+    from .. import results
+    from ..workloads import by_experiment
 
     base = newest_finished_run(params.experiment)
     workload = by_experiment(params.experiment)

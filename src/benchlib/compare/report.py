@@ -7,9 +7,9 @@ import json
 
 import pandas as pd
 
-from ... import results
-from ...plots import bars_by_phase, engine_order, engine_title
-from ...report import RunReport, fmt, fmt_ci
+from .. import results
+from ..plots import bars_by_phase, engine_order, engine_title
+from ..report import RunReport, fmt, fmt_ci
 
 # Highlights: only changes that are both beyond noise and beyond the threshold are coloured;
 # one that is beyond noise but small is shaded, so a reader sees it is real but minor.
