@@ -27,7 +27,7 @@ class Scope:
     """What to read for one engine. `perf_cgroup` is the path `perf stat -G` takes (relative to
     the perf_event hierarchy, or to cgroup2 when perf_event has no v1 mount); None means a process."""
 
-    kind: str  # cgroup | process | children | none
+    kind: str  # cgroup | process | children
     layout: str  # v1 | v2 | hybrid | process
     perf_cgroup: str | None
     cpu_dir: Path | None
@@ -43,8 +43,6 @@ class Scope:
             return _process_sample()
         if self.kind == "children":
             return _children_sample()
-        if self.kind == "none":
-            return Sample(None, None, None, None, None, None, None)
         cpu, user, system = _cpu(self.cpu_dir, self.cpu_v1)
         io_read, io_write = _io(self.io_dir, self.io_v1)
         peak, current = _memory(self.memory_dir, self.memory_v1)
@@ -53,9 +51,6 @@ class Scope:
     @property
     def source(self) -> str:
         return {"process": "process", "children": "children"}.get(self.kind, "cgroup")
-
-
-NO_SCOPE = Scope("none", "none", None, None, False, None, False, None, False)
 
 
 def _mounts() -> tuple[dict[str, Path], Path | None]:

@@ -117,6 +117,8 @@ def _runs(args: argparse.Namespace) -> int:
     from .results import runs
 
     _reap_dead()
+    if args.show:
+        return _show_run(args.show)
     df = runs(experiment=args.experiment, limit=args.limit)
     if df.empty:
         print("no runs in the store yet")
@@ -125,6 +127,25 @@ def _runs(args: argparse.Namespace) -> int:
         columns = ["run_id", "experiment", "notebook", "status", "started_at", "hostname", "git_sha", "error",
                    "status_note"]
         print(df[[c for c in columns if c in df]].to_string(index=False))
+    return 0
+
+
+def _show_run(run_id: str) -> int:
+    """One run: its row, provenance summary, and every failure with its full traceback."""
+    from .results import instances, run_info
+
+    info = run_info(run_id)
+    for key in ("run_id", "experiment", "notebook", "status", "started_at", "ended_at", "hostname", "cpu_model",
+                "kernel", "benchlib_version", "git_sha", "status_note"):
+        print(f"{key}: {info.get(key)}")
+    print("parameters: " + ", ".join(f"{k}={v!r}" for k, v in info["parameters"].items()))
+    for row in instances(run_id).itertuples():
+        print(f"instance {row.instance_id}: {row.image_ref} ({row.image_source}) {row.server_version}")
+    if info["failures"]:
+        for what, trace in info["failures"].items():
+            print(f"\nfailed: {what}\n{trace.rstrip()}")
+    elif info.get("error"):
+        print(f"error: {info['error']}")
     return 0
 
 
@@ -212,6 +233,7 @@ def parser() -> argparse.ArgumentParser:
     s = command("runs", "list recent runs in the results store", _runs)
     s.add_argument("--experiment")
     s.add_argument("--limit", type=int, default=20)
+    s.add_argument("--show", metavar="RUN_ID", help="one run in full, with every failure's traceback")
 
     s = command("cleanup", "remove what killed runs left: containers, perf windows; mark their runs aborted", _cleanup)
     s.add_argument("--all", action="store_true", help="remove every benchlib container, running or not")

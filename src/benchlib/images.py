@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,9 +80,30 @@ def _registry_of(ref: str) -> str | None:
     return first if slash and ("." in first or ":" in first or first == "localhost") else None
 
 
-@functools.lru_cache(maxsize=None)
+# A registry's answer is remembered for a while, not for the process's life: a kernel that met one
+# transient failure must not believe the registry gone until it restarts.
+REGISTRY_ANSWER_SECONDS = 300.0
+
+
+def _remembered(func):
+    answers: dict[str, tuple[float, tuple[bool, str]]] = {}
+
+    @functools.wraps(func)
+    def wrapper(ref: str) -> tuple[bool, str]:
+        now = time.monotonic()
+        if ref in answers and now - answers[ref][0] < REGISTRY_ANSWER_SECONDS:
+            return answers[ref][1]
+        answer = func(ref)
+        answers[ref] = (now, answer)
+        return answer
+
+    wrapper.forget = answers.clear
+    return wrapper
+
+
+@_remembered
 def _pull(ref: str) -> tuple[bool, str]:
-    """Try a pull once per process: offline, the answer is the same every time."""
+    """Try a pull; offline the answer is the same every time, so it is remembered a while."""
     from .docker_host import docker_client
 
     try:
@@ -91,7 +113,7 @@ def _pull(ref: str) -> tuple[bool, str]:
         return False, _pull_failure(ref, exc)
 
 
-@functools.lru_cache(maxsize=None)
+@_remembered
 def _pullable(ref: str) -> tuple[bool, str]:
     """Ask the registry for the manifest only: whether a pull would work, without pulling."""
     from .docker_host import docker_client
@@ -321,8 +343,9 @@ def _build(client, recipe_dir: Path, ref: str, buildargs: dict[str, str] | None 
 def debian_mirror() -> str:
     """The host's own Debian mirror (offline hosts often have only that one), else deb.debian.org.
     One mirror serves every suite: the host's entry for its own suite names it."""
-    if os.environ.get("BENCHLIB_DEBIAN_MIRROR"):
-        return os.environ["BENCHLIB_DEBIAN_MIRROR"]
+    configured = get_settings().debian_mirror
+    if configured:
+        return configured
     sources = sorted(Path("/etc/apt/sources.list.d").glob("*.sources"))
     for path in sources:
         for block in path.read_text().split("\n\n"):

@@ -280,7 +280,8 @@ class Meter:
         if scope.kind != "cgroup" or max_seconds <= 0:
             return 0.0
         t0 = time.perf_counter()
-        self._quiet_after(t0, scope.sample().cpu_ns or 0, self.settle_policy.floor_cores, max_seconds)
+        wait_until_quiet(scope, self.settle_policy, t0, scope.sample().cpu_ns or 0, self.settle_policy.floor_cores,
+                         max_seconds)
         return time.perf_counter() - t0
 
     @contextlib.contextmanager
@@ -352,32 +353,13 @@ class Meter:
     def _settle(self, tail: perf.PerfWindow | None, start: cgroups.Sample, t_start: float, started_at) -> Window:
         policy = self.settle_policy
         scope = self.instance.scope
-        self._quiet_after(t_start, start.cpu_ns or 0, policy.threshold(self.idle_rate), policy.max_seconds)
+        wait_until_quiet(scope, policy, t_start, start.cpu_ns or 0, policy.threshold(self.idle_rate), policy.max_seconds)
         if tail:
             tail.disable()
         t_end = time.perf_counter()
         after = scope.sample()
         return Window("settle", started_at, utcnow(), t_end - t_start, start, after,
                       tail.result() if tail else None, False)
-
-    def _quiet_after(self, t_start: float, cpu_start_ns: int, threshold: float, max_seconds: float) -> None:
-        """Poll until the CPU rate over the trailing `quiet_seconds` is at most `threshold` cores,
-        or `max_seconds` have passed since `t_start`."""
-        policy = self.settle_policy
-        scope = self.instance.scope
-        history: list[tuple[float, int]] = [(t_start, cpu_start_ns)]
-        while True:
-            time.sleep(policy.poll_seconds)
-            now = time.perf_counter()
-            history.append((now, scope.sample().cpu_ns or 0))
-            if now - t_start >= max_seconds:
-                return
-            # Rate over the trailing quiet window; needs at least that much history.
-            old = [h for h in history if now - h[0] >= policy.quiet_seconds]
-            if old:
-                t_old, cpu_old = old[-1]
-                if (history[-1][1] - cpu_old) / 1e9 / (now - t_old) <= threshold:
-                    return
 
     # -- rows ------------------------------------------------------------------------------------
     def _store(self, phase: str, windows: list[Window], check_name: str | None, check_value: float | None,
@@ -431,6 +413,25 @@ class Meter:
                     add(metric, reading.value * scale if reading.value is not None else None, unit, "perf",
                         reading.status)
         self.run.store.append_measurements(self.run.run_id, seq, rows)
+
+
+def wait_until_quiet(scope: cgroups.Scope, policy: SettlePolicy, t_start: float, cpu_start_ns: int,
+                     threshold: float, max_seconds: float) -> str:
+    """Poll `scope` until its CPU rate over the trailing `policy.quiet_seconds` is at most
+    `threshold` cores ("quiet"), or until `max_seconds` after `t_start` ("max_seconds"). The rate
+    needs that much history first, so a window never ends on one lucky poll."""
+    history: list[tuple[float, int]] = [(t_start, cpu_start_ns)]
+    while True:
+        time.sleep(policy.poll_seconds)
+        now = time.perf_counter()
+        history.append((now, scope.sample().cpu_ns or 0))
+        if now - t_start >= max_seconds:
+            return "max_seconds"
+        old = [h for h in history if now - h[0] >= policy.quiet_seconds]
+        if old:
+            t_old, cpu_old = old[-1]
+            if (history[-1][1] - cpu_old) / 1e9 / (now - t_old) <= threshold:
+                return "quiet"
 
 
 def _delta(before: int | None, after: int | None, scale: float) -> float | None:

@@ -10,13 +10,9 @@ import pandas as pd
 
 from .engines import ENGINES
 
-# Engines the reference articles measured that have no module (yet): the engines' own
-# declarations come last, so a module always wins over this list.
-_REFERENCE_ENGINES = {
-    "oracle": ("Oracle", "#C74634"), "sqlserver": ("SQL Server", "#7A7574"), "mongodb": ("MongoDB", "#13AA52"),
-    "tidb": ("TiDB", "#DC150B"), "yugabytedb": ("YugabyteDB", "#FF6E42"), "cockroachdb": ("CockroachDB", "#6933FF"),
-    "xpand": ("MariaDB Xpand", "#7B3F00"),
-}
+# Engines a reference article measured that benchlib has no module for (MariaDB Xpand, a cloud
+# service): drawn beside the modules' own, which come last so a module always wins.
+_REFERENCE_ENGINES = {"xpand": ("MariaDB Xpand", "#7B3F00")}
 ENGINE_COLORS = {**{k: c for k, (_, c) in _REFERENCE_ENGINES.items()}, **{k: e.color for k, e in ENGINES.items()}}
 ENGINE_TITLES = {**{k: t for k, (t, _) in _REFERENCE_ENGINES.items()}, **{k: e.title for k, e in ENGINES.items()}}
 # For keys nobody declared (an engine imported from another store, say): still drawn, in a

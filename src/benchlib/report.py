@@ -98,15 +98,10 @@ class RunReport:
         out["share"] = out["seconds"] / total if total > 0 else float("nan")
         return out.style.format({"seconds": "{:.1f}", "share": "{:.1%}"}).hide(axis="index")
 
-    def harness_share(self) -> float:
-        """Share of the run's wall time outside measured windows."""
-        data = self.timing_table().data
-        return float(data.iloc[-2]["share"])
-
     # -- problems and caveats ----------------------------------------------------------------------
     def check_mismatches(self) -> pd.DataFrame:
         m = self.measurements
-        bad = m[m["check_status"] == "mismatch"].drop_duplicates("seq")
+        bad = m[m["check_status"].isin(["mismatch", "error"])].drop_duplicates("seq")
         return bad[["engine", "repetition", "labels", "phase", "check_name", "check_value", "check_expected"]]
 
     def problems(self) -> str:
@@ -114,10 +109,17 @@ class RunReport:
         lines = []
         if self.info["status"] in ("failed", "partial", "aborted") and self.info["error"]:
             lines.append(f"**Run {self.info['status']}:** {self.info['error']}")
+        if self.info.get("failures"):
+            lines.append(f"Each failure's full traceback: `benchlib runs --show {self.run_id}`.")
         if self.info.get("status_note") and self.info["status"] != "ok":  # an ok run's note is in the caveats
             lines.append(f"**Status note:** {self.info['status_note']}")
         for row in self.check_mismatches().itertuples():
             variant = "" if row.labels in (None, "{}") else f" {row.labels}"
+            if row.check_value != row.check_value:  # the check itself raised: its window is kept
+                lines.append(f"**Check could not run:** {engine_title(row.engine)}{variant} repetition "
+                             f"{row.repetition}, {row.phase}: its {row.check_name} check raised (see the run's "
+                             "failures); the window's figures are stored but unverified.")
+                continue
             lines.append(f"**Check failed:** {engine_title(row.engine)}{variant} repetition {row.repetition}, "
                          f"{row.phase}: {row.check_name} = {row.check_value:g}, expected {row.check_expected:g}. "
                          "Its figures are kept but describe different work.")

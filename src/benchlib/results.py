@@ -12,7 +12,6 @@ from .settings import get_settings
 from .store import Store
 
 # Preferred cost metric first; the first one the run measured on every row stands in.
-COST_METRICS = [("instructions_user", "instructions"), ("cpu_time", "s")]
 
 
 def _store(store: Store | None) -> Store:
@@ -35,6 +34,8 @@ def run_info(run_id: str, store: Store | None = None) -> dict:
     info = df.iloc[0].to_dict()
     info["parameters"] = json.loads(info["parameters"] or "{}")
     info["perf_support"] = json.loads(info["perf_support"] or "{}")
+    failures = info.get("failures")
+    info["failures"] = json.loads(failures) if isinstance(failures, str) else {}
     return info
 
 

@@ -30,6 +30,7 @@ class Settings:
     # Where "official" images come from instead of Docker Hub: a mirror or private registry
     # holding them under their Hub names (`<mirror>/library/postgres:17`); None: Docker Hub.
     registry_mirror: str | None = None
+    debian_mirror: str | None = None  # the Debian mirror offline image builds use (None: the host's own)
 
     @property
     def results_dir(self) -> Path:
@@ -64,4 +65,5 @@ def get_settings() -> Settings:
     mirror = os.environ.get("BENCHLIB_REGISTRY_MIRROR", "").strip()
     # Docker references carry no scheme: accept a pasted URL all the same.
     mirror = re.sub(r"^[a-z]+://", "", mirror).rstrip("/") or None
-    return Settings(root, data_dir, reports_dir, policy, mirror)
+    return Settings(root, data_dir, reports_dir, policy, mirror,
+                    os.environ.get("BENCHLIB_DEBIAN_MIRROR", "").strip() or None)

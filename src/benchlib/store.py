@@ -69,7 +69,6 @@ MEASUREMENTS = pa.schema([
 # v2: `scope` says whose resources a row counts (server: the engine's cgroup; client: the process
 # that drives it; embedded: one process that is both); `labels` holds the variant of a sweep as
 # sorted JSON ({"threads": 16}); a check carries what it had to be and whether it was.
-SCOPES = ("server", "client", "embedded")
 
 TABLES = {"runs": RUNS, "instances": INSTANCES, "measurements": MEASUREMENTS}
 COMPACTED = "compacted.parquet"
@@ -258,8 +257,10 @@ class Store:
         deadline = time.monotonic() + QUERY_RETRY_SECONDS
         attempt = 0
         while True:
-            con = self.connect()
+            con = None
             try:
+                # Creating the views reads the files' schemas: the race can strike there too.
+                con = self.connect()
                 return con.execute(sql, params or []).df()
             except duckdb.IOException:
                 # A run compacting its files between listing and reading: list again. Each run
@@ -270,7 +271,8 @@ class Store:
                 time.sleep(min(0.2, 0.02 * 2 ** attempt))
                 attempt += 1
             finally:
-                con.close()
+                if con is not None:
+                    con.close()
 
     def run_ids(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "runs").glob("*.parquet")) if (self.root / "runs").exists() else []

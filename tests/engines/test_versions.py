@@ -46,7 +46,7 @@ def test_myrocks_tables_and_sysbench_tables_are_rocksdb_and_plain_mariadb_has_no
         loaded = {r[0] for r in session.execute("select engine from information_schema.engines "
                                                 "where support in ('YES', 'DEFAULT')")}
         assert ("ROCKSDB" in loaded) == (storage == "ROCKSDB")  # InnoDB runs without RocksDB's threads
-        if sysbench.available() is None:  # sysbench names a storage engine in its CREATE TABLE
+        if sysbench.unavailable_reason() is None:  # sysbench names a storage engine in its CREATE TABLE
             sysbench.prepare(eng, tables=1, table_size=100)
             assert session.execute("select engine from information_schema.tables where table_name = 'sbtest1'") \
                 == [(storage,)]

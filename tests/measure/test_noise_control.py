@@ -8,17 +8,17 @@ import pytest
 import benchlib
 from benchlib import cpus, results
 from benchlib.workloads import dml
-from benchlib.workloads.dml.workload import PRECISION_FLOOR_SECONDS
+from benchlib.driver import PRECISION_FLOOR_SECONDS
 
 BASE = dict(engines=["sqlite"], rows=2000, repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False,
-            pin_cpus=False, idle_seconds=0, vacuum=True, pk_kind="uuid", engine_config={}, max_settle_seconds=1)
+            pin_cpus=False, idle_seconds=0.1, vacuum=True, pk_kind="uuid", engine_config={}, max_settle_seconds=1)
 
 
 def test_repetitions_continue_to_the_bound_while_a_ci_is_too_wide_and_say_why(store):
     # ~0.3-0.6 s of insert CPU for SQLite here: above the precision floor; a 0.01% target cannot be met.
     params = dml.validate_parameters({**BASE, "rows": 150_000, "repetitions": 2, "max_repetitions": 3,
                                       "ci_target": 0.0001})
-    result = dml.run_dml(params, store=store)
+    result = dml.run(params, store=store)
     info = results.run_info(result.run_id, store)
     reps = results.measurements(result.run_id, store)["repetition"]
     assert sorted(set(reps)) == [1, 2, 3]
@@ -28,9 +28,9 @@ def test_repetitions_continue_to_the_bound_while_a_ci_is_too_wide_and_say_why(st
 
 def test_cheap_phases_have_no_target_and_the_warmup_is_stored_apart(store):
     params = dml.validate_parameters({**BASE, "repetitions": 1, "max_repetitions": 4, "warmup": True})
-    result = dml.run_dml(params, store=store)
+    result = dml.run(params, store=store)
     info = results.run_info(result.run_id, store)
-    assert f"no phase cost {PRECISION_FLOOR_SECONDS} s of CPU or more" in info["status_note"]
+    assert f"no phase window cost {PRECISION_FLOOR_SECONDS} s of CPU or more" in info["status_note"]
     df = results.measurements(result.run_id, store)
     warm = df[df["window"].str.startswith("warmup-")]
     assert set(warm["repetition"]) == {0} and set(warm["window"]) >= {"warmup-phase", "warmup-baseline"}
@@ -54,7 +54,7 @@ def test_pinned_server_runs_on_its_cpus_and_vacuum_has_its_own_reading(store):
             attrs = docker_client().containers.get(eng.provenance["container_id"]).attrs
             assert attrs["HostConfig"]["CpusetCpus"] == plan.engine_cpus
     assert os.sched_getaffinity(0) == before
-    result = dml.run_dml(params, store=store)
+    result = dml.run(params, store=store)
     df = results.measurements(result.run_id, store)
     vacuum = df[df["metric"] == "maintenance_cpu_time"]
     assert set(vacuum["phase"]) == {"insert", "update", "delete"}

@@ -45,7 +45,7 @@ def test_report_is_self_contained_with_figures(tiny_run):
     assert not re.search(r"<script[^>]*\bsrc=", page), "the report loads a script from elsewhere"
     assert page.count("Plotly.newPlot") >= 3
     assert "<h1" in page and "What does simple DML cost each engine?" in page
-    assert "dml.run_dml(params" not in page and "report.cost_figure(" not in page  # code cells hidden
+    assert "dml.run(params" not in page and "report.cost_figure(" not in page  # code cells hidden
     assert "POSTGRES_PASSWORD" not in page and "MARIADB_ROOT_PASSWORD" not in page
     names = {p.name for p in tiny_run.figures}
     assert {"dml-value.png", "dml-value.svg", "seed000-reference.png"} <= names

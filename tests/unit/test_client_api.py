@@ -29,7 +29,7 @@ def test_good_parameters_validate():
 
 @pytest.mark.parametrize("changes, message", [
     (dict(layers=["driver", "hibernate"]), "layers must be a non-empty list of driver, .* got 'hibernate'"),
-    (dict(layers=[]), "layers must be a list"),
+    (dict(layers=[]), "layers must be a non-empty list"),
     (dict(transports=["carrier-pigeon"]), "transports must be a non-empty list of in-process, tcp, unix .* got 'carrier-pigeon'"),
     (dict(transports=["unix"]), "sqlite runs in-process only"),
     (dict(engines=["postgres"], transports=["in-process"]), "postgres is a server"),
@@ -45,7 +45,7 @@ def test_good_parameters_validate():
     (dict(contended_scale=True), "got True"),
 ])
 def test_bad_input_names_the_value(changes, message):
-    with pytest.raises(ParameterError, match=message.replace("(", r"\(").replace(")", r"\)").replace(r".* ", ".* ")):
+    with pytest.raises(ParameterError, match=message.replace("(", r"\(").replace(")", r"\)")):
         client_api.validate_parameters(params(**changes))
 
 

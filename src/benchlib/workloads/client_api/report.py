@@ -128,19 +128,6 @@ class ClientApiReport(RunReport):
                                                                              subset=["client share"])
                 .hide(axis="index"))
 
-    def load_markdown(self, operation: str = "load") -> str:
-        """The same table as Markdown (for a closing note)."""
-        data = self.load_table(operation).data
-
-        def cell(column: str, value) -> str:
-            if isinstance(value, float):
-                return "n/a" if value != value else f"{value:.0%}" if column == "client share" else f"{value:.1f}"
-            return str(value)
-
-        rows = [list(data.columns), ["---"] * len(data.columns)]
-        rows += [[cell(c, v) for c, v in zip(data.columns, r)] for r in data.itertuples(index=False)]
-        return "\n".join(f"| {' | '.join(r)} |" for r in rows)
-
     def operations_table(self):
         """Every operation: µs per operation per engine, transport and layer."""
         s = self._ordered(self.summary[self.summary["layer"] != HARNESS])

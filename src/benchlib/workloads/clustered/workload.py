@@ -81,8 +81,8 @@ class ClusteredParams(RunParameters):
         if not checked["tests"] and not key_part:
             raise ParameterError("nothing to run: tests is empty and the key-kind part is off (key_rows=0 or no "
                                  "key_kinds/insert_orders)")
-        if checked["tests"] and sysbench.available():
-            raise ParameterError(sysbench.available())
+        if checked["tests"] and sysbench.unavailable_reason():
+            raise ParameterError(sysbench.unavailable_reason())
         d = dialect_for(engine)
         return (bool(checked["tests"]) and battery_supported(d, engine.client.protocol)) or \
             (key_part and d is not None and bool(d.key_types))

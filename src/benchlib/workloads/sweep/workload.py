@@ -43,8 +43,8 @@ class SweepParams(RunParameters):
 
     @classmethod
     def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
-        if sysbench.available():
-            raise ParameterError(sysbench.available())
+        if sysbench.unavailable_reason():
+            raise ParameterError(sysbench.unavailable_reason())
         return supports(engine)
 
     @classmethod

@@ -1,0 +1,174 @@
+"""The shared driver on a real embedded engine (SQLite, in this process): a workload is a handful
+of hooks; the driver's plan is the progress total, failures keep their traceback, a check that
+raises keeps its window, repetitions inside one start stop at the bound with the reason, and the
+settle rule ends a window on quiet, on its threshold or at its bound."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from benchlib import cgroups, results
+from benchlib.driver import EngineStart, Step, Workload
+from benchlib.errors import ParameterError
+from benchlib.measure import SettlePolicy, wait_until_quiet
+from benchlib.parameters import RunParameters, one_of, param, positive_int
+
+DRIVER = dict(repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0.05,
+              max_settle_seconds=0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TinyParams(RunParameters):
+    """The smallest workload a new question needs: two parameters of its own."""
+
+    WORKLOAD = "tiny"
+    rows: int = param(positive_int(), "rows per step")
+    trouble: str = param(one_of(("none", "step", "check")), "what goes wrong")
+
+
+def _explode() -> None:
+    raise ValueError("a bug in the workload")
+
+
+class Tiny(Workload):
+    experiment = "tiny"
+    Params = TinyParams
+
+    def steps(self, params, start, repetition):
+        return [Step("insert"), Step("count", ends_start=False)]
+
+    def prepare(self, ctx):
+        ctx.state["session"] = ctx.instance.session()
+        ctx.state["session"].execute("create table t (x integer)")
+
+    def measure(self, ctx, step):
+        session, rows = ctx.state["session"], ctx.params.rows
+        if step.name == "insert":
+            with ctx.phase("insert", check=lambda: session.execute("select count(*) from t")[0][0]):
+                cursor = session.cursor()  # one cursor: on DuckDB each cursor is its own connection
+                cursor.execute("begin")  # one transaction: autocommit would make this a test of fsync
+                cursor.executemany(f"insert into t values ({session.placeholder})", [(i,) for i in range(rows)])
+                cursor.execute("commit")
+                cursor.close()
+            return
+        if ctx.params.trouble == "step":
+            _explode()
+        check = (lambda: 1 / 0) if ctx.params.trouble == "check" else None
+        with ctx.phase("count", check=check):
+            session.execute("select count(*) from t")
+
+
+class TinyInOneStart(Tiny):
+    fresh_start_per_repetition = False
+
+
+def _run(workload, store, **values):
+    params = workload.validate_parameters({**DRIVER, "engines": ["sqlite", "duckdb"], "rows": 100, "trouble": "none",
+                                           **values})
+    return workload.run(params, store=store)
+
+
+def test_parameters_are_declared_once():
+    assert TinyParams.declared() == ("engines", "repetitions", "max_repetitions", "ci_target", "warmup", "pin_cpus",
+                                     "idle_seconds", "max_settle_seconds", "rows", "trouble")
+    with pytest.raises(ParameterError, match="max_repetitions must be an integer >= repetitions \\(3\\), got 2"):
+        Tiny().validate_parameters({**DRIVER, "engines": ["sqlite"], "rows": 1, "trouble": "none", "repetitions": 3,
+                                    "max_repetitions": 2})
+    with pytest.raises(ParameterError, match="tiny parameters: missing trouble"):
+        Tiny().validate_parameters({**DRIVER, "engines": ["sqlite"], "rows": 1})
+
+
+def test_progress_total_is_the_plan_and_every_step_lands(store, tmp_path, monkeypatch):
+    events = tmp_path / "progress.jsonl"
+    monkeypatch.setenv("BENCHLIB_PROGRESS_FILE", str(events))
+    result = _run(Tiny(), store, repetitions=2, max_repetitions=2, warmup=True)
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    # (warm-up + 2 repetitions) x 2 engines x (baseline + 2 steps)
+    assert lines[0]["total"] == 3 * 2 * 3 and lines[-1]["done"] == lines[-1]["total"]
+    df = results.measurements(result.run_id, store)
+    phases = df[(df["metric"] == "wall_time") & (df["window"] == "phase")]
+    assert sorted(set(phases["repetition"])) == [1, 2] and set(phases["engine"]) == {"sqlite", "duckdb"}
+    assert set(df[df["window"].str.startswith("warmup-")]["repetition"]) == {0}
+    # Every start measured its idle rate after the gate, repetition 0 included (as warm-up).
+    assert set(df[df["window"] == "baseline"]["repetition"]) == {1, 2}
+
+
+def test_a_failed_step_keeps_its_traceback_and_the_other_engines_run(store):
+    result = _run(Tiny(), store, trouble="step")
+    info = results.run_info(result.run_id, store)
+    assert info["status"] == "partial" and set(result.errors) == {"sqlite count repetition 1",
+                                                                   "duckdb count repetition 1"}
+    trace = info["failures"]["sqlite count repetition 1"]
+    assert trace.startswith("Traceback") and "_explode" in trace and "ValueError: a bug in the workload" in trace
+    df = results.measurements(result.run_id, store)
+    assert set(df[df["phase"] == "insert"]["engine"]) == {"sqlite", "duckdb"}  # measured before the failure
+
+
+def test_a_check_that_raises_keeps_its_window(store):
+    result = _run(Tiny(), store, trouble="check")
+    df = results.measurements(result.run_id, store)
+    kept = df[(df["phase"] == "count") & (df["window"] == "phase")]
+    assert set(kept["check_status"]) == {"error"} and kept["check_value"].isna().all()
+    assert {"wall_time", "cpu_time"} <= set(kept["metric"])
+    assert "ZeroDivisionError" in results.run_info(result.run_id, store)["failures"]["sqlite count repetition 1"]
+
+
+def test_repetitions_inside_one_start_stop_at_the_bound_and_say_why(store):
+    # ~0.3 s of insert CPU per window for SQLite here: above the precision floor, and a 0.01%
+    # target no repetition count meets.
+    result = _run(TinyInOneStart(), store, engines=["sqlite"], rows=300_000, repetitions=2, max_repetitions=3,
+                  ci_target=0.0001)
+    df = results.measurements(result.run_id, store)
+    assert df["instance_id"].nunique() == 1 and sorted(set(df["repetition"])) == [1, 2, 3]
+    note = results.run_info(result.run_id, store)["status_note"]
+    assert "sqlite: Repetitions: 3, the bound" in note
+
+
+def _burn(stop: threading.Event) -> None:
+    while not stop.is_set():
+        sum(i * i for i in range(2000))
+
+
+@pytest.mark.parametrize("burn_seconds, threshold, max_seconds, ends", [
+    (0.0, 0.5, 5.0, "quiet"),  # nothing runs: quiet once the trailing interval has history
+    (0.6, 0.5, 5.0, "quiet"),  # busy (~1 core) above the threshold, then quiet
+    (None, 0.5, 1.5, "max_seconds"),  # never quiet: the bound ends it
+    (None, 2.0, 5.0, "quiet"),  # ~1 core of work is below a 2-core threshold: that is quiet too
+])
+def test_how_a_settle_window_ends(burn_seconds, threshold, max_seconds, ends):
+    policy = SettlePolicy(quiet_seconds=0.3, poll_seconds=0.05)
+    scope = cgroups.process_scope()  # this process: the burning thread is real CPU in it
+    stop = threading.Event()
+    worker = threading.Thread(target=_burn, args=(stop,), daemon=True)
+    worker.start()
+    if burn_seconds is not None:
+        threading.Timer(burn_seconds, stop.set).start()
+    t0 = time.perf_counter()
+    try:
+        outcome = wait_until_quiet(scope, policy, t0, scope.sample().cpu_ns, threshold, max_seconds)
+    finally:
+        stop.set()
+        worker.join()
+    waited = time.perf_counter() - t0
+    assert outcome == ends
+    if ends == "max_seconds":
+        assert max_seconds <= waited < max_seconds + 0.5
+    else:
+        assert waited >= policy.quiet_seconds and waited < (burn_seconds or 0) + 2.0
+
+
+def test_ratio_ci_agrees_with_welch():
+    a = {"value": 10.0, "value_ci95": 1.24, "value_std": 1.0, "n": 5}
+    b = {"value": 12.0, "value_ci95": 1.24, "value_std": 1.0, "n": 5}
+    c = results.contrast(a, b, "value", threshold=0.05)
+    rel_se = (1 / 5 / 100 + 1 / 5 / 144) ** 0.5
+    assert c["ratio"] == pytest.approx(1.2)
+    assert c["ratio_ci95"] == pytest.approx(1.2 * results.t_quantile_975(int(c["welch_dof"])) * rel_se)
+    assert c["beyond_noise"] is True and c["flagged"] is True
+    assert c["ratio"] - c["ratio_ci95"] > 1  # the CI excludes 1 exactly when the test says beyond noise
+    same = results.contrast(a, {**a, "value": 10.2}, "value")
+    assert same["beyond_noise"] is False and same["ratio"] - same["ratio_ci95"] < 1 < same["ratio"] + same["ratio_ci95"]
