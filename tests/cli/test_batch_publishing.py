@@ -44,3 +44,30 @@ def test_a_report_that_fails_to_render_is_recorded_and_the_batch_goes_on(project
     assert [s["label"] for s in harness["notebooks"]] == list(outcomes)
     assert harness["total"]["measured_s"] == 0.0 and harness["total"]["wall_s"] > 0
     assert "report not rendered" in (folder / "index.html").read_text()
+
+
+# The tiny workload's validator, answering like the real ones: the engines its notebook will start.
+ENGINES_WORKLOAD = '''
+from types import SimpleNamespace
+
+
+def validate_parameters(params):
+    return SimpleNamespace(engines=["postgres", "sqlite"])
+'''
+
+
+@pytest.mark.docker
+def test_a_batch_prepares_the_engines_it_will_start_before_the_first_notebook(project):
+    from benchlib.engines import get_engine
+    from benchlib.images import resolve_image
+
+    resolve_image(get_engine("postgres"))  # built once if missing: this test is about the cached case
+    (project.root / "pylib" / "tinywork.py").write_text(ENGINES_WORKLOAD)
+    result = project.run("batch", "--set", "tiny")
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0] == "preparing engines: 1 server image(s) the planned notebooks start: postgres"
+    seconds = re.fullmatch(r"  postgres: benchlib/postgres:\S+ cached \(local-build\), (\d+\.\d) s", lines[1])
+    assert seconds and float(seconds[1]) < 5, lines[1]
+    assert lines[2].startswith("preparing engines: done in ")
+    assert lines[3].startswith("01-tiny | ")  # before the first notebook

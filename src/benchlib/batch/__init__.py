@@ -8,7 +8,7 @@ embedded once, no CDN script), PNG + SVG of every figure, `summary.txt`, `index.
 after every run and batch.
 
 One module per job: `plan` (notebooks, parameter sets, checks before any kernel starts),
-`execute` (one notebook through papermill),
+`prepare` (engine images before the first notebook), `execute` (one notebook through papermill),
 `render` (HTML report and figure files), `harness` (time outside measured windows), `site` (the
 report folders and the site index) and `runner` (a plan from start to published folder)."""
 from ..errors import ParameterError
@@ -18,6 +18,7 @@ from .harness import HarnessShare, harness_shares
 from .plan import (BATCHES_FILE, NotebookSpec, Planned, batch_sets, check_parameters, engines_to_run,
                    find_notebook, load_params, notebooks, parameter_sets, params_file, parse_override,
                    plan_batch, plan_engines, read_notebook)
+from .prepare import prepare_engines
 from .render import PLOTLY_MIME, export_figures, render_html
 from .runner import run_notebooks
 from .site import new_report_dir, read_manifests, write_folder, write_site_index
@@ -27,6 +28,6 @@ __all__ = [
     "ParameterError", "Planned", "batch_sets", "check_parameters", "engines_of", "engines_to_run", "execute",
     "export_figures", "find_notebook", "get_settings", "harness_shares", "load_params", "measured_seconds",
     "new_report_dir", "notebooks", "parameter_sets", "params_file", "parse_override", "plan_batch",
-    "plan_engines", "read_manifests", "read_notebook", "recorded_runs", "render_html",
+    "plan_engines", "prepare_engines", "read_manifests", "read_notebook", "recorded_runs", "render_html",
     "run_notebooks", "write_folder", "write_site_index",
 ]

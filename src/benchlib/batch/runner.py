@@ -1,4 +1,4 @@
-"""A checked plan executed into a new report folder: each notebook in
+"""A checked plan executed into a new report folder: engines prepared, then each notebook in
 turn (a failure is recorded and the next one runs), then the folder's summary, index and
 manifest and the site index, written even after an interrupt."""
 from __future__ import annotations
@@ -7,7 +7,8 @@ from pathlib import Path
 
 from ..settings import get_settings
 from .execute import Interrupted, NotebookOutcome, execute, utc_now
-from .plan import Planned
+from .plan import Planned, plan_engines
+from .prepare import prepare_engines
 from .site import new_report_dir, point_latest, write_folder, write_site_index
 
 
@@ -22,7 +23,9 @@ def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | 
     started_at = utc_now()
     outcomes: list[NotebookOutcome] = []
     complete = False
+    preparing_seconds = 0.0
     try:
+        preparing_seconds = prepare_engines(plan_engines(plan))
         for item in plan:
             try:
                 outcomes.append(execute(item.notebook, out_dir, item.params, params_file_name=item.params_file,
@@ -32,7 +35,7 @@ def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | 
                 raise
         complete = True
     finally:
-        write_folder(out_dir, kind, name, outcomes, started_at, complete)
+        write_folder(out_dir, kind, name, outcomes, started_at, complete, preparing_seconds)
         if out_dir.parent.resolve() == root.resolve():
             point_latest(root, out_dir)
             write_site_index(root)
