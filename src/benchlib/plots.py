@@ -47,10 +47,51 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "figure"
 
 
+# Beyond this ratio between the tallest and the shortest bar of one category, the shortest is a
+# sliver on a linear axis (FerretDB's update_many is ~57x PostgreSQL's): the bar helpers then
+# choose a log axis and say so in the axis title.
+LOG_AXIS_SPREAD = 20.0
+
+
+def log_axis_reason(df: pd.DataFrame, value: str, categories: Sequence[str], group: str,
+                    label: Callable[[object], str] = str) -> str | None:
+    """Why a linear axis would hide bars, or None: some x category in which the tallest bar is
+    more than LOG_AXIS_SPREAD times the shortest positive one. Categories whose tallest bar is
+    itself a sliver beside the figure's tallest (an idle baseline beside the work) do not count:
+    no axis choice makes them comparable to the rest, and a log axis would distort everything else."""
+    positive = df[pd.to_numeric(df[value], errors="coerce") > 0]
+    if positive.empty:
+        return None
+    tallest = positive[value].max()
+    widest = None
+    for category, sub in positive.groupby(list(categories), sort=False):
+        top, bottom = sub[value].max(), sub[value].min()
+        if top * LOG_AXIS_SPREAD < tallest or top <= LOG_AXIS_SPREAD * bottom:
+            continue
+        if widest is None or top / bottom > widest[0]:
+            values = sub[value].to_numpy()  # by position: a frame built by concat repeats index labels
+            widest = (top / bottom, sub[group].iloc[values.argmax()], sub[group].iloc[values.argmin()], category)
+    if widest is None:
+        return None
+    ratio, high, low, category = widest
+    where = " / ".join(str(c) for c in category) if isinstance(category, tuple) else str(category)
+    return f"log scale: {label(high)} is {ratio:.0f}x {label(low)} in {where}"
+
+
+def _value_axis(fig, unit: str, log_y: bool | None, reason: str | None) -> None:
+    """The value axis: log when asked, or when the data need it (`reason`); the title says so."""
+    if log_y is None and reason is not None:
+        fig.update_yaxes(title_text=f"{unit} ({reason})", type="log")
+    elif log_y:
+        fig.update_yaxes(title_text=f"{unit} (log scale)", type="log")
+    else:
+        fig.update_yaxes(title_text=unit)
+
+
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
-                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool = False):
+                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
-    its fixed colour."""
+    its fixed colour. `log_y`: None chooses from the data (see log_axis_reason), True or False forces."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
@@ -63,12 +104,12 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
             hovertemplate=f"{engine_title(engine)} %{{x}}: %{{y:.4g}} {unit}<extra></extra>",
         )
     fig.update_layout(
-        title=title, barmode="group", yaxis_title=unit, xaxis_title="phase", template="plotly_white",
+        title=title, barmode="group", xaxis_title="phase", template="plotly_white",
         legend_title="engine", meta={"benchlib_name": name or slug(title)}, height=420,
         margin=dict(l=60, r=20, t=60, b=50),
     )
-    if log_y:
-        fig.update_yaxes(type="log")
+    shown = df[df["phase"].isin(present)]
+    _value_axis(fig, unit, log_y, log_axis_reason(shown, value, ["phase"], "engine", engine_title))
     return fig
 
 
@@ -213,9 +254,10 @@ def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tupl
 
 
 def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, title: str, unit: str, name: str,
-                 colors: dict[str, str] | None = None, log_y: bool = False):
+                 colors: dict[str, str] | None = None, log_y: bool | None = None):
     """One bar per value of `group` side by side in each x category (`x`: one column, or two for
-    nested categories), coloured by `colors` where given."""
+    nested categories), coloured by `colors` where given. `log_y`: None chooses from the data (see
+    log_axis_reason), True or False forces."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -225,8 +267,7 @@ def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, 
         fig.add_bar(x=_category_axis(sub, x), y=sub[value], name=str(key),
                     marker_color=(colors or {}).get(key),
                     hovertemplate=f"{key}: %{{y:.4g}} {unit}<extra></extra>")
-    fig.update_layout(title=title, barmode="group", yaxis_title=unit, template="plotly_white", height=460,
+    fig.update_layout(title=title, barmode="group", template="plotly_white", height=460,
                       legend_title=group, meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90))
-    if log_y:
-        fig.update_yaxes(type="log")
+    _value_axis(fig, unit, log_y, log_axis_reason(df, value, list(x), group))
     return fig
