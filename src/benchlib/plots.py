@@ -53,35 +53,25 @@ def slug(text: str) -> str:
 LOG_AXIS_SPREAD = 20.0
 
 
-def log_axis_reason(df: pd.DataFrame, value: str, categories: Sequence[str], group: str,
-                    label: Callable[[object], str] = str) -> str | None:
-    """Why a linear axis would hide bars, or None: some x category in which the tallest bar is
-    more than LOG_AXIS_SPREAD times the shortest positive one. Categories whose tallest bar is
-    itself a sliver beside the figure's tallest (an idle baseline beside the work) do not count:
-    no axis choice makes them comparable to the rest, and a log axis would distort everything else."""
+def bar_spread(df: pd.DataFrame, value: str, categories: Sequence[str]) -> float:
+    """The widest ratio between the tallest and the shortest positive bar within one x category
+    (1.0 when there is none). Categories whose tallest bar is itself a sliver beside the figure's
+    tallest (an idle baseline beside the work) do not count: no axis makes them comparable to the
+    rest, and a log axis for their sake would distort everything else."""
     positive = df[pd.to_numeric(df[value], errors="coerce") > 0]
     if positive.empty:
-        return None
+        return 1.0
     tallest = positive[value].max()
-    widest = None
-    for category, sub in positive.groupby(list(categories), sort=False):
-        top, bottom = sub[value].max(), sub[value].min()
-        if top * LOG_AXIS_SPREAD < tallest or top <= LOG_AXIS_SPREAD * bottom:
-            continue
-        if widest is None or top / bottom > widest[0]:
-            values = sub[value].to_numpy()  # by position: a frame built by concat repeats index labels
-            widest = (top / bottom, sub[group].iloc[values.argmax()], sub[group].iloc[values.argmin()], category)
-    if widest is None:
-        return None
-    ratio, high, low, category = widest
-    where = " / ".join(str(c) for c in category) if isinstance(category, tuple) else str(category)
-    return f"log scale: {label(high)} is {ratio:.0f}x {label(low)} in {where}"
+    extremes = positive.groupby(list(categories), sort=False)[value].agg(["max", "min"])
+    spreads = [top / bottom for top, bottom in extremes.itertuples(index=False) if top * LOG_AXIS_SPREAD >= tallest]
+    return max(spreads, default=1.0)
 
 
-def _value_axis(fig, unit: str, log_y: bool | None, reason: str | None) -> None:
-    """The value axis: log when asked, or when the data need it (`reason`); the title says so."""
-    if log_y is None and reason is not None:
-        fig.update_yaxes(title_text=f"{unit} ({reason})", type="log")
+def _value_axis(fig, unit: str, log_y: bool | None, spread: float) -> None:
+    """The value axis: log when asked, or when the bars of one category spread beyond
+    LOG_AXIS_SPREAD; the title says so (kept short: a long axis title is cut at the plot's height)."""
+    if log_y is None and spread > LOG_AXIS_SPREAD:
+        fig.update_yaxes(title_text=f"{unit} (log scale, {spread:.0f}x spread)", type="log")
     elif log_y:
         fig.update_yaxes(title_text=f"{unit} (log scale)", type="log")
     else:
@@ -91,7 +81,7 @@ def _value_axis(fig, unit: str, log_y: bool | None, reason: str | None) -> None:
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
                   name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
-    its fixed colour. `log_y`: None chooses from the data (see log_axis_reason), True or False forces."""
+    its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
@@ -109,7 +99,7 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
         margin=dict(l=60, r=20, t=60, b=50),
     )
     shown = df[df["phase"].isin(present)]
-    _value_axis(fig, unit, log_y, log_axis_reason(shown, value, ["phase"], "engine", engine_title))
+    _value_axis(fig, unit, log_y, bar_spread(shown, value, ["phase"]))
     return fig
 
 
@@ -257,7 +247,7 @@ def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, 
                  colors: dict[str, str] | None = None, log_y: bool | None = None):
     """One bar per value of `group` side by side in each x category (`x`: one column, or two for
     nested categories), coloured by `colors` where given. `log_y`: None chooses from the data (see
-    log_axis_reason), True or False forces."""
+    bar_spread), True or False forces."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -269,5 +259,5 @@ def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, 
                     hovertemplate=f"{key}: %{{y:.4g}} {unit}<extra></extra>")
     fig.update_layout(title=title, barmode="group", template="plotly_white", height=460,
                       legend_title=group, meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90))
-    _value_axis(fig, unit, log_y, log_axis_reason(df, value, list(x), group))
+    _value_axis(fig, unit, log_y, bar_spread(df, value, list(x)))
     return fig
