@@ -105,8 +105,10 @@ def test_a_wide_table_scrolls_in_its_box_and_every_engines_bar_is_drawn(tmp_path
     assert check["scrollWidth"] <= WIDTH, f"the page is {check['scrollWidth']} px wide at {WIDTH} px"
     bars = check["bars"]
     assert set(bars) == {"PostgreSQL", "MariaDB", "FerretDB (PostgreSQL backend)"}, bars
+    # Nonzero and more than a hairline: on a linear axis PostgreSQL's select (0.29 s beside
+    # FerretDB's 587 s update) would be drawn 0.15 px tall.
     for engine, heights in bars.items():
-        assert len(heights) == 4 and min(heights) > 0, (engine, heights)
+        assert len(heights) == 4 and min(heights) >= 2, (engine, heights)
 
 
 def test_site_pages_keep_long_rows_within_the_page(tmp_path):
