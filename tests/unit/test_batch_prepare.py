@@ -98,7 +98,7 @@ def test_a_build_says_what_from_which_recipe_then_heartbeats_and_its_time_is_kep
     lines = out.getvalue().splitlines()
     assert lines[0] == "preparing engines: 1 server image(s) the planned notebooks start: postgres"
     assert re.fullmatch(r"  postgres: building its image from recipes/postgres on Debian \w+ \(postgresql-\d+\); "
-                        r"no earlier build recorded", lines[1]), lines[1]
+                        r"no earlier time recorded", lines[1]), lines[1]
     assert lines[2] == "  postgres: docker build benchlib/postgres:test from postgres/Dockerfile"
     assert lines[3] == "  postgres: Step 1/3 : FROM benchlib/debian-base:trixie"
     heartbeats = [line for line in lines if "still building" in line]
@@ -113,8 +113,8 @@ def test_a_build_says_what_from_which_recipe_then_heartbeats_and_its_time_is_kep
     monkeypatch.setattr(images, "resolve_image", _FakeBuilds(seconds=0.3))
     out = io.StringIO()
     batch.prepare_engines(["postgres"], stream=out, interval=0.1)
-    assert re.search(r"^  postgres: building .*; last build took [01]s$", out.getvalue(), re.M), out.getvalue()
-    assert re.search(r"still building, \ds elapsed \(last build took [01]s\)", out.getvalue()), out.getvalue()
+    assert re.search(r"^  postgres: building .*; last time took [01]s$", out.getvalue(), re.M), out.getvalue()
+    assert re.search(r"still building, \ds elapsed \(last time [01]s\)", out.getvalue()), out.getvalue()
     out = io.StringIO()
     batch.prepare_engines(["postgres"], stream=out)
     assert re.search(r"^  postgres: benchlib/postgres:test cached \(local-build\), \d+\.\d s$", out.getvalue(), re.M)

@@ -30,9 +30,9 @@ class _Heartbeat(threading.Thread):
     """A line every `interval` seconds while a build runs: elapsed time against the last build's,
     and the build's latest step or output line."""
 
-    def __init__(self, key: str, expected_s: float | None, stream: TextIO, interval: float):
+    def __init__(self, key: str, doing: str, expected_s: float | None, stream: TextIO, interval: float):
         super().__init__(name=f"benchlib-build-{key}", daemon=True)
-        self.key, self.expected_s, self.stream, self.interval = key, expected_s, stream, interval
+        self.key, self.doing, self.expected_s, self.stream, self.interval = key, doing, expected_s, stream, interval
         self.started = time.monotonic()
         self.latest = ""
         self.stopping = threading.Event()
@@ -47,9 +47,9 @@ class _Heartbeat(threading.Thread):
     def run(self) -> None:
         while not self.stopping.wait(self.interval):
             elapsed = duration(time.monotonic() - self.started)
-            expected = f" (last build took {duration(self.expected_s)})" if self.expected_s else ""
+            expected = f" (last time {duration(self.expected_s)})" if self.expected_s else ""
             latest = f" | {self.latest[:120]}" if self.latest else ""
-            _say(self.stream, f"  {self.key}: still building, {elapsed} elapsed{expected}{latest}")
+            _say(self.stream, f"  {self.key}: still {self.doing}, {elapsed} elapsed{expected}{latest}")
 
     def stop(self) -> None:
         self.stopping.set()
@@ -57,10 +57,11 @@ class _Heartbeat(threading.Thread):
 
 
 @contextlib.contextmanager
-def _heartbeat(key: str, expected_s: float | None, stream: TextIO, interval: float) -> Iterator[_Heartbeat]:
+def _heartbeat(key: str, doing: str, expected_s: float | None, stream: TextIO,
+               interval: float) -> Iterator[_Heartbeat]:
     from ..images import reporting_builds
 
-    beat = _Heartbeat(key, expected_s, stream, interval)
+    beat = _Heartbeat(key, doing, expected_s, stream, interval)
     beat.start()
     try:
         with reporting_builds(beat.step):
@@ -93,9 +94,10 @@ def prepare_engines(keys: list[str], *, stream: TextIO | None = None, interval: 
                              f"{time.perf_counter() - t0:.1f} s")
                 continue
             expected = last_build_seconds(key)
+            doing = "pulling" if planned.source == "official" else "building"
             _say(stream, f"  {key}: {_what(engine, planned)}; "
-                         + (f"last build took {duration(expected)}" if expected else "no earlier build recorded"))
-            with _heartbeat(key, expected, stream, interval):
+                         + (f"last time took {duration(expected)}" if expected else "no earlier time recorded"))
+            with _heartbeat(key, doing, expected, stream, interval):
                 resolved = resolve_image(engine)
         except BenchlibError as exc:
             _say(stream, f"  {key}: FAILED after {time.perf_counter() - t0:.0f} s: {str(exc).splitlines()[0]}")
