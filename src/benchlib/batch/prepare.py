@@ -99,8 +99,10 @@ def prepare_engines(keys: list[str], *, stream: TextIO | None = None, interval: 
                          + (f"last time took {duration(expected)}" if expected else "no earlier time recorded"))
             with _heartbeat(key, doing, expected, stream, interval):
                 resolved = resolve_image(engine)
-        except BenchlibError as exc:
-            _say(stream, f"  {key}: FAILED after {time.perf_counter() - t0:.0f} s: {str(exc).splitlines()[0]}")
+        except Exception as exc:  # Docker's own errors too: the notebooks record what cannot start
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            why = detail if isinstance(exc, BenchlibError) else f"{type(exc).__name__}: {detail}"
+            _say(stream, f"  {key}: FAILED after {time.perf_counter() - t0:.0f} s: {why}")
             continue
         seconds = time.perf_counter() - t0
         record_build_seconds(key, resolved.ref, seconds)
