@@ -151,19 +151,16 @@ def _cleanup(args: argparse.Namespace) -> int:
 
 
 def _images(args: argparse.Namespace) -> int:
+    from .batch import prepare_engines
     from .engines import ENGINES, get_engine
-    from .images import resolve_image
 
     keys = args.engines or [k for k, e in ENGINES.items() if e.server is not None and e.server.recipe]
     for key in keys:
-        engine = get_engine(key)
-        if engine.server is None:
+        if get_engine(key).server is None:
             print(f"{key}: embedded, no image")
-            continue
-        t0 = time.perf_counter()
-        resolved = resolve_image(engine)
-        print(f"{key}: {resolved.ref} ({resolved.source}) in {time.perf_counter() - t0:.1f}s")
-    return 0
+    # The batch's own step: a line per image, docker's build steps, a heartbeat while a build runs.
+    prepared = prepare_engines(keys, stream=sys.stdout)
+    return 1 if prepared.failed else 0
 
 
 def _export(args: argparse.Namespace) -> int:

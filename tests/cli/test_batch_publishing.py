@@ -66,7 +66,7 @@ def test_a_batch_prepares_the_engines_it_will_start_before_the_first_notebook(pr
     result = project.run("batch", "--set", "tiny")
     assert result.returncode == 0, result.stderr
     lines = result.stderr.splitlines()
-    assert lines[0] == "preparing engines: 1 server image(s) the planned notebooks start: postgres"
+    assert lines[0] == "preparing engines: 1 server image(s): postgres"
     seconds = re.fullmatch(r"  postgres: benchlib/postgres:\S+ cached \(local-build\), (\d+\.\d) s", lines[1])
     assert seconds and float(seconds[1]) < 5, lines[1]
     assert lines[2].startswith("preparing engines: done in ")

@@ -68,7 +68,7 @@ def test_the_plans_engines_come_from_each_parameter_sets_validated_engines(proje
 
 def test_embedded_engines_need_no_preparing():
     out = io.StringIO()
-    assert batch.prepare_engines(["sqlite", "duckdb"], stream=out) == 0.0
+    assert batch.prepare_engines(["sqlite", "duckdb"], stream=out) == batch.Prepared(0.0, {})
     assert out.getvalue() == ""
 
 
@@ -96,7 +96,7 @@ def test_a_build_says_what_from_which_recipe_then_heartbeats_and_its_time_is_kep
     out = io.StringIO()
     batch.prepare_engines(["sqlite", "postgres"], stream=out, interval=0.1)
     lines = out.getvalue().splitlines()
-    assert lines[0] == "preparing engines: 1 server image(s) the planned notebooks start: postgres"
+    assert lines[0] == "preparing engines: 1 server image(s): postgres"
     assert re.fullmatch(r"  postgres: building its image from recipes/postgres on Debian \w+ \(postgresql-\d+\); "
                         r"no earlier time recorded", lines[1]), lines[1]
     assert lines[2] == "  postgres: docker build benchlib/postgres:test from postgres/Dockerfile"
@@ -133,7 +133,8 @@ def test_a_failed_build_is_one_line_and_the_others_still_prepare(monkeypatch, tm
 
     monkeypatch.setattr(images, "resolve_image", resolve)
     out = io.StringIO()
-    batch.prepare_engines(["mariadb", "postgres"], stream=out, interval=0.1)
+    prepared = batch.prepare_engines(["mariadb", "postgres"], stream=out, interval=0.1)
+    assert prepared.failed == {"mariadb": "cannot build benchlib/debian-base:trixie: debootstrap is not installed"}
     text = out.getvalue()
     assert re.search(r"^  mariadb: FAILED after 0 s: cannot build benchlib/debian-base:trixie: debootstrap is "
                      r"not installed$", text, re.M), text

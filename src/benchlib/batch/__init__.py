@@ -18,14 +18,14 @@ from .harness import HarnessShare, harness_shares
 from .plan import (BATCHES_FILE, NotebookSpec, Planned, batch_sets, check_parameters, engines_to_run,
                    find_notebook, load_params, notebooks, parameter_sets, params_file, parse_override,
                    plan_batch, plan_engines, read_notebook)
-from .prepare import prepare_engines
+from .prepare import Prepared, prepare_engines
 from .render import PLOTLY_MIME, export_figures, render_html
 from .runner import run_notebooks
 from .site import new_report_dir, read_manifests, write_folder, write_site_index
 
 __all__ = [
     "BATCHES_FILE", "PLOTLY_MIME", "HarnessShare", "Interrupted", "NotebookOutcome", "NotebookSpec",
-    "ParameterError", "Planned", "batch_sets", "check_parameters", "engines_of", "engines_to_run", "execute",
+    "ParameterError", "Planned", "Prepared", "batch_sets", "check_parameters", "engines_of", "engines_to_run", "execute",
     "export_figures", "find_notebook", "get_settings", "harness_shares", "load_params", "measured_seconds",
     "new_report_dir", "notebooks", "parameter_sets", "params_file", "parse_override", "plan_batch",
     "plan_engines", "prepare_engines", "read_manifests", "read_notebook", "recorded_runs", "render_html",

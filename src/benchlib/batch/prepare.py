@@ -8,6 +8,7 @@ import contextlib
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Iterator, TextIO
 
 from ..engines import get_engine
@@ -70,20 +71,26 @@ def _heartbeat(key: str, doing: str, expected_s: float | None, stream: TextIO,
         beat.stop()
 
 
-def prepare_engines(keys: list[str], *, stream: TextIO | None = None, interval: float = HEARTBEAT_S) -> float:
+@dataclass
+class Prepared:
+    seconds: float = 0.0
+    failed: dict[str, str] = field(default_factory=dict)  # engine key -> why its image is missing
+
+
+def prepare_engines(keys: list[str], *, stream: TextIO | None = None, interval: float = HEARTBEAT_S) -> Prepared:
     """Resolve the image of every server engine in `keys` (embedded engines need none), one console
     line each: cached, or what is built from which recipe and how long its last build took, then
-    heartbeats until it is done. A failed build is reported and left to the notebooks, which
-    record an engine that cannot start like any other start failure. Returns the seconds spent."""
+    heartbeats until it is done. A failed build is reported and left to the caller (a batch leaves
+    it to the notebooks, which record an engine that cannot start like any other start failure)."""
     from ..images import last_build_seconds, record_build_seconds, resolve_image
 
     stream = stream or sys.stderr
     servers = [key for key in keys if get_engine(key).server is not None]
+    prepared = Prepared()
     if not servers:
-        return 0.0
+        return prepared
     started = time.perf_counter()
-    _say(stream, f"preparing engines: {len(servers)} server image(s) the planned notebooks start: "
-                 f"{', '.join(servers)}")
+    _say(stream, f"preparing engines: {len(servers)} server image(s): {', '.join(servers)}")
     for key in servers:
         engine = get_engine(key)
         t0 = time.perf_counter()
@@ -101,15 +108,15 @@ def prepare_engines(keys: list[str], *, stream: TextIO | None = None, interval: 
                 resolved = resolve_image(engine)
         except Exception as exc:  # Docker's own errors too: the notebooks record what cannot start
             detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            why = detail if isinstance(exc, BenchlibError) else f"{type(exc).__name__}: {detail}"
-            _say(stream, f"  {key}: FAILED after {time.perf_counter() - t0:.0f} s: {why}")
+            prepared.failed[key] = detail if isinstance(exc, BenchlibError) else f"{type(exc).__name__}: {detail}"
+            _say(stream, f"  {key}: FAILED after {time.perf_counter() - t0:.0f} s: {prepared.failed[key]}")
             continue
         seconds = time.perf_counter() - t0
         record_build_seconds(key, resolved.ref, seconds)
         _say(stream, f"  {key}: {resolved.ref} ready in {duration(seconds)}")
-    spent = time.perf_counter() - started
-    _say(stream, f"preparing engines: done in {duration(spent)}")
-    return spent
+    prepared.seconds = time.perf_counter() - started
+    _say(stream, f"preparing engines: done in {duration(prepared.seconds)}")
+    return prepared
 
 
 def _what(engine, planned) -> str:

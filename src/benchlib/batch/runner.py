@@ -25,7 +25,7 @@ def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | 
     complete = False
     preparing_seconds = 0.0
     try:
-        preparing_seconds = prepare_engines(plan_engines(plan))
+        preparing_seconds = prepare_engines(plan_engines(plan)).seconds
         for item in plan:
             try:
                 outcomes.append(execute(item.notebook, out_dir, item.params, params_file_name=item.params_file,
