@@ -77,21 +77,24 @@ def _reap_dead() -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .batch import Planned, check_parameters, find_notebook, load_params, params_file, run_notebooks
+    from .batch import (Planned, check_parameters, engines_to_run, find_notebook, load_params, params_file,
+                        run_notebooks)
 
     overrides = _overrides(args.param)
     notebook = find_notebook(args.notebook)
     pfile = Path(args.params) if args.params else params_file(notebook, args.set)
     params = load_params(pfile, overrides)
-    check_parameters(notebook, params)  # before any kernel starts and before any report folder exists
+    checked = check_parameters(notebook, params)  # before any kernel starts and before any report folder exists
     _reap_dead()
-    _, (outcome,) = run_notebooks(notebook.stem, "run", [Planned(notebook, params, args.params or pfile.name)],
-                                  out_dir=Path(args.out) if args.out else None)
+    planned = Planned(notebook, params, args.params or pfile.name, engines=engines_to_run(checked))
+    _, (outcome,) = run_notebooks(notebook.stem, "run", [planned], out_dir=Path(args.out) if args.out else None)
     print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.notebook} in {outcome.seconds:.0f}s")
     print(f"  executed notebook: {outcome.executed}")
     print(f"  report: {outcome.html}")
     if outcome.error:
         print(f"  error: {outcome.error}", file=sys.stderr)
+    if outcome.render_error:
+        print(f"  report not rendered: {outcome.render_error}", file=sys.stderr)
     return 0 if outcome.ok else 1
 
 
@@ -169,19 +172,16 @@ def _cleanup(args: argparse.Namespace) -> int:
 
 
 def _images(args: argparse.Namespace) -> int:
+    from .batch import prepare_engines
     from .engines import ENGINES, get_engine
-    from .images import resolve_image
 
     keys = args.engines or [k for k, e in ENGINES.items() if e.server is not None and e.server.recipe]
     for key in keys:
-        engine = get_engine(key)
-        if engine.server is None:
+        if get_engine(key).server is None:
             print(f"{key}: embedded, no image")
-            continue
-        t0 = time.perf_counter()
-        resolved = resolve_image(engine)
-        print(f"{key}: {resolved.ref} ({resolved.source}) in {time.perf_counter() - t0:.1f}s")
-    return 0
+    # The batch's own step: a line per image, docker's build steps, a heartbeat while a build runs.
+    prepared = prepare_engines(keys, stream=sys.stdout)
+    return 1 if prepared.failed else 0
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -69,12 +69,21 @@ class GoBinary:
         version shows in the binary's build info instead."""
         return json.dumps([self.module, self.version, self.checksum, self.package, dict(self.generated)])
 
+    def _cached(self) -> Path:
+        return cache_dir() / "bin" / hashlib.sha256(self.identity().encode()).hexdigest()[:16] / self.output
+
+    def describe(self) -> str:
+        """What `build_into` will do, for the console of whoever waits on it."""
+        if self._cached().exists():
+            return f"{self.module}@{self.version} {self.package} (binary cached)"
+        return f"go build {self.module}@{self.version} {self.package} with the host's Go"
+
     def build_into(self, folder: Path) -> Path:
         """The binary, built (or taken from the cache), copied to folder/output."""
         problem = self.problem()
         if problem:
             raise ImageBuildError(problem)
-        cached = cache_dir() / "bin" / hashlib.sha256(self.identity().encode()).hexdigest()[:16] / self.output
+        cached = self._cached()
         if not cached.exists():
             self._build(cached)
         target = folder / self.output

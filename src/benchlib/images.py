@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import functools
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator
 
 from .engines import Engine
 from .engines.clients import missing_modules
@@ -45,6 +47,7 @@ class ResolvedImage:
     source: str  # official | local-build
     digest: str | None
     note: str
+    present: bool = True  # False: resolve_image(build=False) found it would pull or build it
 
 
 @dataclass(frozen=True)
@@ -178,7 +181,8 @@ def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
             ref = official_ref(server.official_image)
             image, why = _official(client, ref, allow_pull=build)
             if image is not None:
-                return ResolvedImage(ref, image.id, "official", _repo_digest(image, ref), f"official image, {why}")
+                return ResolvedImage(ref, image.id, "official", _repo_digest(image, ref), f"official image, {why}",
+                                     not isinstance(image, _NotBuilt))
             why_not_official = why
         if policy == "official":
             raise EngineUnavailableError(f"{engine.key}: {why_not_official} and BENCHLIB_IMAGE_POLICY=official")
@@ -189,7 +193,7 @@ def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
     ref, image = local_image(engine, build=build)
     note = (f"local build of {recipe.description}, major {server.local_version.version} "
             f"(official image unavailable: {why_not_official})")
-    return ResolvedImage(ref, image.id, "local-build", None, note)
+    return ResolvedImage(ref, image.id, "local-build", None, note, not isinstance(image, _NotBuilt))
 
 
 def _official_only(image: str | None, why_not: str) -> str:
@@ -204,17 +208,72 @@ def _official_only(image: str | None, why_not: str) -> str:
 
 def availability(engine: Engine) -> Availability:
     """What `resolve_image` would do, without pulling or building anything."""
-    from .docker_host import docker_client
-
     try:
         resolved = resolve_image(engine, build=False)
     except (EngineUnavailableError, ImageBuildError) as exc:
         return Availability("unavailable", str(exc))
     if resolved.source == "official":
         return Availability("official", f"{resolved.ref} ({resolved.note})")
-    built = _get_image(docker_client(), resolved.ref) is not None
-    return Availability("local-build", f"{resolved.ref} {'built' if built else 'will be built on first start'}; "
-                                       f"{resolved.note}")
+    state = "built" if resolved.present else "will be built on first start"
+    return Availability("local-build", f"{resolved.ref} {state}; {resolved.note}")
+
+
+# ---------------------------------------------------------------------------------------------
+# What a build is doing, for whoever waits on it (the batch's "preparing engines" lines)
+
+_build_listener: Callable[[str, bool], None] | None = None
+
+
+@contextlib.contextmanager
+def reporting_builds(listener: Callable[[str, bool], None]) -> Iterator[None]:
+    """Call `listener(text, stage)` for what the builds this process makes meanwhile are doing:
+    each stage (a debootstrap, a host build, a docker build or import: stage=True) and each line
+    of docker build output (stage=False). A build otherwise says nothing until it ends, minutes
+    later (FerretDB's Go build)."""
+    global _build_listener
+    previous, _build_listener = _build_listener, listener
+    try:
+        yield
+    finally:
+        _build_listener = previous
+
+
+def _report(text: str, stage: bool = True) -> None:
+    if _build_listener is not None and text.strip():
+        _build_listener(text.strip(), stage)
+
+
+BUILD_TIMES_FILE = "build-times.json"
+
+
+def _build_times_path() -> Path:
+    return get_settings().data_dir / "images" / BUILD_TIMES_FILE
+
+
+def last_build_seconds(key: str) -> float | None:
+    """How long the last build of `key`'s image took on this host (None: never recorded)."""
+    try:
+        entry = json.loads(_build_times_path().read_text()).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(entry["seconds"]) if isinstance(entry, dict) and "seconds" in entry else None
+
+
+def record_build_seconds(key: str, ref: str, seconds: float) -> None:
+    """Keep the duration of a build for the next one's estimate (one entry per engine key)."""
+    path = _build_times_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _build_lock(str(path)):  # two processes recording at once must not lose either entry
+        try:
+            times = json.loads(path.read_text())
+        except (OSError, ValueError):
+            times = {}
+        if not isinstance(times, dict):
+            times = {}
+        times[key] = {"seconds": round(seconds, 1), "ref": ref}
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(times, indent=2, sort_keys=True) + "\n")
+        os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,26 +376,37 @@ def _build_context(recipe_dir: Path, host_build):
     with tempfile.TemporaryDirectory(prefix=f"benchlib-{recipe_dir.name}-") as tmp:
         context = Path(tmp) / recipe_dir.name
         shutil.copytree(recipe_dir, context)
+        _report(f"host build: {host_build.describe()}")
         host_build.build_into(context)
         yield context
 
 
 def _build(client, recipe_dir: Path, ref: str, buildargs: dict[str, str] | None = None):
-    """Docker tags an image only when every step succeeded: a failed build leaves no usable tag."""
+    """Docker tags an image only when every step succeeded: a failed build leaves no usable tag.
+    The build's output is streamed to the build listener as it comes."""
     import docker.errors
 
+    _report(f"docker build {ref} from {recipe_dir.name}/Dockerfile")
+    output: list[str] = []
     try:
-        image, _logs = client.images.build(
-            path=str(recipe_dir), tag=ref, rm=True, forcerm=True,
+        for chunk in client.api.build(
+            path=str(recipe_dir), tag=ref, rm=True, forcerm=True, decode=True,
             # The build installs Debian packages: it needs the host's network (and apt mirror).
             network_mode="host", buildargs=buildargs or {"BASE_IMAGE": BASE_IMAGE},
             labels={"benchlib.recipe": recipe_dir.name, "benchlib.recipe_ref": ref},
-        )
-    except docker.errors.BuildError as exc:
-        tail = "".join(str(chunk.get("stream", chunk.get("error", ""))) for chunk in exc.build_log)[-2000:]
-        raise ImageBuildError(f"building {ref} from {recipe_dir} failed: {exc.msg}\n{tail}") from None
+        ):
+            if "error" in chunk:
+                tail = "".join(output)[-2000:]
+                raise ImageBuildError(f"building {ref} from {recipe_dir} failed: {chunk['error'].strip()}\n{tail}")
+            text = str(chunk.get("stream", ""))
+            output.append(text)
+            for line in text.splitlines():
+                _report(line, stage=False)
     except docker.errors.APIError as exc:
         raise ImageBuildError(f"building {ref} from {recipe_dir} failed: {exc}") from None
+    image = _get_image(client, ref)
+    if image is None:
+        raise ImageBuildError(f"building {ref} from {recipe_dir} ended without the image: {''.join(output)[-2000:]}")
     return image
 
 
@@ -399,6 +469,7 @@ def ensure_base_image(suite: str = "bookworm"):
         if problem:
             raise ImageBuildError(f"cannot build {ref}: {problem}")
         mirror = debian_mirror()
+        _report(f"debootstrap --variant=minbase {suite} from {mirror} (base image {ref})")
         with tempfile.TemporaryDirectory(prefix="benchlib-rootfs-", dir="/var/tmp") as tmp:
             rootfs = Path(tmp) / "rootfs"
             result = subprocess.run(
@@ -416,6 +487,7 @@ def ensure_base_image(suite: str = "bookworm"):
                 for entry in sorted(rootfs.iterdir()):
                     tar.add(entry, arcname=entry.name)
             # The tag is set only once the whole archive is imported.
+            _report(f"docker import {ref}")
             client.api.import_image_from_file(
                 str(archive), repository=ref.split(":")[0], tag=ref.split(":")[1],
                 changes=['CMD ["/bin/bash"]', f'LABEL benchlib.debian_mirror="{mirror}" benchlib.suite="{suite}"'],

@@ -43,10 +43,41 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "figure"
 
 
+# Beyond this ratio between the tallest and the shortest bar of one category, the shortest is a
+# sliver on a linear axis (FerretDB's update_many is ~57x PostgreSQL's): the bar helpers then
+# choose a log axis and say so in the axis title.
+LOG_AXIS_SPREAD = 20.0
+
+
+def bar_spread(df: pd.DataFrame, value: str, categories: Sequence[str]) -> float:
+    """The widest ratio between the tallest and the shortest positive bar within one x category
+    (1.0 when there is none). Categories whose tallest bar is itself a sliver beside the figure's
+    tallest (an idle baseline beside the work) do not count: no axis makes them comparable to the
+    rest, and a log axis for their sake would distort everything else."""
+    positive = df[pd.to_numeric(df[value], errors="coerce") > 0]
+    if positive.empty:
+        return 1.0
+    tallest = positive[value].max()
+    extremes = positive.groupby(list(categories), sort=False)[value].agg(["max", "min"])
+    spreads = [top / bottom for top, bottom in extremes.itertuples(index=False) if top * LOG_AXIS_SPREAD >= tallest]
+    return max(spreads, default=1.0)
+
+
+def _value_axis(fig, unit: str, log_y: bool | None, spread: float) -> None:
+    """The value axis: log when asked, or when the bars of one category spread beyond
+    LOG_AXIS_SPREAD; the title says so (kept short: a long axis title is cut at the plot's height)."""
+    if log_y is None and spread > LOG_AXIS_SPREAD:
+        fig.update_yaxes(title_text=f"{unit} (log scale, {spread:.0f}x spread)", type="log")
+    elif log_y:
+        fig.update_yaxes(title_text=f"{unit} (log scale)", type="log")
+    else:
+        fig.update_yaxes(title_text=unit)
+
+
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
-                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool = False):
+                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
-    its fixed colour."""
+    its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
@@ -59,12 +90,12 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
             hovertemplate=f"{engine_title(engine)} %{{x}}: %{{y:.4g}} {unit}<extra></extra>",
         )
     fig.update_layout(
-        title=title, barmode="group", yaxis_title=unit, xaxis_title="phase", template="plotly_white",
+        title=title, barmode="group", xaxis_title="phase", template="plotly_white",
         legend_title="engine", meta={"benchlib_name": name or slug(title)}, height=420,
         margin=dict(l=60, r=20, t=60, b=50),
     )
-    if log_y:
-        fig.update_yaxes(type="log")
+    shown = df[df["phase"].isin(present)]
+    _value_axis(fig, unit, log_y, bar_spread(shown, value, ["phase"]))
     return fig
 
 
@@ -209,9 +240,10 @@ def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tupl
 
 
 def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, title: str, unit: str, name: str,
-                 colors: dict[str, str] | None = None, log_y: bool = False):
+                 colors: dict[str, str] | None = None, log_y: bool | None = None):
     """One bar per value of `group` side by side in each x category (`x`: one column, or two for
-    nested categories), coloured by `colors` where given."""
+    nested categories), coloured by `colors` where given. `log_y`: None chooses from the data (see
+    bar_spread), True or False forces."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -221,8 +253,7 @@ def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, 
         fig.add_bar(x=_category_axis(sub, x), y=sub[value], name=str(key),
                     marker_color=(colors or {}).get(key),
                     hovertemplate=f"{key}: %{{y:.4g}} {unit}<extra></extra>")
-    fig.update_layout(title=title, barmode="group", yaxis_title=unit, template="plotly_white", height=460,
+    fig.update_layout(title=title, barmode="group", template="plotly_white", height=460,
                       legend_title=group, meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90))
-    if log_y:
-        fig.update_yaxes(type="log")
+    _value_axis(fig, unit, log_y, bar_spread(df, value, list(x)))
     return fig

@@ -12,7 +12,8 @@ In a notebook (JupyterLab or papermill) a workload reports its steps::
                         ...  # the work of one step
 
 `total` counts the steps the notebook will run; each `with progress.step(**labels)` announces the
-step now being worked on (labels: engine, repetition, repetitions, phase, or anything short) and
+step now being worked on (labels: engine, repetition, repetitions (the base count),
+max_repetitions (the bound when more may follow), phase, or anything short) and
 counts it done when the block ends, even if it raises. A skipped step can be counted with
 `progress.skip(n)` so the ETA stays honest.
 
@@ -127,9 +128,9 @@ def _describe(labels: dict[str, Any]) -> str:
     labels = dict(labels)
     parts = []
     engine = labels.pop("engine", None)
-    rep, reps = labels.pop("repetition", None), labels.pop("repetitions", None)
-    head = " ".join(str(p) for p in (engine, None if rep is None else f"rep {rep}" + (f"/{reps}" if reps else ""))
-                    if p is not None)
+    rep = _repetition(labels.pop("repetition", None), labels.pop("repetitions", None),
+                      labels.pop("max_repetitions", None))
+    head = " ".join(str(p) for p in (engine, rep) if p is not None)
     if head:
         parts.append(head)
     phase = labels.pop("phase", None)
@@ -140,7 +141,21 @@ def _describe(labels: dict[str, Any]) -> str:
     return " | ".join(parts)
 
 
-def _duration(seconds: float) -> str:
+def _repetition(rep: Any, reps: Any, max_reps: Any) -> str | None:
+    """`rep 2/3` for a fixed count; `rep 4 (3..5)` where repetitions go beyond the base count (up
+    to max_repetitions while a CI is too wide): "4/3" would read as a counting error. Past the
+    base count with no bound known, `rep 4 (3+)`."""
+    if rep is None:
+        return None
+    if not reps:
+        return f"rep {rep}"
+    if (max_reps and max_reps > reps) or rep > reps:
+        bound = max_reps if max_reps and max_reps >= rep else None
+        return f"rep {rep} ({reps}..{bound})" if bound else f"rep {rep} ({reps}+)"
+    return f"rep {rep}/{reps}"
+
+
+def duration(seconds: float) -> str:
     seconds = int(round(seconds))
     if seconds < 60:
         return f"{seconds}s"
@@ -161,11 +176,11 @@ def console_line(notebook: str, record: dict | None, elapsed_s: float, now: floa
         if described:
             parts.append(described)
         parts.append(f"{record['done']}/{record['total']} {record.get('unit') or 'steps'}")
-    parts.append(f"{_duration(elapsed_s)} elapsed")
+    parts.append(f"{duration(elapsed_s)} elapsed")
     if record is not None and record.get("eta_s") is not None:
         # The ETA was true when the line was written: count it down since.
         since = max(0.0, (now or time.time()) - record["t"])
-        parts.append(f"ETA {_duration(max(0.0, record['eta_s'] - since))}")
+        parts.append(f"ETA {duration(max(0.0, record['eta_s'] - since))}")
     return " | ".join(parts)
 
 

@@ -47,9 +47,10 @@ assert not fail, "asked to fail"'''
 
 
 def tiny_notebook(stem: str, title: str = "A tiny notebook", question: str = "*Does the runner work?*",
-                  workload: str | None = "tinywork") -> dict:
+                  workload: str | None = "tinywork", closing_markdown: str | None = None) -> dict:
     """A minimal numbered notebook: title and question, a parameters cell of plain values, one
-    cell that records a real run (sqlite, no container) with progress steps."""
+    cell that records a real run (sqlite, no container) with progress steps, and
+    `closing_markdown` as a last markdown cell when given."""
     import nbformat
 
     nb = nbformat.v4.new_notebook()
@@ -60,6 +61,8 @@ def tiny_notebook(stem: str, title: str = "A tiny notebook", question: str = "*D
     params.metadata["tags"] = ["parameters"]
     nb.cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\n{question}\n\nMore text."), params,
                 nbformat.v4.new_code_cell(f"NOTEBOOK = {stem!r}\n" + TINY_BODY)]
+    if closing_markdown is not None:
+        nb.cells.append(nbformat.v4.new_markdown_cell(closing_markdown))
     return json.loads(nbformat.writes(nb))
 
 
