@@ -582,6 +582,7 @@ def write_site_index(root: Path | None = None) -> Path:
     path = root / "index.html"
     _write_text(path, _render("index.html.j2", folders=manifests,
                               notebooks=[latest[k] for k in sorted(latest)], generated=_now()))
+    importlib.import_module(".explorer", __package__).write_explorer(root)  # late: the explorer imports batch
     return path
 
 

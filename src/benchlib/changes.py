@@ -249,12 +249,13 @@ def _pair(before: dict, after: dict, threshold: float) -> dict:
         "from_run": before["run_id"], "to_run": after["run_id"],
         "from_started": before["started_at"], "to_started": after["started_at"],
         "from_version": before["server_version"], "to_version": after["server_version"],
-        "from_git": _git(before), "to_git": _git(after), "better": metric.better,
+        "from_git": git_label(before), "to_git": git_label(after), "better": metric.better,
         "direction": "regression" if worse else "improvement", **tested,
     }
 
 
-def _git(run: dict) -> str:
+def git_label(run: dict) -> str:
+    """The run's benchlib commit, short, marked when the tree had uncommitted changes."""
     sha = str(run["git_sha"] or "unknown")[:10]
     return f"{sha}+dirty" if run["git_dirty"] else sha
 
@@ -303,7 +304,8 @@ def describe(changes: ChangeList) -> list[str]:
     lines = [f"Pairing: {PAIRING_RULE}.",
              f"Listed: pairs beyond noise (Welch's t test on the repetitions, two-sided 5%) and changed by more "
              f"than {changes.threshold:.0%}; {len(changes.pairs)} pairs compared, {len(tested)} testable "
-             f"(>= 2 repetitions each), {len(changes.flagged)} listed, of which {len(changes.regressions)} regression(s)."]
+             f"(>= 2 repetitions each), {len(changes.flagged)} listed, "
+             f"of which {len(changes.regressions)} regression(s)."]
     for c in changes.flagged.itertuples():
         labels = "" if c.labels in (None, "{}") else f" {c.labels}"
         params = "" if c.measuring == "{}" else f" {c.measuring}"

@@ -190,6 +190,17 @@ def _changes(args: argparse.Namespace) -> int:
     return REGRESSION_EXIT if not found.regressions.empty else 0
 
 
+def _site(args: argparse.Namespace) -> int:
+    from .batch import write_site_index
+    from .settings import get_settings
+
+    root = get_settings().reports_dir
+    index = write_site_index(root)  # writes the explorer beside it
+    print(f"site index: {index}")
+    print(f"explorer:   {root / 'explorer.html'}")
+    return 0
+
+
 def _threshold(text: str) -> float:
     from .errors import ParameterError
     from .validation import fraction
@@ -251,6 +262,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--metric", help="metric id, e.g. client:tps (default: the engine's cost per operation where "
                                     "counted, else per phase window)")
     s.add_argument("--latest", action="store_true", help="only each series' newest pair (a gate on the newest run)")
+
+    command("site", "rewrite reports/index.html and reports/explorer.html (every run in the store)", _site)
 
     s = command("export", "export runs as Parquet, to merge into another store", _export)
     s.add_argument("run_ids", nargs="+", metavar="RUN_ID")
