@@ -109,8 +109,13 @@ def observations(run_ids: list[str], store: Store | None = None) -> tuple[pd.Dat
     for the metric ids present. Per operation: divided by the window's `transactions` reading, else
     (DML, write cost) by the run's `rows` parameter, which every non-baseline phase of those
     workloads handles once."""
-    m = results.measurements(run_ids, store)
-    m = m[m["window"].isin(OWN_WINDOWS + (SETTLE,)) & m["value"].notna()]
+    # Not results.measurements: its every column and provenance join for each row take most of
+    # the explorer's time over a store of hundreds of runs; these are the columns a figure needs.
+    m = (store or Store.default()).query(
+        "select run_id, instance_id, engine, labels, phase, repetition, \"window\", scope, metric, unit, value "
+        "from measurements where run_id in (select unnest(?)) and \"window\" in (select unnest(?)) "
+        "and value is not null",
+        [list(run_ids), list(OWN_WINDOWS + (SETTLE,))])
     keys = ["run_id", "instance_id", "engine", "labels", "phase", "repetition"]
     frame = m.assign(group=m["scope"].isin(results.ENGINE_SCOPES).map({True: ENGINE, False: CLIENT}),
                      own=m["window"].isin(OWN_WINDOWS), baseline=m["window"] == "baseline")
@@ -222,11 +227,11 @@ def pairs(summary: pd.DataFrame, runs: pd.DataFrame, engine_versions: pd.DataFra
     cells = summary[summary["metric"].isin(metric_ids)].merge(
         finished[["run_id", "experiment", "started_at", "host_class", "measuring", "git_sha", "git_dirty"]],
         on="run_id").merge(engine_versions[["run_id", "engine", "server_version"]], on=["run_id", "engine"], how="left")
-    found = []
-    for key, series in cells.sort_values(["started_at", "run_id"]).groupby(SERIES + ["metric"], sort=False):
-        records = series.to_dict("records")
-        for before, after in zip(records, records[1:]):
-            found.append(_pair(before, after, threshold))
+    cells = cells.sort_values(["started_at", "run_id"], kind="stable").reset_index(drop=True)
+    previous = cells.groupby(SERIES + ["metric"], sort=False, dropna=False).shift(1)  # the series' run before
+    paired = previous["run_id"].notna()
+    found = [_pair(before, after, threshold) for before, after in
+             zip(previous[paired].to_dict("records"), cells[paired].to_dict("records"))]
     if not found:
         return pd.DataFrame(columns=CHANGE_COLUMNS)
     out = pd.DataFrame(found)

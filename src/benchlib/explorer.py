@@ -21,17 +21,22 @@ from . import batch
 from .settings import get_settings
 
 PAGE = "explorer.html"
-MAX_RUNS = 300  # the cut: ~1.6 MB of data per 100 runs of 200 windows (scripts/bench_explorer.py)
+# The cut: the newest MAX_RUNS runs, fewer when their figures (a run, engine, phase and metric
+# each, ~30 bytes of JSON) pass MAX_FIGURES: with plotly.js (4.8 MB) the page stays under 10 MB.
+MAX_RUNS = 300
+MAX_FIGURES = 120_000
 SIGNIFICANT_DIGITS = 5  # far below any run-to-run noise, and a third of a float's JSON text
+SD_DIGITS = 3  # a standard deviation only sets a CI's width
 
 
-def write_explorer(root: Path | None = None, *, store=None, max_runs: int = MAX_RUNS) -> Path:
+def write_explorer(root: Path | None = None, *, store=None, max_runs: int = MAX_RUNS,
+                   max_figures: int = MAX_FIGURES) -> Path:
     """Write <reports>/explorer.html from the store. A store that cannot be read gives a page that
     says so: the site index calls this after every run, and a report must never fail over it."""
     root = Path(root or get_settings().reports_dir)
     root.mkdir(parents=True, exist_ok=True)
     try:
-        data = page_data(root, store=store, max_runs=max_runs)
+        data = page_data(root, store=store, max_runs=max_runs, max_figures=max_figures)
     except Exception as exc:  # noqa: BLE001 - any reading failure becomes the page's message
         data = {**_empty(), "problem": f"the results store could not be read: {type(exc).__name__}: {exc}"}
     import plotly.offline
@@ -49,11 +54,12 @@ def _empty() -> dict[str, Any]:
     return {"runs": [], "engines": [], "variants": [], "metrics": [], "experiments": {}, "hosts": [],
             "cells": {k: [] for k in ("run", "engine", "variant", "metric", "mean", "sd", "n")}, "versions": [],
             "changes": [], "threshold": DEFAULT_THRESHOLD, "pairing_rule": PAIRING_RULE, "t975": _t_table(),
-            "cut": {"total": 0, "shown": 0, "max_runs": MAX_RUNS, "oldest_shown": None}, "problem": None,
+            "cut": {"total": 0, "shown": 0, "max_runs": MAX_RUNS, "max_figures": MAX_FIGURES, "oldest_shown": None},
+            "problem": None,
             "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
 
 
-def page_data(root: Path, *, store=None, max_runs: int = MAX_RUNS) -> dict[str, Any]:
+def page_data(root: Path, *, store=None, max_runs: int = MAX_RUNS, max_figures: int = MAX_FIGURES) -> dict[str, Any]:
     """Everything the page shows, as JSON-ready structures with repeated strings as indexes."""
     import pandas as pd
 
@@ -63,16 +69,21 @@ def page_data(root: Path, *, store=None, max_runs: int = MAX_RUNS) -> dict[str, 
 
     store = store or Store.default()
     data = _empty()
-    data["cut"]["max_runs"] = max_runs
     all_runs = changes.run_table(store)
-    runs = all_runs.tail(max_runs).reset_index(drop=True)  # oldest first: the newest max_runs
-    data["cut"].update(total=len(all_runs), shown=len(runs),
-                       oldest_shown=_iso(runs["started_at"].iloc[0]) if len(runs) else None)
+    runs = all_runs.tail(max_runs)  # oldest first: the newest max_runs
+    data["cut"].update(total=len(all_runs), max_runs=max_runs, max_figures=max_figures)
     if runs.empty:
         return data
-    run_ids = list(runs["run_id"])
-    samples, metrics = changes.observations(run_ids, store)
+    samples, metrics = changes.observations(list(runs["run_id"]), store)
     summary = changes.summaries(samples)
+    figures = summary.groupby("run_id").size().reindex(runs["run_id"], fill_value=0)
+    within = figures[::-1].cumsum()[::-1] <= max_figures  # counted from the newest run back
+    runs = runs[runs["run_id"].map(within).to_numpy()].reset_index(drop=True)
+    run_ids = list(runs["run_id"])
+    summary = summary[summary["run_id"].isin(run_ids)]
+    data["cut"].update(shown=len(runs), oldest_shown=_iso(runs["started_at"].iloc[0]) if len(runs) else None)
+    if runs.empty:
+        return data
     versions = changes.versions(store, run_ids)
 
     run_index = {r: i for i, r in enumerate(run_ids)}
@@ -99,11 +110,11 @@ def page_data(root: Path, *, store=None, max_runs: int = MAX_RUNS) -> dict[str, 
     titles = metrics.set_index("id")
     data["metrics"] = [{"id": m, "title": titles.at[m, "title"], "unit": titles.at[m, "unit"],
                         "better": titles.at[m, "better"]} for m in metric_ids]
-    data["cells"] = {
-        "run": [run_index[r] for r in summary["run_id"]], "engine": [engine_index[e] for e in summary["engine"]],
-        "variant": [variant_index[v] for v in zip(summary["phase"], summary["labels"])],
-        "metric": [metric_index[m] for m in summary["metric"]], "mean": [_num(v) for v in summary["value"]],
-        "sd": [_num(v) for v in summary["value_std"]], "n": [int(v) for v in summary["n"]],
+    data["cells"] = {  # columns as plain lists first: iterating pandas' Arrow strings is slow
+        "run": summary["run_id"].map(run_index).tolist(), "engine": summary["engine"].map(engine_index).tolist(),
+        "variant": [variant_index[v] for v in zip(summary["phase"].tolist(), summary["labels"].tolist())],
+        "metric": summary["metric"].map(metric_index).tolist(), "mean": [_num(v) for v in summary["value"].tolist()],
+        "sd": [_num(v, SD_DIGITS) for v in summary["value_std"].tolist()], "n": summary["n"].astype(int).tolist(),
     }
     data["experiments"] = _experiments(summary.merge(runs[["run_id", "experiment"]], on="run_id"), metric_index)
     data["versions"] = [[run_index[v.run_id], engine_index[v.engine], v.server_version, v.image_ref, v.image_source]
@@ -145,7 +156,7 @@ def _metric_order(metric_ids: list[str]) -> list[str]:
 def _experiments(cells, metric_index: dict[str, int]) -> dict[str, dict[str, Any]]:
     out = {}
     for experiment, frame in cells.groupby("experiment"):
-        present = sorted({metric_index[m] for m in frame["metric"]})
+        present = sorted(metric_index[m] for m in frame["metric"].unique())
         out[experiment] = {"metrics": present, "default": present[0]}  # in _metric_order: the cost first
     return out
 
@@ -178,10 +189,10 @@ def _t_table() -> list[float | None]:
     return [_num(t_quantile_975(dof)) for dof in range(61)]
 
 
-def _num(value) -> float | None:
+def _num(value, digits: int = SIGNIFICANT_DIGITS) -> float | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    return float(f"{float(value):.{SIGNIFICANT_DIGITS}g}")
+    return float(f"{float(value):.{digits}g}")
 
 
 def _int(value) -> int | None:
