@@ -120,7 +120,9 @@ def observations(run_ids: list[str], store: Store | None = None) -> tuple[pd.Dat
     frame = m.assign(group=m["scope"].isin(results.ENGINE_SCOPES).map({True: ENGINE, False: CLIENT}),
                      own=m["window"].isin(OWN_WINDOWS), baseline=m["window"] == "baseline")
     units = frame.drop_duplicates("metric").set_index("metric")["unit"].to_dict()
-    wide = frame.pivot_table(index=keys, columns=["own", "group", "metric"], values="value", aggfunc="sum")
+    # sort=False: cells keep the order they were measured in (a DML run's sleep, insert, ...).
+    wide = frame.pivot_table(index=keys, columns=["own", "group", "metric"], values="value", aggfunc="sum",
+                             sort=False)
     baseline = frame.groupby(keys)["baseline"].any().reindex(wide.index)
     rows = _rows_parameter(run_ids, store)
     operations = pd.Series(wide.index.get_level_values("run_id").map(rows), index=wide.index, dtype=float)

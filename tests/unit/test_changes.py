@@ -101,3 +101,12 @@ def test_changes_command_refuses_a_bad_threshold_and_an_unknown_metric(store, ca
     assert "threshold must be a fraction between 0 and 1 (0.05 = 5%), got '5%'" in capsys.readouterr().err
     assert cli.main(["changes", "--metric", "client:tps"]) == 2
     assert "metric 'client:tps' is not in the store" in capsys.readouterr().err
+
+
+def test_latest_gates_on_each_series_newest_pair_only(store):
+    _slowdown(store)  # r1 -> r2: insert 30% dearer
+    write_run(store, "r3", 3, {"postgres": {"insert": SLOWER, "update": UPDATE}})  # r2 -> r3: no change
+    assert cli.main(["changes"]) == cli.REGRESSION_EXIT  # the history still lists r1 -> r2
+    latest = changes.find_changes(store=store, latest=True).pairs
+    assert set(latest["to_run"]) == {"r3"} and len(latest) == 3  # sleep, insert, update
+    assert cli.main(["changes", "--latest"]) == 0

@@ -103,6 +103,9 @@ def test_a_selection_in_the_url_draws_bars_relative_to_the_base_offline(site):
             "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}", "--dump-dom",
+            # The figures are drawn after the load event (plotly.js is evaluated once the tables are
+            # painted): virtual time lets the timers run before the DOM is dumped.
+            "--virtual-time-budget=60000",
             page.as_uri() + selection,
         ], capture_output=True, text=True, timeout=120, check=True).stdout
     finally:
