@@ -170,6 +170,8 @@ def main(runs: int = 100, windows: int = 200, loads: int = 3) -> None:
         print(f"page: {size / 1e6:.2f} MB ({plotly_size / 1e6:.2f} MB plotly.js, {(size - plotly_size) / 1e6:.2f} MB "
               f"data and page), written in {written:.1f} s; the page holds at most the newest {explorer.MAX_RUNS} runs "
               f"and {explorer.MAX_FIGURES:,} figures")
+        cut = re.sub(r"<[^>]+>|\s+", " ", re.search(r'<span id="cut">(.*?)</span>', page.read_text(), re.S).group(1))
+        print(f"the page says: {cut.strip()}")
         timings = [load_once(page) for _ in range(loads)]
         for tables_ms, paint_ms, bars_ms, every_ms, wall in timings:
             print(f"load: after navigation start, controls and tables filled at {tables_ms:.0f} ms, first paint at "

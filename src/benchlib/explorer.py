@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,10 @@ def write_explorer(root: Path | None = None, *, store=None, max_runs: int = MAX_
         data = page_data(root, store=store, max_runs=max_runs, max_figures=max_figures)
     except Exception as exc:  # noqa: BLE001 - any reading failure becomes the page's message
         data = {**_empty(), "problem": f"the results store could not be read: {type(exc).__name__}: {exc}"}
+        print(f"benchlib: explorer: {data['problem']}", file=sys.stderr)
     import plotly.offline
 
-    path = root / PAGE
+    path = root / PAGE  # with the site's own templates and atomic write, like reports/index.html
     batch._write_text(path, batch._render("explorer.html.j2", plotly_js=plotly.offline.get_plotlyjs(),
                                           data_json=_script_safe(json.dumps(data, separators=(",", ":"))),
                                           data=data))

@@ -70,10 +70,11 @@ def test_the_page_says_where_it_cuts_a_large_store(site):
     assert [r["id"] for r in _data(explorer.write_explorer(site, max_figures=one_run))["runs"]] == ["r3"]
 
 
-def test_an_unreadable_store_still_gives_a_page_that_says_so(site):
+def test_an_unreadable_store_still_gives_a_page_that_says_so(site, capsys):
     (Store.default().root / "schema_version").write_text("99\n")  # from a newer benchlib
     text = explorer.write_explorer(site).read_text()
     assert "the results store could not be read" in text and "schema version 99" in text
+    assert "schema version 99" in capsys.readouterr().err
 
 
 def test_site_command_rewrites_index_and_explorer(site, capsys):
