@@ -195,6 +195,7 @@ def _site(args: argparse.Namespace) -> int:
     from .settings import get_settings
 
     root = get_settings().reports_dir
+    root.mkdir(parents=True, exist_ok=True)  # before any run has made it
     index = write_site_index(root)  # writes the explorer beside it
     print(f"site index: {index}")
     print(f"explorer:   {root / 'explorer.html'}")

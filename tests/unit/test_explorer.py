@@ -85,6 +85,13 @@ def test_site_command_rewrites_index_and_explorer(site, capsys):
     assert str(site / "explorer.html") in capsys.readouterr().out
 
 
+def test_site_command_on_a_new_checkout_says_there_is_no_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCHLIB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("BENCHLIB_REPORTS_DIR", str(tmp_path / "reports"))
+    assert cli.main(["site"]) == 0
+    assert "No run in the store yet." in (tmp_path / "reports" / "explorer.html").read_text()
+
+
 def _cells_table(dom: str) -> list[dict]:
     table = re.search(r'<table id="cells">(.*?)</table>', dom, re.S).group(1)
     rows = []
