@@ -200,6 +200,43 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+REGRESSION_EXIT = 3  # distinct from errors (1, 2): a gate can tell "slower" from "broken"
+
+
+def _changes(args: argparse.Namespace) -> int:
+    from .changes import describe, find_changes
+
+    found = find_changes(experiment=args.experiment, metric=args.metric, threshold=args.threshold, latest=args.latest)
+    print("\n".join(describe(found)))
+    return REGRESSION_EXIT if not found.regressions.empty else 0
+
+
+def _site(args: argparse.Namespace) -> int:
+    from .batch import write_site_index
+    from .settings import get_settings
+
+    root = get_settings().reports_dir
+    root.mkdir(parents=True, exist_ok=True)  # before any run has made it
+    index = write_site_index(root)  # writes the explorer beside it
+    print(f"site index: {index}")
+    print(f"explorer:   {root / 'explorer.html'}")
+    return 0
+
+
+def _threshold(text: str) -> float:
+    from .errors import ParameterError
+    from .validation import fraction
+
+    try:
+        value: object = float(text)
+    except ValueError:
+        value = text  # fraction() names it in its message
+    try:
+        return fraction("threshold", value)
+    except ParameterError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def parser() -> argparse.ArgumentParser:
     debug = argparse.ArgumentParser(add_help=False)
     # Accepted before or after the command; SUPPRESS keeps a subcommand from resetting it.
@@ -240,6 +277,16 @@ def parser() -> argparse.ArgumentParser:
 
     s = command("images", "resolve (pull or build) the images of server engines", _images)
     s.add_argument("engines", nargs="*", metavar="ENGINE")
+
+    s = command("changes", "list changes beyond noise and a threshold between consecutive runs of each series; "
+                           f"exit {REGRESSION_EXIT} if one is a regression", _changes)
+    s.add_argument("--experiment", help="only this experiment's runs (default: every experiment)")
+    s.add_argument("--threshold", type=_threshold, default=0.05, help="smallest change listed (default: 0.05 = 5%%)")
+    s.add_argument("--metric", help="metric id, e.g. client:tps (default: the engine's cost per operation where "
+                                    "counted, else per phase window)")
+    s.add_argument("--latest", action="store_true", help="only each series' newest pair (a gate on the newest run)")
+
+    command("site", "rewrite reports/index.html and reports/explorer.html (every run in the store)", _site)
 
     s = command("export", "export runs as Parquet, to merge into another store", _export)
     s.add_argument("run_ids", nargs="+", metavar="RUN_ID")

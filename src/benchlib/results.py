@@ -142,11 +142,12 @@ def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "
                                              "net", "net_with_settle"), by=("engine", "labels", "phase")
               ) -> pd.DataFrame:
     """Mean over repetitions, with standard deviation, coefficient of variation and the half
-    width of the 95% confidence interval of the mean (Student t), for the cost columns."""
+    width of the 95% confidence interval of the mean (Student t), for the cost columns (those of
+    them in `columns`: a frame of one `value` column, as the change list has, works too)."""
     grouped = costs.groupby(list(by), sort=False, dropna=False)
     out = grouped[list(columns)].mean()
     n = grouped.size()
-    for col in ("value", "with_settle", "net_with_settle"):
+    for col in [c for c in ("value", "with_settle", "net_with_settle") if c in columns]:
         std = grouped[col].std(ddof=1)
         out[f"{col}_std"] = std
         out[f"{col}_cv"] = std / out[col].abs()

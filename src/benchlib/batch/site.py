@@ -72,7 +72,7 @@ def write_folder(out_dir: Path, kind: str, name: str, outcomes: list[NotebookOut
                     "preparing_engines_s": preparing_seconds},
     }
     write_text(out_dir / "manifest.json", json.dumps(manifest, indent=2, default=str) + "\n")
-    write_text(out_dir / "index.html", _render("folder.html.j2", manifest=_with_status(manifest)))
+    write_text(out_dir / "index.html", render_template("folder.html.j2", manifest=_with_status(manifest)))
 
 
 def read_manifests(root: Path) -> list[dict]:
@@ -116,12 +116,15 @@ def write_site_index(root: Path | None = None) -> Path:
             if outcome["notebook"] not in latest:
                 latest[outcome["notebook"]] = {**outcome, "folder": manifest["folder"]}
     path = root / "index.html"
-    write_text(path, _render("index.html.j2", folders=manifests,
+    write_text(path, render_template("index.html.j2", folders=manifests,
                              notebooks=[latest[k] for k in sorted(latest)], generated=utc_now()))
+    from ..explorer import write_explorer  # late: the explorer reads manifests through this module
+
+    write_explorer(root)
     return path
 
 
-def _render(template: str, **context: Any) -> str:
+def render_template(template: str, **context: Any) -> str:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(REPORT_TEMPLATE_DIR / "site"),
