@@ -171,6 +171,7 @@ class Workload:
                 cpus.harness_pinned(cpu_plan):
             driver = _Driver(self, params, run, progress, cpu_plan, plan)
             run.note(f"CPUs: {cpu_plan.note}.")
+            run.note(_idle_rule(params, driver.settle))
             for note in self.notes(params):
                 run.note(note)
             driver.run_all()
@@ -302,6 +303,15 @@ class _Driver:
     def _labels(self, start: EngineStart, repetition: int) -> dict[str, Any]:
         return {"engine": start.name, "repetition": repetition, "repetitions": self.params.repetitions,
                 "max_repetitions": self.params.max_repetitions}
+
+
+def _idle_rule(params, policy) -> str:
+    if params.idle_seconds <= 0:
+        return "Idle baseline: none (idle_seconds = 0): costs are not net of an idle rate."
+    return (f"Idle baseline: {params.idle_seconds:g} s once per engine start, after waiting up to "
+            f"{params.max_settle_seconds:g} s for the engine to be quiet (below {policy.floor_cores:g} of a core over "
+            f"{policy.quiet_seconds:g} s): an idle rate well under 1% of a core, subtracted over a phase, moves its "
+            "cost by less than the CI, so a longer baseline buys no precision.")
 
 
 def _repetition_text(repetition: int) -> str:

@@ -73,16 +73,20 @@ def engine_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["scope"].isin(ENGINE_SCOPES)]
 
 
+# The engine cost metrics cost_metric chooses between, preferred first, with their units.
+COST_METRICS = (("instructions_user", "instructions"), ("cpu_time", "s"))
+
+
 def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
     """(metric, unit, explanation): user-space instructions where perf counted them in every
     engine window (seed 000's metric), else CPU time from the engine's accounting."""
     df = engine_rows(df)
     counted = df[(df["metric"] == "instructions_user") & df["window"].isin(["phase", "settle"])]
     if not counted.empty and (counted["status"] == "ok").all():
-        return "instructions_user", "instructions", "user-space instructions counted by perf (as in seed 000)"
+        return (*COST_METRICS[0], "user-space instructions counted by perf (as in seed 000)")
     statuses = ", ".join(sorted(set(counted["status"]))) or "not recorded"
     sources = ", ".join(sorted(set(df[df["metric"] == "cpu_time"]["source"]))) or "cgroup"
-    return ("cpu_time", "s", f"CPU seconds (user+system) from {sources} accounting stand in for instructions: "
+    return (*COST_METRICS[1], f"CPU seconds (user+system) from {sources} accounting stand in for instructions: "
             f"perf's instructions:u on this host was {statuses}")
 
 
@@ -244,6 +248,9 @@ def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float 
     summary = summary.merge(costs.groupby(["run_id", "key"])["engine"].first().rename("engine_key"),
                             on=["run_id", "key"], how="left")
     keys = ["key", "labels", "phase"]
+    # A variant measured in one run only (a rerun of two engines out of six) has nothing to compare.
+    in_runs = summary.groupby(keys, dropna=False)["run_id"].transform("nunique")
+    summary = summary[in_runs > 1]
     base = summary[summary["run_id"] == run_ids[0]].set_index(keys)
     rows = []
     for row in summary.to_dict("records"):

@@ -8,18 +8,18 @@ from benchlib.store import Store
 from benchlib.workloads import by_experiment
 from benchlib.compare import newest_finished_run, validate_parameters
 
-GOOD = dict(experiment="dml", runs=[], match="engine", threshold=0.05)
+GOOD = dict(experiment="dml", runs=[], match="engine", threshold=0.05, rerun_engines="all")
 
 
 @pytest.mark.parametrize("name, value, fragment", [
-    ("experiment", "tpcc", "experiment must be one of client_api, clustered, dml, sweep, write_cost"),
+    ("experiment", "tpcc", "experiment must be one of client_api, clustered, dml, sweep, write_cost, got 'tpcc'"),
     ("threshold", 0, "threshold must be a fraction between 0 and 1 (0.05 = 5%), got 0"),
     ("threshold", 1.5, "got 1.5"),
     ("threshold", True, "got True"),
     ("runs", "abc", "runs must be a list of run ids"),
     ("runs", ["r1"], "runs names one run (r1)"),
-    ("runs", ["r1", "r1"], "runs lists a run twice"),
-    ("match", "version", "match must be one of engine, product; got 'version'"),
+    ("runs", ["r1", "r1"], "runs must list each run once"),
+    ("match", "version", "match must be one of engine, product, got 'version'"),
 ])
 def test_bad_value_is_named(name, value, fragment):
     with pytest.raises(ParameterError) as err:
