@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SET ?= default
 
-.PHONY: setup report test test-fast lab images clean-containers
+.PHONY: setup report test test-fast test-engines test-notebooks lab images clean-containers
 
 setup:
 	@bash scripts/setup.sh
@@ -17,9 +17,18 @@ report: setup
 test: setup
 	$(PY) -m pytest --nbval-lax tests notebooks
 
-## Unit tests only (no Docker needed).
+## The tiers, by marker: no container, perf window, notebook or browser (seconds to a minute).
 test-fast: setup
-	$(PY) -m pytest tests/unit
+	$(PY) -m pytest -m "not docker and not perf and not notebook and not browser" tests
+
+## Real containers and perf, without notebooks.
+test-engines: setup
+	$(PY) -m pytest -m "(docker or perf) and not notebook" tests
+
+## Notebook smoke runs at tiny scale (papermill) and nbval-lax on the stored notebooks.
+test-notebooks: setup
+	$(PY) -m pytest -m notebook tests
+	$(PY) -m pytest --nbval-lax notebooks
 
 # Loopback only and no browser (a server or container has none); as root Jupyter refuses to start
 # without --allow-root, and root is the set-up's own user on this project's machines.

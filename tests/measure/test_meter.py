@@ -7,10 +7,15 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 import benchlib
 from benchlib import perf, results
 from benchlib.measure import Run, SettlePolicy
 from benchlib.store import Store
+
+# Real containers (PostgreSQL, MariaDB) measured with perf and cgroup accounting.
+pytestmark = [pytest.mark.docker, pytest.mark.perf]
 
 
 def test_idle_container_measures_near_zero_and_noop_phase_equals_baseline(store):
