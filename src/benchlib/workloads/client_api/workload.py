@@ -102,8 +102,7 @@ class ClientApi(Workload):
     unit = "layer blocks"
     fresh_start_per_repetition = False
 
-    def supports(self, engine) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     def starts(self, params: ClientApiParams) -> list[EngineStart]:
         # perf only where it counts hardware events: its -a -G makes every context switch dearer,

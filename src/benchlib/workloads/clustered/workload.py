@@ -122,8 +122,7 @@ class Clustered(Workload):
     fresh_start_per_repetition = False
     precision_per = "transactions"
 
-    def supports(self, engine) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     def starts(self, params: ClusteredParams) -> list[EngineStart]:
         starts = []

@@ -174,6 +174,23 @@ class DmlReport(RunReport):
         # No reading for that phase (PostgreSQL runs no VACUUM after its select): not applicable.
         return table.reindex(columns=[p for p in PHASES[1:] if p in table.columns]).fillna("–")
 
+    def disagreement_heading(self) -> str:
+        """The section's heading, from the numbers: the article's ratios may well lie within this
+        run's CIs, and a fixed "why this host disagrees" would then be false."""
+        d = self.disagreement()
+        published = d[d["hypothesis"].str.startswith("seed 000")].set_index("phase")["ratio"]
+        ours = d[d["hypothesis"].str.startswith("this run") & d["phase"].isin(published.index)]
+        ours = ours[ours["ratio"] == ours["ratio"]]
+        if ours.empty:
+            return "### The article's ratios (this run measured no pair to test them against)"
+        within = sum(abs(r.ratio - published[r.phase]) <= r.ratio_ci95 for r in ours.itertuples())
+        if within == len(ours):
+            return f"### This host agrees with the article: all {len(ours)} ratios within their 95% CI"
+        if within == 0:
+            return f"### Why this host disagrees with the article on all {len(ours)} ratios"
+        return (f"### Where this host disagrees with the article: {len(ours) - within} of {len(ours)} ratios beyond "
+                "their 95% CI")
+
     def disagreement_findings(self) -> str:
         """Per pair and phase: how far this run's ratio is from the article's, and which
         hypothesis moves it furthest toward it; what remains is said to be unexplained."""

@@ -58,8 +58,7 @@ class Dml(Workload):
     unit = "phases"
     baseline_name = BASELINE
 
-    def supports(self, engine) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     def starts(self, params: DmlParams) -> list[EngineStart]:
         return [EngineStart(key, config=params.engine_config.get(key, {})) for key in params.engines]

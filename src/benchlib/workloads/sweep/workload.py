@@ -67,8 +67,7 @@ class Sweep(Workload):
     fresh_start_per_repetition = False
     precision_per = "transactions"  # a saturated engine burns cores x seconds whatever its throughput
 
-    def supports(self, engine) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     def starts(self, params: SweepParams) -> list[EngineStart]:
         return [EngineStart(key, client=CHILDREN_CLIENT, perf_only_for_hardware=True) for key in params.engines]

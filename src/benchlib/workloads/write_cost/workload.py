@@ -100,8 +100,7 @@ class WriteCost(Workload):
     unit = "cells"
     baseline_name = BASELINE
 
-    def supports(self, engine) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     def steps(self, params: WriteCostParams, start, repetition: int) -> list[Step]:
         return [Step(f"{c.rows_per_txn} rows/txn x {c.rows_per_stmt} rows/stmt"
