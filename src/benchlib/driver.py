@@ -146,10 +146,6 @@ class Workload:
     def measure(self, ctx: StepContext, step: Step) -> None:
         raise NotImplementedError
 
-    def notes(self, params) -> list[str]:
-        """Sentences for the run's status note about how it was run."""
-        return []
-
     # -- the driver ---------------------------------------------------------------------------------
     def validate_parameters(self, values: dict[str, Any]):
         return self.Params.validate(values)
@@ -172,8 +168,6 @@ class Workload:
             driver = _Driver(self, params, run, progress, cpu_plan, plan)
             run.note(f"CPUs: {cpu_plan.note}.")
             run.note(_idle_rule(params, driver.settle))
-            for note in self.notes(params):
-                run.note(note)
             driver.run_all()
         return RunResult(run.run_id, params, dict(run.failures))
 
@@ -189,8 +183,9 @@ class _Plan:
         baselines = len(repetitions) if workload.fresh_start_per_repetition else 1
         self.total = sum(baselines + sum(len(v) for v in by_rep.values()) for by_rep in self.steps.values())
 
-    def length(self, start: EngineStart, repetitions: list[int], baseline: bool = True) -> int:
-        return int(baseline) + sum(len(self.steps[start][r]) for r in repetitions)
+    def length(self, start: EngineStart, repetitions: list[int]) -> int:
+        """Steps of one engine start holding `repetitions`, its idle baseline included."""
+        return 1 + sum(len(self.steps[start][r]) for r in repetitions)
 
 
 class _StartAbandoned(Exception):
@@ -253,7 +248,8 @@ class _Driver:
                 for repetition in repetitions:
                     self.steps(ctx, repetition)
                     if not fixed and repetition >= self.params.repetitions:
-                        done, verdict = self.precision(repetition, instance_id=meter.instance_id, start=start)
+                        done, verdict = self.precision(repetition, instance_id=meter.instance_id, start=start,
+                                                       measured_in=repetition)
                         if done or repetition >= self.params.max_repetitions:
                             break
         except _StartAbandoned:
@@ -286,11 +282,11 @@ class _Driver:
                     if step.ends_start:
                         raise _StartAbandoned() from exc
 
-    def precision(self, repetitions: int, *, instance_id: str | None = None, start: EngineStart | None = None
-                  ) -> tuple[bool, str]:
+    def precision(self, repetitions: int, *, instance_id: str | None = None, start: EngineStart | None = None,
+                  measured_in: int | None = None) -> tuple[bool, str]:
         return precision_verdict(self.run.run_id, self.params.ci_target, repetitions,
                                  floor=self.workload.precision_floor, per=self.workload.precision_per,
-                                 instance_id=instance_id, store=self.run.store,
+                                 instance_id=instance_id, measured_in=measured_in, store=self.run.store,
                                  where=f"{start.name}: " if start else "")
 
     def _client(self, instance, start: EngineStart) -> cgroups.Scope | None:
@@ -319,12 +315,13 @@ def _repetition_text(repetition: int) -> str:
 
 
 def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor: float = PRECISION_FLOOR_SECONDS,
-                      per: str | None = None, instance_id: str | None = None, store=None, where: str = ""
-                      ) -> tuple[bool, str]:
+                      per: str | None = None, instance_id: str | None = None, measured_in: int | None = None,
+                      store=None, where: str = "") -> tuple[bool, str]:
     """(every targeted phase within ci_target, the sentence saying so or naming the widest)."""
     from . import results
 
-    p = results.precision(run_id, floor=floor, per=per, instance_id=instance_id, store=store)
+    p = results.precision(run_id, floor=floor, per=per, instance_id=instance_id, measured_in=measured_in,
+                          store=store)
     cost = f"of CPU{' per ' + per.rstrip('s') if per else ''}"
     if p.empty:
         return True, f"{where}Repetitions: {repetitions}; nothing was measured."

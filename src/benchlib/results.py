@@ -162,13 +162,15 @@ def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "
 
 
 def precision(run_id: str, *, floor: float, per: str | None = None, instance_id: str | None = None,
-              store: Store | None = None) -> pd.DataFrame:
+              measured_in: int | None = None, store: Store | None = None) -> pd.DataFrame:
     """How tight each engine-phase cost of a run is so far: mean, 95% CI half width and that
     width relative to the mean. Phases whose mean CPU is below `floor` seconds are
     `targeted=False`: a 4 ms cgroup tick on a 20 ms phase is noise no repetition count
     fixes, and a target for them would only burn the repetition budget. `per`: a reading of the
     phase window that divides its cost (a fixed-duration sysbench window's "transactions": its
-    CPU per window is cores x seconds whatever the throughput). `instance_id`: one engine start."""
+    CPU per window is cores x seconds whatever the throughput). `instance_id`: one engine start.
+    `measured_in`: only phases measured in that repetition (a start's one-off steps, a load say,
+    can never gain a second value, and must not hold its repetitions open)."""
     df = measurements(run_id, store)
     if instance_id is not None:
         df = df[df["instance_id"] == instance_id]
@@ -190,6 +192,10 @@ def precision(run_id: str, *, floor: float, per: str | None = None, instance_id:
         return summarize(costs, by=tuple(keys))
 
     summary = summary_of(metric, True)
+    if measured_in is not None:
+        recurring = df[(df["repetition"] == measured_in) & (df["window"] == "phase")]
+        recurring = set(zip(recurring["engine"], recurring["labels"], recurring["phase"]))
+        summary = summary[[k in recurring for k in zip(summary["engine"], summary["labels"], summary["phase"])]]
     # The floor is CPU seconds per window whatever the cost metric (instructions on a host with a PMU).
     seconds = summary_of("cpu_time", False).set_index(keys)["value"]
     cpu = [seconds.get(k, float("nan")) for k in zip(summary["engine"], summary["labels"], summary["phase"])]

@@ -172,3 +172,20 @@ def test_ratio_ci_agrees_with_welch():
     assert c["ratio"] - c["ratio_ci95"] > 1  # the CI excludes 1 exactly when the test says beyond noise
     same = results.contrast(a, {**a, "value": 10.2}, "value")
     assert same["beyond_noise"] is False and same["ratio"] - same["ratio_ci95"] < 1 < same["ratio"] + same["ratio_ci95"]
+
+
+class OneOffLoad(TinyInOneStart):
+    """A start whose load runs once (repetition 1) before steps that repeat."""
+
+    def steps(self, params, start, repetition):
+        return ([Step("insert")] if repetition == 1 else []) + [Step("count", ends_start=False)]
+
+
+def test_a_one_off_step_never_holds_the_repetitions_open(store):
+    # The load costs ~0.3 s (targeted) but has one value per start by design; the repeated count
+    # is under the floor: repetition 2 has nothing left to tighten, so the start stops there.
+    result = _run(OneOffLoad(), store, engines=["sqlite"], rows=300_000, repetitions=1, max_repetitions=4,
+                  ci_target=0.0001)
+    df = results.measurements(result.run_id, store)
+    assert sorted(set(df["repetition"])) == [1, 2]
+    assert "sqlite: Repetitions: 2; no phase window cost" in results.run_info(result.run_id, store)["status_note"]
