@@ -37,13 +37,14 @@ def main(engine: str = "postgres", seconds: float = 10) -> None:
         print(f"{instance.provenance['server_version']}; {seconds:g} s per run")
         for test in TESTS:
             for threads in THREADS:
-                options = sysbench.run_options(threads=threads, seconds=seconds, tables=1, table_size=TABLE_SIZE)
+                options = sysbench.run_options(threads=threads, seconds=seconds, tables=1, table_size=TABLE_SIZE,
+                                               rand_type="uniform")
                 tps: dict[str, list[float]] = {"bare": [], **{name: [] for name in meters}}
                 for _ in range(3):
                     for name, meter in meters.items():
                         with meter.phase(test, settle=False, labels={"threads": threads}):
                             result, _ = sysbench.run(instance, test, threads=threads, seconds=seconds, tables=1,
-                                                     table_size=TABLE_SIZE)
+                                                     table_size=TABLE_SIZE, rand_type="uniform")
                         tps[name].append(result.tps)
                     argv = sysbench.command_line(instance, test, "run", options)
                     tps["bare"].append(sysbench.parse(subprocess.run(argv, capture_output=True, text=True,

@@ -14,7 +14,7 @@ from benchlib.workloads.clustered.workload import uuid7
 GOOD = dict(engines=["postgres"], tests=["points-covered-pk"], regimes=["cached"], reads_after_writes=False,
             threads=1, range=10, test_seconds=1, warmup_seconds=0, table_size=100, cached_buffer_pool_mb=64,
             io_bound_buffer_pool_mb=16, io_bound_memory_limit_mb=256, key_kinds=["bigint"], insert_orders=["key"],
-            key_rows=100, max_settle_seconds=0, repetitions=1,
+            key_rows=100, max_settle_seconds=0, repetitions=1, rand_type="uniform",
             max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0)
 
 

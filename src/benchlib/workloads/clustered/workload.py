@@ -17,7 +17,7 @@ from typing import Any
 from ... import sysbench
 from ...driver import CHILDREN_CLIENT, EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...parameters import RunParameters, boolean, names, number, param, positive_int, whole_seconds
+from ...parameters import RunParameters, boolean, names, one_of, param, positive_int, whole_seconds
 from .dialects import INSERT_ORDERS, KEY_KINDS, ClusteredDialect, dialect_for, scalar
 
 EXPERIMENT = "clustered"
@@ -70,6 +70,7 @@ class ClusteredParams(RunParameters):
     key_kinds: list[str] = param(names(KEY_KINDS, empty_ok=True), "key kinds of the key-kind part")
     insert_orders: list[str] = param(names(INSERT_ORDERS, empty_ok=True), "insert orders of the key-kind part")
     key_rows: int = param(whole_seconds(), "rows per key-kind table; 0 skips the key-kind part")
+    rand_type: str = param(one_of(sysbench.RAND_TYPES), "sysbench's access distribution (seed 004: uniform)")
 
     @classmethod
     def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
@@ -192,7 +193,7 @@ def _battery_test(ctx: StepContext, test: str, step: str) -> None:
     if name == LUA:
         name = sysbench.packaged_test(LUA)
         options = {**options, "random_points": params.range}
-    common = dict(tables=1, table_size=params.table_size)
+    common = dict(tables=1, table_size=params.table_size, rand_type=params.rand_type)
     labels = {"test": test, "step": step, "threads": params.threads, "range": params.range}
     if params.warmup_seconds:
         # Buffer pool and caches filled as the test itself fills them; recorded nowhere.

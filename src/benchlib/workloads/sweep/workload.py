@@ -9,15 +9,15 @@ from typing import Any
 from ... import sysbench
 from ...driver import CHILDREN_CLIENT, EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...parameters import RunParameters, int_list, names, number, param, positive_int, price_map, whole_seconds
+from ...parameters import (RunParameters, int_list, names, number, one_of, param, positive_int, price_map,
+                           whole_seconds)
 
 EXPERIMENT = "sweep"
 # Test name -> (sysbench test, options). The 90:10 mix is seed 004's oltp_read_write.
 TESTS: dict[str, tuple[str, dict[str, Any]]] = {
     "oltp_point_select": ("oltp_point_select", {}),
     "oltp_read_write_90_10": ("oltp_read_write", {"point-selects": 9, "range-selects": "false", "index-updates": 0,
-                                                  "non-index-updates": 1, "delete-inserts": 0,
-                                                  "rand-type": "uniform"}),
+                                                  "non-index-updates": 1, "delete-inserts": 0}),
     "oltp_read_only": ("oltp_read_only", {}),
     "oltp_write_only": ("oltp_write_only", {}),
 }
@@ -40,6 +40,7 @@ class SweepParams(RunParameters):
     table_size: int = param(positive_int(), "rows per table")
     p95_goal_ms: float = param(number(above=True), "seed 004's latency goal for price/performance")
     prices_per_hour: dict = param(price_map(), "engine key -> USD per hour of its host; {} prices nothing")
+    rand_type: str = param(one_of(sysbench.RAND_TYPES), "sysbench's access distribution (seed 004: uniform)")
 
     @classmethod
     def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
@@ -84,7 +85,7 @@ class Sweep(Workload):
     def measure(self, ctx: StepContext, step: Step) -> None:
         params, test, threads = ctx.params, step.data["test"], step.data["threads"]
         name, options = TESTS[test]
-        common = dict(tables=params.tables, table_size=params.table_size, options=options)
+        common = dict(tables=params.tables, table_size=params.table_size, rand_type=params.rand_type, options=options)
         if step.data["warm_up"]:
             # Caches and buffer pools filled at the middle concurrency; recorded nowhere on purpose.
             sysbench.run(ctx.instance, name, threads=params.threads[len(params.threads) // 2],
