@@ -23,7 +23,7 @@ DEFAULT_THRESHOLD = 0.05  # seed 003's rule, as in notebook 06
 
 # Parameters that only choose which cells a run measures (each cell names its variant in its
 # labels) or how many repetitions it takes. Every other parameter (rows, table_size, pk_kind,
-# engine_config, sleep_seconds, ...) changes what a cell measures: runs differing in one are
+# engine_config, idle_seconds, ...) changes what a cell measures: runs differing in one are
 # never paired.
 CELL_NEUTRAL_PARAMETERS = frozenset({
     "engines", "tests", "threads", "regimes", "layers", "transports", "contended_modes", "key_kinds", "insert_orders",

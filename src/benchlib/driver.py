@@ -71,6 +71,9 @@ class Step:
     name: str
     data: Any = None
     ends_start: bool = True
+    # Failures of these kinds leave the engine as it was (a benchmark client that exited): the
+    # start goes on even when the step otherwise `ends_start`.
+    survives: tuple[type[BaseException], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,9 +130,6 @@ class Workload:
     precision_floor = PRECISION_FLOOR_SECONDS
 
     # -- hooks ---------------------------------------------------------------------------------------
-    def supports(self, engine) -> bool:
-        return True
-
     def starts(self, params) -> list[EngineStart]:
         return [EngineStart(key) for key in params.engines]
 
@@ -149,10 +149,6 @@ class Workload:
     # -- the driver ---------------------------------------------------------------------------------
     def validate_parameters(self, values: dict[str, Any]):
         return self.Params.validate(values)
-
-    @property
-    def PARAMETERS(self) -> tuple[str, ...]:  # noqa: N802 (the name every workload answers to)
-        return self.Params.declared()
 
     def run(self, params: "RunParameters", *, notebook: str | None = None, store=None) -> "RunResult":
         """Run every start of the plan, measured; rows land in the store window by window. An
@@ -217,8 +213,8 @@ class _Driver:
                 if done or repetition >= p.max_repetitions:
                     self.run.note(verdict)
                     break
-            rest = list(range(repetition + 1, p.max_repetitions + 1))
-            self.progress.skip(sum(self.plan.length(s, rest) for s in self.plan.starts))
+            rest = range(repetition + 1, p.max_repetitions + 1)  # each a start of its own, baseline included
+            self.progress.skip(sum(self.plan.length(s, [r]) for s in self.plan.starts for r in rest))
         else:
             verdicts = [self.one_start(start, list(range(1 - self.plan.warmups, p.max_repetitions + 1)), fixed=False)
                         for start in self.plan.starts]
@@ -243,8 +239,11 @@ class _Driver:
                                   perf_only_for_hardware=start.perf_only_for_hardware)
                 ctx = StartContext(run, instance, meter, self.params, start)
                 self.workload.prepare(ctx)
-                with progress.step(**self._labels(start, repetitions[0]), phase=self.workload.baseline_name):
-                    self.baseline(ctx, repetitions[0])
+                # One start holding every repetition: its only baseline is a measured one, even when
+                # a warm-up repetition comes first; a start of its own for the warm-up: a warm-up's.
+                baseline_repetition = repetitions[0] if fixed else max(1, repetitions[0])
+                with progress.step(**self._labels(start, baseline_repetition), phase=self.workload.baseline_name):
+                    self.baseline(ctx, baseline_repetition)
                 for repetition in repetitions:
                     self.steps(ctx, repetition)
                     if not fixed and repetition >= self.params.repetitions:
@@ -279,7 +278,7 @@ class _Driver:
                     self.workload.measure(step_ctx, step)
                 except Exception as exc:
                     self.run.record_failure(f"{ctx.start.name} {step.name} {_repetition_text(repetition)}", exc)
-                    if step.ends_start:
+                    if step.ends_start and not isinstance(exc, step.survives):
                         raise _StartAbandoned() from exc
 
     def precision(self, repetitions: int, *, instance_id: str | None = None, start: EngineStart | None = None,

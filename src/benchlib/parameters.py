@@ -173,7 +173,9 @@ class Parameters:
         ordered = sorted((f for f in fields(cls) if "check" in f.metadata), key=lambda f: f.metadata["late"])
         checked: dict[str, Any] = {}
         skipped: dict[str, str] = {}
-        for f in ordered:
+        for index, f in enumerate(ordered):
+            if f.metadata["late"] and not ordered[index - 1].metadata["late"]:
+                cls.check_plain(checked, values)  # every plain value known good before Docker is asked
             value = values[f.name]
             if f.name == "engines":
                 explicit = value != ALL_AVAILABLE
@@ -185,9 +187,7 @@ class Parameters:
                                          + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
             else:
                 checked[f.name] = f.metadata["check"](f.name, value, checked)
-        params = cls(**{k: checked[k] for k in declared}, skipped=skipped)
-        params.check()
-        return params
+        return cls(**{k: checked[k] for k in declared}, skipped=skipped)
 
     @classmethod
     def narrow_engines(cls, runnable: list[str], skipped: dict[str, str], checked: dict[str, Any], *,
@@ -196,11 +196,20 @@ class Parameters:
         by name fails, one from "all available" is skipped with the reason (added to `skipped`)."""
         return runnable
 
-    def check(self) -> None:
-        """Checks across fields, after each field's own."""
+    @classmethod
+    def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:
+        """Checks across the plain fields (`checked`), after each field's own and before the engine
+        selection asks Docker anything; `values` holds the raw engines, for an explicit list."""
 
     def as_record(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def require_idle_baseline(checked: dict[str, Any], workload: str) -> None:
+    """For workloads whose reports subtract the idle rate: without a baseline every net cost is n/a."""
+    if checked["idle_seconds"] <= 0:
+        raise ParameterError(f"idle_seconds must be a number > 0 in the {workload} workload (its costs are given "
+                             f"net of the idle rate), got {checked['idle_seconds']:g}")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -145,3 +145,8 @@ def test_seed_003_reference_is_complete_and_oriented():
     assert ((given["qps_ratio_pg_over_mysql"] > 1) == (given["winner"] == "postgres")).all()
     geo = results.reference("seed003_geomean").set_index("comparison")
     assert geo.loc["new", "qps_geomean"] == 1.04 and geo.loc["old", "cpu_per_op_geomean"] == 1.12
+
+
+def test_a_warmup_repetition_is_refused_with_the_reason():
+    with pytest.raises(ParameterError, match="warmup must be false in the clustered workload"):
+        validate_parameters({**GOOD, "warmup": True})

@@ -189,3 +189,21 @@ def test_a_one_off_step_never_holds_the_repetitions_open(store):
     df = results.measurements(result.run_id, store)
     assert sorted(set(df["repetition"])) == [1, 2]
     assert "sqlite: Repetitions: 2; no phase window cost" in results.run_info(result.run_id, store)["status_note"]
+
+
+def test_an_early_stop_skips_exactly_the_unrun_starts(store, tmp_path, monkeypatch):
+    events = tmp_path / "progress.jsonl"
+    monkeypatch.setenv("BENCHLIB_PROGRESS_FILE", str(events))
+    _run(Tiny(), store, repetitions=1, max_repetitions=4)  # nothing costs 0.2 s: stops after repetition 1
+    done = [json.loads(line) for line in events.read_text().splitlines() if '"event": "done"' in line]
+    # Every skip is counted once: the count reaches the total exactly, never by the clamp.
+    assert done[-1]["done"] == done[-1]["total"] == 4 * 2 * 3
+
+
+def test_one_start_with_a_warmup_keeps_a_measured_baseline(store):
+    result = _run(TinyInOneStart(), store, engines=["sqlite"], warmup=True)
+    df = results.measurements(result.run_id, store)
+    assert set(df[df["window"] == "baseline"]["repetition"]) == {1}
+    assert set(df[df["window"] == "warmup-phase"]["repetition"]) == {0}
+    costs = results.phase_costs(df, "cpu_time")
+    assert costs[~costs["is_baseline"]]["idle_rate"].notna().all()

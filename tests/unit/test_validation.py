@@ -5,7 +5,7 @@ from benchlib.errors import ParameterError, UnknownEngineError
 from benchlib.workloads.dml import validate_parameters
 
 GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False,
-            pin_cpus=False, idle_seconds=0, vacuum=True, pk_kind="uuid", engine_config={}, max_settle_seconds=1)
+            pin_cpus=False, idle_seconds=0.1, vacuum=True, pk_kind="uuid", engine_config={}, max_settle_seconds=1)
 
 
 @pytest.mark.parametrize("name, value, fragment", [
@@ -16,6 +16,7 @@ GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, max_repetitions=1, ci_ta
     ("rows", True, "got True"),
     ("repetitions", 0, "repetitions must be an integer >= 1, got 0"),
     ("idle_seconds", -1, "idle_seconds must be a number >= 0, got -1"),
+    ("idle_seconds", 0, "idle_seconds must be a number > 0 in the dml workload (its costs are given net of the idle rate), got 0"),
     ("vacuum", "yes", "vacuum must be true or false, got 'yes'"),
     ("pk_kind", "serial", "pk_kind must be one of uuid, sequential, got 'serial'"),
     ("engines", [], "engines must be a non-empty list"),

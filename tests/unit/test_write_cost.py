@@ -13,7 +13,7 @@ from benchlib.workloads.write_cost.dialects import DIALECTS
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR, Cell, statements
 
 GOOD = dict(engines=["sqlite", "duckdb"], rows=1000, rows_per_txn=[1, 10, 1000], rows_per_stmt=[1, 100],
-            server_generated=True, repetitions=1, idle_seconds=0, pk_kind="uuid", max_settle_seconds=1,
+            server_generated=True, repetitions=1, idle_seconds=0.1, pk_kind="uuid", max_settle_seconds=1,
             max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False)
 
 
@@ -164,3 +164,9 @@ def test_heatmaps_share_one_colour_scale_and_keep_missing_cells_empty():
     assert [list(r) for r in pg.text] == [["10", ""], ["", "1e+03"]]
     assert [list(r) for r in lite.text] == [["", ""], ["", ""]]
     assert fig.layout.meta["benchlib_name"] == "n"
+
+
+def test_plain_values_are_refused_before_any_engine_is_looked_at():
+    # cockroachdb cannot run here (official image only); the bad cell must be named first all the same.
+    with pytest.raises(ParameterError, match="rows_per_txn value 7 does not divide rows"):
+        validate_parameters({**GOOD, "engines": ["cockroachdb"], "rows_per_txn": [7]})

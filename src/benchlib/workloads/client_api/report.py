@@ -288,8 +288,10 @@ class ClientApiReport(RunReport):
             "Client CPU is the whole notebook process (its other threads included); server CPU is the engine's "
             "container cgroup. Both share this host's cores, so a TCP or Unix socket round trip here is a loopback "
             "one: seed 002's remote figures crossed gigabit Ethernet.",
-            "No settle window and no idle baseline: deferred engine work (purge, autovacuum, checkpoints) after a "
-            "window is not counted, and a few ms of idle engine CPU per second stay in each window.",
+            "No settle window: deferred engine work (purge, autovacuum, checkpoints) after a window is not counted; "
+            "costs are gross, and the idle engine's few ms of CPU per second stay in each window. perf runs only "
+            "where it counts hardware events (its cgroup monitoring makes every context switch dearer, and a window "
+            "here is microseconds per round trip).",
             "psycopg prepares a statement by itself once the same text has run 5 times: the `driver` layer passes "
             "`prepare=False` so that `driver` and `prepared` differ by server-side preparation alone; SQLAlchemy keeps "
             "psycopg's default.",

@@ -70,6 +70,13 @@ class ClientApiParams(RunParameters):
         return supports(engine)
 
     @classmethod
+    def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:
+        if isinstance(values["engines"], list):  # an explicit list: its transports checked before Docker is asked
+            for key in values["engines"]:
+                if isinstance(key, str):
+                    engine_transports(key, checked["transports"])  # an unknown key lists the known ones
+
+    @classmethod
     def narrow_engines(cls, runnable, skipped, checked, *, explicit: bool) -> list[str]:
         """A server asked for in-process only (or an embedded engine over TCP) has nothing to run:
         named, it fails; from "all available", it is skipped."""
@@ -95,14 +102,14 @@ def layer_skip_reason(key: str, layer: str) -> str | None:
 
 class ClientApi(Workload):
     """Per engine one start (with a Unix socket when asked); per repetition and transport the
-    layers' windows; then, in the first repetition, the contended test once per mode."""
+    layers' windows; after the base repetitions the contended test once per mode (repetitions
+    added for precision come after it)."""
 
     experiment = EXPERIMENT
     Params = ClientApiParams
     unit = "layer blocks"
     fresh_start_per_repetition = False
 
-    supports = staticmethod(supports)
 
     def starts(self, params: ClientApiParams) -> list[EngineStart]:
         # perf only where it counts hardware events: its -a -G makes every context switch dearer,
@@ -117,7 +124,7 @@ class ClientApi(Workload):
             steps.append(Step(f"{HARNESS} ({transport})", ("layer", transport, HARNESS)))
             steps += [Step(f"{name} ({transport})", ("layer", transport, name)) for name in params.layers
                       if layer_skip_reason(start.engine, name) is None]
-        if repetition == 1:
+        if repetition == params.repetitions:  # after the base repetitions, as before; extra ones follow it
             steps += [Step(f"contended {mode}", ("contended", transports[0], mode)) for mode in params.contended_modes
                       if not (mode == "processes" and dialect_for(get_engine(start.engine)).processes_reason)]
         return steps
@@ -141,7 +148,9 @@ def _layer(ctx: StepContext, transport: str, name: str) -> None:
     params, instance = ctx.params, ctx.instance
     dialect = dialect_for(instance.engine)
     unix = transport == "unix"
-    checks = ctx.state.setdefault(("checks", transport), instance.session(unix_socket=unix))
+    if ("checks", transport) not in ctx.state:
+        ctx.state[("checks", transport)] = instance.session(unix_socket=unix)
+    checks = ctx.state[("checks", transport)]
     if name == HARNESS:
         layer, n, ids_from, operations = EmptyLayer(dialect, instance, unix, params.orm_batch_size), \
             HARNESS_OPERATIONS, 0, ("load",)

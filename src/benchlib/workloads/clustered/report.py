@@ -196,6 +196,9 @@ class ClusteredReport(RunReport):
             f"warm-up, {p('threads')} thread(s), range {p('range')}, Debian's sysbench 1.0.20 with benchlib's Lua "
             "re-creations of the fork's shapes (covered: SELECT id; not covered: SELECT id, c; in-lists and ranges "
             "on id). insert and delete are stock oltp_insert and oltp_delete (delete + re-insert per event).",
+            f"Access distribution: sysbench `--rand-type={p('rand_type') or 'special'}` on every test"
+            + ("" if p("rand_type") else " (not set by this older run: Debian sysbench 1.0.20's default, `special`, "
+               "sends most accesses to ~1% of the rows, so a large table is still mostly served from cache)") + ".",
             "An operation is one sysbench event (one statement, two for delete); for the load it is one row. cpu/o: "
             "the engine cgroup's CPU in the test window plus its settle window (deferred purge, flushing) per "
             "operation. r/o: the engine's own read counter (PostgreSQL pg_stat_database.blks_read, which counts "

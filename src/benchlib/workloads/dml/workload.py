@@ -10,7 +10,8 @@ from typing import Any
 
 from ...driver import EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...parameters import RunParameters, boolean, one_of, param, per_engine_settings, positive_int
+from ...parameters import (RunParameters, boolean, one_of, param, per_engine_settings, positive_int,
+                           require_idle_baseline)
 from .dialects import PK_KINDS, dialect_for
 
 EXPERIMENT = "dml"
@@ -37,6 +38,10 @@ class DmlParams(RunParameters):
         return supports(engine)
 
     @classmethod
+    def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:
+        require_idle_baseline(checked, cls.WORKLOAD)
+
+    @classmethod
     def narrow_engines(cls, runnable, skipped, checked, *, explicit: bool) -> list[str]:
         """A dialect's row limit (FerretDB's delete_many binds one parameter per document)."""
         from ...engines import get_engine
@@ -58,7 +63,6 @@ class Dml(Workload):
     unit = "phases"
     baseline_name = BASELINE
 
-    supports = staticmethod(supports)
 
     def starts(self, params: DmlParams) -> list[EngineStart]:
         return [EngineStart(key, config=params.engine_config.get(key, {})) for key in params.engines]

@@ -113,7 +113,12 @@ class SweepReport(RunReport):
             "step, one run per step; absolute figures cannot travel to this host, so its curves are drawn "
             "normalised to each system's peak.",
             f"Steps: {self.param('step_seconds')} s each after a {self.param('warmup_seconds')} s warm-up, "
-            f"{self.param('tables')} table(s) x {self.param('table_size'):,} rows, {self.param('repetitions')} "
-            "repetition(s) per step.",
+            f"{self.param('tables')} table(s) x {self.param('table_size'):,} rows, at least "
+            f"{self.param('repetitions')} repetition(s) per step (up to {self.param('max_repetitions') or '-'} while "
+            "the CPU per transaction of a step had a 95% CI wider than the target; the run note says how many), each "
+            "repetition walking every test's thread steps in turn.",
+            f"Access distribution: sysbench `--rand-type={self.param('rand_type') or 'special'}` on every step"
+            + ("" if self.param("rand_type") else " (not set by this older run: Debian sysbench 1.0.20's default, "
+               "`special`, sends most accesses to ~1% of the rows)") + ".",
         ]
         return super().caveats([*notes, *extra])

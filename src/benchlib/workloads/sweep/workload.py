@@ -49,13 +49,21 @@ class SweepParams(RunParameters):
         return supports(engine)
 
     @classmethod
+    def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:
+        if isinstance(values["engines"], list):  # an explicit list: priced or not, known before Docker is asked
+            _check_priced(values["engines"], checked["prices_per_hour"])
+
+    @classmethod
     def narrow_engines(cls, runnable, skipped, checked, *, explicit: bool) -> list[str]:
-        prices = checked["prices_per_hour"]
-        missing = [k for k in runnable if k not in prices]
-        if prices and missing:
-            raise ParameterError(f"prices_per_hour has no price for {', '.join(missing)} (price every engine that "
-                                 f"runs, or none); priced: {', '.join(prices)}")
+        _check_priced(runnable, checked["prices_per_hour"])
         return runnable
+
+
+def _check_priced(engines: list[str], prices: dict[str, float]) -> None:
+    missing = [k for k in engines if k not in prices]
+    if prices and missing:
+        raise ParameterError(f"prices_per_hour has no price for {', '.join(map(str, missing))} (price every engine "
+                             f"that runs, or none); priced: {', '.join(prices)}")
 
 
 class Sweep(Workload):
@@ -68,7 +76,6 @@ class Sweep(Workload):
     fresh_start_per_repetition = False
     precision_per = "transactions"  # a saturated engine burns cores x seconds whatever its throughput
 
-    supports = staticmethod(supports)
 
     def starts(self, params: SweepParams) -> list[EngineStart]:
         return [EngineStart(key, client=CHILDREN_CLIENT, perf_only_for_hardware=True) for key in params.engines]
@@ -76,7 +83,7 @@ class Sweep(Workload):
     def steps(self, params: SweepParams, start: EngineStart, repetition: int) -> list[Step]:
         return [Step(f"{test} x{threads}", {"test": test, "threads": threads,
                                             "warm_up": repetition == 1 and index == 0 and params.warmup_seconds > 0},
-                     ends_start=False)
+                     survives=(sysbench.SysbenchError,))
                 for test in params.tests for index, threads in enumerate(params.threads)]
 
     def prepare(self, ctx: StartContext) -> None:

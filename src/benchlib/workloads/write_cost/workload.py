@@ -15,7 +15,7 @@ from typing import Any
 
 from ...driver import StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...parameters import RunParameters, boolean, int_list, one_of, param, positive_int
+from ...parameters import RunParameters, boolean, int_list, one_of, param, positive_int, require_idle_baseline
 from ..dml.dialects import PK_KINDS
 from .dialects import BEGIN, COMMIT, NOT_REPORTED, dialect_for
 
@@ -54,21 +54,23 @@ class WriteCostParams(RunParameters):
     def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
         return supports(engine)
 
-    def check(self) -> None:
-        rows = self.rows
-        for t in self.rows_per_txn:
+    @classmethod
+    def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:
+        rows, per_txn, per_stmt = checked["rows"], checked["rows_per_txn"], checked["rows_per_stmt"]
+        for t in per_txn:
             if t > rows:
                 raise ParameterError(f"rows_per_txn value {t:,} is larger than rows ({rows:,}): every cell writes the "
                                      "same total, which must hold at least one whole transaction")
             if rows % t:
                 raise ParameterError(f"rows_per_txn value {t:,} does not divide rows ({rows:,}): every transaction "
                                      "of a cell must be the same size")
-            for s in self.rows_per_stmt:
+            for s in per_stmt:
                 if s <= t and t % s:
                     raise ParameterError(f"rows_per_stmt value {s:,} does not divide rows_per_txn value {t:,}")
-        if min(self.rows_per_stmt) > max(self.rows_per_txn):
-            raise ParameterError(f"no cell: every rows_per_stmt value {self.rows_per_stmt} is larger than every "
-                                 f"rows_per_txn value {self.rows_per_txn}")
+        if min(per_stmt) > max(per_txn):
+            raise ParameterError(f"no cell: every rows_per_stmt value {per_stmt} is larger than every "
+                                 f"rows_per_txn value {per_txn}")
+        require_idle_baseline(checked, cls.WORKLOAD)
 
     @property
     def cells(self) -> list[Cell]:
@@ -100,7 +102,6 @@ class WriteCost(Workload):
     unit = "cells"
     baseline_name = BASELINE
 
-    supports = staticmethod(supports)
 
     def steps(self, params: WriteCostParams, start, repetition: int) -> list[Step]:
         return [Step(f"{c.rows_per_txn} rows/txn x {c.rows_per_stmt} rows/stmt"
