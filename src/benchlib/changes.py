@@ -263,8 +263,10 @@ def _pair(before: dict, after: dict, threshold: float) -> dict:
 
 def git_label(run: dict) -> str:
     """The run's benchlib commit, short, marked when the tree had uncommitted changes."""
-    sha = str(run["git_sha"] or "unknown")[:10]
-    return f"{sha}+dirty" if run["git_dirty"] else sha
+    # Outside a git checkout both are missing (NULL in the store, pandas NA here): not "dirty".
+    sha, dirty = run["git_sha"], run["git_dirty"]
+    sha = "unknown" if sha is None or pd.isna(sha) else str(sha)[:10]
+    return f"{sha}+dirty" if dirty is not None and not pd.isna(dirty) and bool(dirty) else sha
 
 
 @dataclass(frozen=True)

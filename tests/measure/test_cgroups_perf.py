@@ -9,11 +9,11 @@ import pytest
 import benchlib
 from benchlib import cgroups, perf
 
-BUSY = """
-import resource, sys
-
 # Real cgroups and perf on this host (root, a writable cgroup hierarchy, linux-perf).
 pytestmark = pytest.mark.perf
+
+BUSY = """
+import resource, sys
 sys.stdin.readline()                       # wait until moved into the test cgroup
 r0 = resource.getrusage(resource.RUSAGE_SELF)
 x = 0

@@ -110,3 +110,13 @@ def test_latest_gates_on_each_series_newest_pair_only(store):
     latest = changes.find_changes(store=store, latest=True).pairs
     assert set(latest["to_run"]) == {"r3"} and len(latest) == 3  # sleep, insert, update
     assert cli.main(["changes", "--latest"]) == 0
+
+
+def test_a_run_outside_a_git_checkout_is_labelled_unknown_not_dirty():
+    import pandas as pd
+
+    from benchlib.changes import git_label
+
+    assert git_label({"git_sha": pd.NA, "git_dirty": pd.NA}) == "unknown"
+    assert git_label({"git_sha": None, "git_dirty": None}) == "unknown"
+    assert git_label({"git_sha": "0123456789abcdef", "git_dirty": True}) == "0123456789+dirty"
