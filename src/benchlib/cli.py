@@ -225,14 +225,14 @@ def _site(args: argparse.Namespace) -> int:
 
 def _threshold(text: str) -> float:
     from .errors import ParameterError
-    from .validation import fraction
+    from .parameters import fraction
 
     try:
         value: object = float(text)
     except ValueError:
         value = text  # fraction() names it in its message
     try:
-        return fraction("threshold", value)
+        return fraction()("threshold", value, {})
     except ParameterError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

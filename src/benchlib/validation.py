@@ -2,31 +2,12 @@
 them run before any container starts."""
 from __future__ import annotations
 
-import numbers
 from typing import Any, Callable, Iterable
 
 from .engines import ENGINES, Engine, get_engine
 from .errors import EngineUnavailableError, ParameterError
 
 ALL_AVAILABLE = "all available"
-
-
-def positive_int(name: str, value: Any, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
-        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def non_negative_number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value < 0 or value != value:
-        raise ParameterError(f"{name} must be a number >= 0, got {value!r}")
-    return float(value)
-
-
-def boolean(name: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ParameterError(f"{name} must be true or false, got {value!r}")
-    return value
 
 
 def require(params: dict[str, Any], names: Iterable[str], where: str) -> None:
@@ -38,13 +19,6 @@ def require(params: dict[str, Any], names: Iterable[str], where: str) -> None:
         parts = ([f"missing {', '.join(missing)}"] if missing else []) + \
                 ([f"unknown {', '.join(unknown)}"] if unknown else [])
         raise ParameterError(f"{where} parameters: {'; '.join(parts)}; expected: {', '.join(names)}")
-
-
-def fraction(name: str, value: Any) -> float:
-    """A share strictly between 0 and 1 (0.05 = 5%)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
-        raise ParameterError(f"{name} must be a fraction between 0 and 1 (0.05 = 5%), got {value!r}")
-    return float(value)
 
 
 def engine_settings(name: str, value: Any, engines: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -63,13 +37,6 @@ def engine_settings(name: str, value: Any, engines: Iterable[str]) -> dict[str, 
             raise ParameterError(f"{name}: {key} is embedded and takes no server settings")
         server.check_storage(settings)
     return {k: dict(v) for k, v in value.items()}
-
-
-def choice(name: str, value: Any, allowed: Iterable[str]) -> str:
-    allowed = tuple(allowed)
-    if value not in allowed:
-        raise ParameterError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-    return value
 
 
 def engine_selection(value: Any, supports: Callable[[Engine], bool] = lambda engine: True,
