@@ -102,9 +102,13 @@ def _batch(args: argparse.Namespace) -> int:
     from .batch import plan_batch, run_notebooks
 
     overrides = _overrides(args.param)
+    if args.cluster:
+        from .batch.cluster import check_address
+
+        check_address(args.cluster)  # a typo is one line before the plan is even read
     plan = plan_batch(args.set, only=args.only, overrides=overrides)
     _reap_dead()
-    out_dir, outcomes = run_notebooks(args.set, "batch", plan)
+    out_dir, outcomes = run_notebooks(args.set, "batch", plan, cluster=args.cluster)
     print((out_dir / "summary.txt").read_text(), end="")
     print(f"reports: {out_dir / 'index.html'}")
     failed = [o for o in outcomes if not o.ok]
@@ -118,8 +122,12 @@ def _runs(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from .results import runs
+    from .store import Store
 
     _reap_dead()
+    store = Store.default()
+    if store.shared is not None:
+        store.shared.check()
     if args.show:
         return _show_run(args.show)
     df = runs(experiment=args.experiment, limit=args.limit)
@@ -127,8 +135,8 @@ def _runs(args: argparse.Namespace) -> int:
         print("no runs in the store yet")
         return 0
     with pd.option_context("display.width", 200, "display.max_colwidth", 60):
-        columns = ["run_id", "experiment", "notebook", "status", "started_at", "hostname", "git_sha", "error",
-                   "status_note"]
+        columns = ["run_id", "experiment", "notebook", "status", "started_at", "hostname", "host_class",
+                   "host_fingerprint", "worker", "git_sha", "error", "status_note"]
         print(df[[c for c in columns if c in df]].to_string(index=False))
     return 0
 
@@ -139,7 +147,8 @@ def _show_run(run_id: str) -> int:
 
     info = run_info(run_id)
     for key in ("run_id", "experiment", "notebook", "status", "started_at", "ended_at", "hostname", "cpu_model",
-                "kernel", "benchlib_version", "git_sha", "status_note"):
+                "kernel", "host_class", "host_price", "host_price_unit", "pmu", "host_fingerprint", "cluster_task",
+                "worker", "benchlib_version", "git_sha", "status_note"):
         print(f"{key}: {info.get(key)}")
     print("parameters: " + ", ".join(f"{k}={v!r}" for k, v in info["parameters"].items()))
     for row in instances(run_id).itertuples():
@@ -242,11 +251,17 @@ def parser() -> argparse.ArgumentParser:
     # Accepted before or after the command; SUPPRESS keeps a subcommand from resetting it.
     debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show Python tracebacks (errors are one line without it)")
+    store = argparse.ArgumentParser(add_help=False)
+    store.add_argument("--store", metavar="PATH|s3://BUCKET/PREFIX",
+                       help="the results store to read (and publish runs to): a local folder, or a shared store "
+                            "read together with this host's own runs (default: BENCHLIB_STORE, else data/results); "
+                            "S3 credentials and endpoint come from the AWS environment (AWS_ACCESS_KEY_ID, "
+                            "AWS_SECRET_ACCESS_KEY or AWS_PROFILE, AWS_ENDPOINT_URL)")
     p = argparse.ArgumentParser(prog="benchlib", description=__doc__, parents=[debug])
     sub = p.add_subparsers(dest="command", required=True)
 
-    def command(name: str, summary: str, func) -> argparse.ArgumentParser:
-        s = sub.add_parser(name, help=summary, parents=[debug])
+    def command(name: str, summary: str, func, *, reads_store: bool = False) -> argparse.ArgumentParser:
+        s = sub.add_parser(name, help=summary, parents=[debug, store] if reads_store else [debug])
         s.set_defaults(func=func)
         return s
 
@@ -255,19 +270,23 @@ def parser() -> argparse.ArgumentParser:
     s = command("start", "start engines one by one, print version and start-to-ready time, stop", _start)
     s.add_argument("engines", nargs="+", metavar="ENGINE")
 
-    s = command("run", "execute one notebook with papermill and render its report", _run)
+    s = command("run", "execute one notebook with papermill and render its report", _run, reads_store=True)
     s.add_argument("notebook", help="notebook path, file name or number prefix (e.g. 01)")
     s.add_argument("-p", "--params", help="YAML parameter file (default: papermill_params/<notebook>/<set>.yaml)")
     s.add_argument("--set", default="default", help="parameter set name (default: default)")
     s.add_argument("-P", "--param", action="append", metavar="NAME=VALUE", help="override one parameter (YAML value)")
     s.add_argument("--out", help="output folder (default: reports/<UTC time>-<6 hex>-<notebook>)")
 
-    s = command("batch", "execute every notebook with its parameter set; exit 1 if any failed", _batch)
+    s = command("batch", "execute every notebook with its parameter set; exit 1 if any failed", _batch,
+                reads_store=True)
     s.add_argument("--set", default="default", help="parameter set name (default: default)")
     s.add_argument("--only", nargs="+", metavar="NOTEBOOK", help="run only these notebooks")
     s.add_argument("-P", "--param", action="append", metavar="NAME=VALUE", help="override one parameter")
+    s.add_argument("--cluster", metavar="ADDRESS",
+                   help="run each notebook x parameter set as a task on the Dask workers of this scheduler "
+                        "(tcp://host:8786), one at a time per worker offering bench=1; needs a shared --store")
 
-    s = command("runs", "list recent runs in the results store", _runs)
+    s = command("runs", "list recent runs in the results store", _runs, reads_store=True)
     s.add_argument("--experiment")
     s.add_argument("--limit", type=int, default=20)
     s.add_argument("--show", metavar="RUN_ID", help="one run in full, with every failure's traceback")
@@ -279,16 +298,17 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("engines", nargs="*", metavar="ENGINE")
 
     s = command("changes", "list changes beyond noise and a threshold between consecutive runs of each series; "
-                           f"exit {REGRESSION_EXIT} if one is a regression", _changes)
+                           f"exit {REGRESSION_EXIT} if one is a regression", _changes, reads_store=True)
     s.add_argument("--experiment", help="only this experiment's runs (default: every experiment)")
     s.add_argument("--threshold", type=_threshold, default=0.05, help="smallest change listed (default: 0.05 = 5%%)")
     s.add_argument("--metric", help="metric id, e.g. client:tps (default: the engine's cost per operation where "
                                     "counted, else per phase window)")
     s.add_argument("--latest", action="store_true", help="only each series' newest pair (a gate on the newest run)")
 
-    command("site", "rewrite reports/index.html and reports/explorer.html (every run in the store)", _site)
+    command("site", "rewrite reports/index.html and reports/explorer.html (every run in the store)", _site,
+            reads_store=True)
 
-    s = command("export", "export runs as Parquet, to merge into another store", _export)
+    s = command("export", "export runs as Parquet, to merge into another store", _export, reads_store=True)
     s.add_argument("run_ids", nargs="+", metavar="RUN_ID")
     s.add_argument("--to", required=True, help="destination folder")
 
@@ -319,12 +339,25 @@ def _quiet_libraries() -> None:
         logger.propagate = False
 
 
+def _use_store(spec: str | None) -> None:
+    """`--store` is BENCHLIB_STORE for this command and the kernels it starts; checked for its
+    form here (a bad URL is one line), contacted when first read."""
+    if spec is None:
+        return
+    from .settings import STORE_ENV
+    from .store import Store
+
+    Store.open(spec)
+    os.environ[STORE_ENV] = spec
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     debug = getattr(args, "debug", False)
     if not debug:
         _quiet_libraries()
     try:
+        _use_store(getattr(args, "store", None))
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe (`benchlib runs | head -1`) shows up here, not at exit
         return code

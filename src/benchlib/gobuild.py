@@ -53,6 +53,7 @@ class GoBinary:
     min_go: str  # the module's `go` directive
     # Files to write into the module copy before building (generated files its archive lacks).
     generated: Mapping[str, str] = field(default_factory=dict)
+    ldflags: str = ""  # e.g. "-s -w": no symbol table or DWARF (a smaller binary, a shorter link)
 
     def problem(self) -> str | None:
         """Why the host cannot build it, or None."""
@@ -67,7 +68,8 @@ class GoBinary:
     def identity(self) -> str:
         """What the binary depends on (for image hashes and its cache): not the host's Go, whose
         version shows in the binary's build info instead."""
-        return json.dumps([self.module, self.version, self.checksum, self.package, dict(self.generated)])
+        identity = [self.module, self.version, self.checksum, self.package, dict(self.generated)]
+        return json.dumps(identity + ([self.ldflags] if self.ldflags else []))
 
     def _cached(self) -> Path:
         return cache_dir() / "bin" / hashlib.sha256(self.identity().encode()).hexdigest()[:16] / self.output
@@ -113,6 +115,7 @@ class GoBinary:
         for name, text in self.generated.items():
             (work / name).write_text(text)
         partial = binary.with_suffix(".partial")
-        run(["build", "-trimpath", "-o", str(partial), self.package], cwd=work)
+        run(["build", "-trimpath", *(["-ldflags", self.ldflags] if self.ldflags else []), "-o", str(partial),
+             self.package], cwd=work)
         partial.rename(binary)  # only a complete binary lands under its cached name
         shutil.rmtree(work, ignore_errors=True)

@@ -161,13 +161,14 @@ def _repo_digest(image, ref: str) -> str | None:
 def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
     """The image to start `engine` from: the official one (pulled when missing), else the local
     recipe, built when missing. With build=False nothing is pulled or built: an answer of what
-    would happen, for `availability`."""
+    would happen, for `availability`. `engine` may also be a service (`services.Service`: a key
+    and a Server, no client), resolved the same way."""
     from .docker_host import docker_client
 
     server = engine.server
     if server is None:
         raise EngineUnavailableError(f"{engine.key} is embedded: it has no image")
-    missing = missing_modules(engine.client)
+    missing = missing_modules(engine.client) if getattr(engine, "client", None) is not None else []
     if missing:
         raise EngineUnavailableError(f"{engine.key}: the Python module(s) {', '.join(missing)} its client needs "
                                      f"are not installed")

@@ -88,6 +88,41 @@ def _remove_live_containers() -> None:
         _live_containers.clear()
 
 
+def loopback_container(image_ref: str, port: int, env: Mapping[str, str], key: str,
+                       labels: Mapping[str, str] | None = None, **kwargs: Any):
+    """A testcontainers container (not yet started) of `image_ref` with `port` published on
+    127.0.0.1 only, carrying benchlib's labels (owner process, `key`) so that a killed owner's
+    container is reaped by the next benchlib process."""
+    from .docker_host import configure_testcontainers
+
+    configure_testcontainers()
+    from testcontainers.core.container import DockerContainer
+
+    container = DockerContainer(image_ref).with_envs(**env)
+    # Published on loopback only: with_exposed_ports would bind 0.0.0.0 and ::.
+    container.ports[f"{port}/tcp"] = ("127.0.0.1", None)
+    container.with_kwargs(labels={LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: key,
+                                  **(labels or {})}, **kwargs)
+    return container
+
+
+def track(container):
+    """Remember a started container until the returned function stops it (or the interpreter exits)."""
+    key = container.get_wrapped_container().id
+    with _live_lock:
+        _live_containers[key] = container
+
+    def remove() -> None:
+        with _live_lock:
+            _live_containers.pop(key, None)
+        try:
+            container.stop()
+        except Exception:
+            pass
+
+    return remove
+
+
 @dataclass
 class Instance:
     """A running engine: how to talk to it, what to measure, and where it came from."""
@@ -258,29 +293,21 @@ class start:
 
     # -- server --------------------------------------------------------------------------------
     def _start_server(self, engine: Engine) -> Instance:
-        from .docker_host import configure_testcontainers, docker_client
+        from .docker_host import docker_client
         from .images import resolve_image
 
         client = docker_client()
         reap_stale(client)
         image = resolve_image(engine)
-        configure_testcontainers()
-        from testcontainers.core.container import DockerContainer
-
         server = engine.server
         assert server is not None
         creds = Credentials(server.user, secrets.token_urlsafe(18), server.database)
-        container = DockerContainer(image.ref).with_envs(**server.env(creds))
-        # Published on loopback only: with_exposed_ports would bind 0.0.0.0 and ::.
-        container.ports[f"{server.port}/tcp"] = ("127.0.0.1", None)
-        labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
-        if self.run_id:
-            labels[LABEL_RUN] = self.run_id
         limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
         if self.memory_limit_mb:
             # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
             limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
-        container.with_kwargs(labels=labels, **limits)
+        container = loopback_container(image.ref, server.port, server.env(creds), engine.key,
+                                       {LABEL_RUN: self.run_id} if self.run_id else {}, **limits)
         config = dict(self.config)
         socket_dir: Path | None = None
         if self.unix_socket:
@@ -336,19 +363,7 @@ class start:
                 time.sleep(0.05)
 
     def _register(self, container) -> None:
-        key = container.get_wrapped_container().id
-        with _live_lock:
-            _live_containers[key] = container
-
-        def remove() -> None:
-            with _live_lock:
-                _live_containers.pop(key, None)
-            try:
-                container.stop()
-            except Exception:
-                pass
-
-        self._cleanup.append(remove)
+        self._cleanup.append(track(container))
 
     def _wait_ready(self, engine: Engine, container, endpoint: Endpoint) -> str:
         """Poll login + ready + version; fail fast if the container exits."""

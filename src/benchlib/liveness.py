@@ -17,7 +17,7 @@ from .store import Store, utcnow
 
 def reap_dead_runs(store: Store | None = None) -> list[str]:
     """Mark `running` runs whose owner process is gone as `aborted`. Returns their run ids."""
-    store = store or Store.default()
+    store = store or Store.default_local()  # runs this host measures; a shared store holds only finished ones
     if not store.run_ids():
         return []
     con = store.connect()

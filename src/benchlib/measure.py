@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import threading
 import time
 import traceback
@@ -25,8 +26,13 @@ from typing import Any, Callable, Iterator
 from . import cgroups, perf
 from .docker_host import docker_server_version
 from .lifecycle import Instance, _owner_label
-from .provenance import benchlib_version, git_state, host_facts
+from .provenance import benchlib_version, declared_host_class, git_state, has_pmu, host_facts, host_fingerprint
 from .store import Store, as_json, utcnow
+
+
+# Set by a cluster worker for the kernel it starts: the batch task and the worker measuring this run.
+CLUSTER_TASK_ENV = "BENCHLIB_CLUSTER_TASK"
+WORKER_ENV = "BENCHLIB_WORKER"
 
 
 @dataclass(frozen=True)
@@ -78,10 +84,15 @@ class Run:
         support = perf.probe()
         sha, dirty = git_state()
         facts = host_facts()
+        host_class, price, price_unit = declared_host_class()
+        layout, pmu = cgroups.layout(), has_pmu(support.events)
         self._row = {
             "run_id": self.run_id, "experiment": self.experiment, "notebook": self.notebook,
             "status": "running", "error": None, "started_at": utcnow(), "ended_at": None,
-            **facts, "cgroup_layout": cgroups.layout(), "docker_version": docker_server_version(),
+            **facts, "cgroup_layout": layout, "docker_version": docker_server_version(),
+            "host_class": host_class, "host_price": price, "host_price_unit": price_unit, "pmu": pmu,
+            "host_fingerprint": host_fingerprint(facts, layout, pmu),
+            "cluster_task": os.environ.get(CLUSTER_TASK_ENV) or None, "worker": os.environ.get(WORKER_ENV) or None,
             "perf_version": support.version,
             "perf_support": as_json({"available": support.available, "reason": support.reason,
                                      "events": support.events}),

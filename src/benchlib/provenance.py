@@ -1,8 +1,12 @@
-"""Where a figure came from: host, kernel, CPU, benchlib version and git sha."""
+"""Where a figure came from: host, kernel, CPU, benchlib version and git sha, and the host's
+fingerprint (what makes two hosts comparable) with its declared class and price."""
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
+import re
 import platform
 import socket
 import subprocess
@@ -10,7 +14,13 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from .errors import ParameterError
 from .settings import get_settings
+
+# A host's class (an instance type, a rack's model) and its price are declared, not detected: a VM
+# cannot see what it is billed as. Workers of a cluster set them in their environment.
+HOST_CLASS_ENV = "BENCHLIB_HOST_CLASS"
+HOST_PRICE_ENV = "BENCHLIB_HOST_PRICE"  # "0.085 USD/h"
 
 
 def _first(path: str, prefix: str) -> str | None:
@@ -61,3 +71,32 @@ def host_facts() -> dict:
         "memory_bytes": int(mem_kib.split()[0]) * 1024 if mem_kib else None,
         "python_version": sys.version.split()[0],
     }
+
+
+def declared_host_class() -> tuple[str | None, float | None, str | None]:
+    """(class, price, price unit) as the host's environment declares them; a malformed price is
+    refused, never recorded as something else."""
+    host_class = os.environ.get(HOST_CLASS_ENV, "").strip() or None
+    price_text = os.environ.get(HOST_PRICE_ENV, "").strip()
+    if not price_text:
+        return host_class, None, None
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([A-Za-z]{3})\s*/\s*(h|hour|month)", price_text)
+    if match is None:
+        raise ParameterError(f"{HOST_PRICE_ENV} must be a price per hour or month like '0.085 USD/h', "
+                             f"got {price_text!r}")
+    value, currency, per = match.groups()
+    return host_class, float(value), f"{currency.upper()}/{'h' if per in ('h', 'hour') else 'month'}"
+
+
+def has_pmu(perf_events: dict[str, str]) -> bool:
+    """Whether perf could count hardware events (instructions, cycles) on this host."""
+    return any(perf_events.get(event) == "supported" for event in ("instructions:u", "cycles"))
+
+
+def host_fingerprint(facts: dict, cgroup_layout: str, pmu: bool) -> str:
+    """Twelve hex digits naming what makes two hosts' figures comparable: CPU model, cores,
+    memory, kernel, cgroup layout and PMU support. Not the host name: two identical VMs share a
+    fingerprint, one VM after a kernel upgrade does not."""
+    identity = {key: facts.get(key) for key in ("cpu_model", "cpu_cores", "memory_bytes", "kernel")}
+    identity.update(cgroup_layout=cgroup_layout, pmu=pmu)
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:12]

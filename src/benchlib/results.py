@@ -22,6 +22,7 @@ def runs(*, experiment: str | None = None, limit: int = 20, store: Store | None 
     where = "where experiment = ?" if experiment else ""
     return _store(store).query(
         f"select run_id, experiment, notebook, status, started_at, ended_at, hostname, cpu_model, kernel, "
+        f"host_class, host_price, host_price_unit, pmu, host_fingerprint, worker, "
         f"benchlib_version, git_sha, owner, status_note, error from runs {where} order by started_at desc limit {int(limit)}",
         [experiment] if experiment else [],
     )
@@ -30,7 +31,7 @@ def runs(*, experiment: str | None = None, limit: int = 20, store: Store | None 
 def run_info(run_id: str, store: Store | None = None) -> dict:
     df = _store(store).query("select * from runs where run_id = ?", [run_id])
     if df.empty:
-        raise StoreError(f"no run {run_id!r} in {_store(store).root}")
+        raise StoreError(f"no run {run_id!r} in {_store(store).where}")
     info = df.iloc[0].to_dict()
     info["parameters"] = json.loads(info["parameters"] or "{}")
     info["perf_support"] = json.loads(info["perf_support"] or "{}")
@@ -52,7 +53,7 @@ def measurements(run_id: str | list[str], store: Store | None = None) -> pd.Data
         "from measurements m left join instances i using (run_id, instance_id) "
         "where m.run_id in (select unnest(?)) order by m.seq, m.metric", [ids])
     if df.empty and not set(ids) & set(_store(store).run_ids()):
-        raise StoreError(f"no run {', '.join(ids)} in {_store(store).root}")
+        raise StoreError(f"no run {', '.join(ids)} in {_store(store).where}")
     return df
 
 

@@ -31,6 +31,9 @@ class Settings:
     # holding them under their Hub names (`<mirror>/library/postgres:17`); None: Docker Hub.
     registry_mirror: str | None = None
     debian_mirror: str | None = None  # the Debian mirror offline image builds use (None: the host's own)
+    # The store results are read from: None (this host's results_dir), another local folder, or a
+    # shared store `s3://bucket/prefix` (read together with this host's own runs; shared_store.py).
+    store: str | None = None
 
     @property
     def results_dir(self) -> Path:
@@ -66,4 +69,8 @@ def get_settings() -> Settings:
     # Docker references carry no scheme: accept a pasted URL all the same.
     mirror = re.sub(r"^[a-z]+://", "", mirror).rstrip("/") or None
     return Settings(root, data_dir, reports_dir, policy, mirror,
-                    os.environ.get("BENCHLIB_DEBIAN_MIRROR", "").strip() or None)
+                    os.environ.get("BENCHLIB_DEBIAN_MIRROR", "").strip() or None,
+                    os.environ.get(STORE_ENV, "").strip() or None)
+
+
+STORE_ENV = "BENCHLIB_STORE"

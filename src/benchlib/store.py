@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from .errors import StoreError
 from .settings import get_settings
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -46,8 +46,12 @@ RUNS = pa.schema([
     ("benchlib_version", pa.string()), ("git_sha", pa.string()), ("git_dirty", pa.bool_()),
     ("parameters", pa.string()), ("owner", pa.string()), ("status_note", pa.string()),
     ("schema_version", pa.int32()), ("failures", pa.string()),
+    ("host_class", pa.string()), ("host_price", pa.float64()), ("host_price_unit", pa.string()),
+    ("pmu", pa.bool_()), ("host_fingerprint", pa.string()), ("cluster_task", pa.string()), ("worker", pa.string()),
 ])
 # v3: `failures` maps each failed part of a run to its full traceback (JSON); `error` keeps one line each.
+# v4: the host's declared class and price, whether it has a PMU, and its fingerprint (provenance.
+# host_fingerprint); for a run a cluster worker measured, its batch task and the worker's name.
 
 INSTANCES = pa.schema([
     ("run_id", pa.string()), ("instance_id", pa.string()), ("engine", pa.string()), ("kind", pa.string()),
@@ -119,7 +123,14 @@ def _migrate_v2_to_v3(root: Path) -> None:
         _write_atomic(_upgrade(pq.read_table(path), RUNS, {}), path)
 
 
-MIGRATIONS: dict[int, Any] = {1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3}
+def _migrate_v3_to_v4(root: Path) -> None:
+    """Runs gain the host's class, price, PMU flag and fingerprint, and a cluster task: unknown
+    for older runs (NULL), never guessed."""
+    for path in sorted((root / "runs").glob("*.parquet")):
+        _write_atomic(_upgrade(pq.read_table(path), RUNS, {}), path)
+
+
+MIGRATIONS: dict[int, Any] = {1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3, 3: _migrate_v3_to_v4}
 
 
 @contextlib.contextmanager
@@ -153,16 +164,47 @@ def _table(rows: list[dict], schema: pa.Schema) -> pa.Table:
 
 @dataclass
 class Store:
-    """A results folder. Cheap to create; every query opens its own in-memory DuckDB."""
+    """A results folder. Cheap to create; every query opens its own in-memory DuckDB.
+
+    With `shared` (a SharedStore, `s3://bucket/prefix`), reads see every run published there
+    beside this folder's own (a run in both is read from here: it may still be running); writes
+    always go to the folder, and a finished run reaches the bucket only when it is published."""
 
     root: Path
+    shared: Any = None  # shared_store.SharedStore
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
 
     @classmethod
     def default(cls) -> "Store":
-        return cls(get_settings().results_dir)
+        """The store the settings name (BENCHLIB_STORE): this host's results folder, another
+        folder, or a shared store read together with this host's folder."""
+        return cls.open(get_settings().store)
+
+    @classmethod
+    def default_local(cls) -> "Store":
+        """Where this host writes runs, without any shared store."""
+        return cls(cls.default().root)
+
+    @classmethod
+    def open(cls, spec: str | os.PathLike | None) -> "Store":
+        """A store given as a local path or as `s3://bucket/prefix` (checked, not yet contacted)."""
+        from .shared_store import SharedStore, is_shared
+
+        results_dir = get_settings().results_dir
+        if spec is None or str(spec).strip() == "":
+            return cls(results_dir)
+        if is_shared(str(spec)):
+            return cls(results_dir, shared=SharedStore(str(spec)))
+        if "://" in str(spec):
+            raise StoreError(f"store must be a local path or s3://bucket/prefix, got {str(spec)!r}")
+        return cls(Path(spec))
+
+    @property
+    def where(self) -> str:
+        """The store as a person names it, for messages."""
+        return f"{self.root} and {self.shared}" if self.shared is not None else str(self.root)
 
     # -- writing ---------------------------------------------------------------------------------
     def _ensure_version(self) -> None:
@@ -219,12 +261,14 @@ class Store:
             p.unlink(missing_ok=True)
 
     # -- reading ---------------------------------------------------------------------------------
-    def _files(self, name: str) -> list[str]:
+    def _files(self, name: str, only: set[str] | None = None) -> list[str]:
         base = self.root / name
         if not base.exists():
             return []
         files = []
         for path in sorted(base.iterdir()):
+            if only is not None and path.stem not in only:  # runs/<id>.parquet, instances/<id>/, measurements/<id>/
+                continue
             if path.is_dir():
                 compacted = path / COMPACTED
                 files += [str(compacted)] if compacted.exists() else [str(p) for p in sorted(path.glob("*.parquet"))]
@@ -232,16 +276,26 @@ class Store:
                 files.append(str(path))
         return files
 
-    def connect(self):
-        """An in-memory DuckDB connection with views `runs`, `instances`, `measurements`."""
+    def _shared_files(self) -> dict[str, list[str]]:
+        """Local copies of the shared store's runs that this folder does not hold, per table."""
+        if self.shared is None:
+            return {}
+        local = set(self._local_run_ids())
+        return self.shared.cached_tables([r for r in self.shared.run_ids() if r not in local])
+
+    def connect(self, only: Iterable[str] | None = None):
+        """An in-memory DuckDB connection with views `runs`, `instances`, `measurements`; with
+        `only`, over those runs' files of this folder alone (an export reads no other run)."""
         import duckdb
 
         if (self.root / "schema_version").exists():
             self._ensure_version()
+        only = set(only) if only is not None else None
+        shared = self._shared_files() if only is None else {}
         con = duckdb.connect()
         con.execute("set TimeZone = 'UTC'")
         for name, schema in TABLES.items():
-            files = self._files(name)
+            files = self._files(name, only) + shared.get(name, [])
             if files:
                 file_list = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
                 con.execute(f"create view {name} as select * from read_parquet([{file_list}], union_by_name = true)")
@@ -274,19 +328,27 @@ class Store:
                 if con is not None:
                     con.close()
 
-    def run_ids(self) -> list[str]:
+    def _local_run_ids(self) -> list[str]:
         return sorted(p.stem for p in (self.root / "runs").glob("*.parquet")) if (self.root / "runs").exists() else []
+
+    def run_ids(self) -> list[str]:
+        local = self._local_run_ids()
+        if self.shared is None:
+            return local
+        return sorted(set(local) | set(self.shared.run_ids()))
 
     # -- moving runs between machines ---------------------------------------------------------------
     def export_runs(self, run_ids: Iterable[str], dest: Path) -> Path:
         """Write the given runs as three Parquet files in `dest` (runs, instances, measurements)."""
         run_ids = list(run_ids)
+        local = set(self._local_run_ids())
         missing = sorted(set(run_ids) - set(self.run_ids()))
         if missing:
-            raise StoreError(f"no such run(s) in {self.root}: {', '.join(missing)}")
+            raise StoreError(f"no such run(s) in {self.where}: {', '.join(missing)}")
         dest = Path(dest)
         dest.mkdir(parents=True, exist_ok=True)
-        con = self.connect()
+        # Runs of this folder are read from their own files only; runs only in a shared store need its view.
+        con = self.connect(only=run_ids) if set(run_ids) <= local else self.connect()
         try:
             for name, schema in TABLES.items():
                 df = con.execute(f"select * from {name} where run_id in (select unnest(?))", [run_ids]).df()

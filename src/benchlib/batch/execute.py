@@ -11,7 +11,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .plan import read_notebook
 from .render import export_figures, render_html
@@ -48,6 +48,8 @@ class NotebookOutcome:
     # Wall time inside the runs' measured windows (None: the store could not say); the rest of
     # seconds + publish_seconds is the harness's.
     measured_seconds: float | None = None
+    worker: str | None = None  # the cluster worker that executed it (None: this host)
+    publish_error: str | None = None  # its runs could not be published to the shared store (they stay local)
 
     @property
     def wall_seconds(self) -> float:
@@ -98,12 +100,14 @@ def _one_line(exc: BaseException) -> str:
 
 
 def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_file_name: str | None = None,
-            progress: bool = True, output_name: str | None = None) -> NotebookOutcome:
+            progress: bool = True, output_name: str | None = None, progress_stream: TextIO | None = None,
+            kernel_env: dict[str, str] | None = None) -> NotebookOutcome:
     """Execute one notebook into out_dir and render it. A failing notebook still leaves its
-    executed copy (with the error) and its HTML. With `progress`, one console line (stderr)
-    follows the notebook's benchlib.progress.Progress. Ctrl-C interrupts the kernel (its `with`
-    blocks stop containers and close the run) and raises `Interrupted`. `output_name` names the
-    executed copy, its HTML and figures when one folder holds the notebook more than once."""
+    executed copy (with the error) and its HTML. With `progress`, one console line (stderr, or
+    `progress_stream`) follows the notebook's benchlib.progress.Progress. Ctrl-C interrupts the
+    kernel (its `with` blocks stop containers and close the run) and raises `Interrupted`.
+    `output_name` names the executed copy, its HTML and figures when one folder holds the notebook
+    more than once; `kernel_env` is added to the kernel's environment."""
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
@@ -118,8 +122,8 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
     with tempfile.TemporaryDirectory(prefix="benchlib-exec-") as tmp:
         progress_file = Path(tmp) / "progress.jsonl"
         kernel_log = Path(tmp) / "kernel.log"
-        env = {prog.PROGRESS_FILE_ENV: str(progress_file), prog.NOTEBOOK_ENV: notebook.stem}
-        follow = prog.follow(progress_file, notebook.stem) if progress else contextlib.nullcontext()
+        env = {**(kernel_env or {}), prog.PROGRESS_FILE_ENV: str(progress_file), prog.NOTEBOOK_ENV: notebook.stem}
+        follow = prog.follow(progress_file, notebook.stem, progress_stream) if progress else contextlib.nullcontext()
         try:
             with follow:
                 pm.execute_notebook(str(notebook), str(executed), parameters=params, cwd=str(notebook.parent),
@@ -193,7 +197,8 @@ def _from_store(sql: str, run_ids: list[str]) -> list[tuple] | None:
     from ..store import Store
 
     try:
-        con = Store.default().connect()
+        # This host's own store: the runs were just measured here (a shared store would only add a listing).
+        con = Store.default_local().connect()
         try:
             return con.execute(sql, [run_ids]).fetchall()
         finally:

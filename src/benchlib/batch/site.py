@@ -50,7 +50,9 @@ def _outcome_line(o: NotebookOutcome) -> str:
     else:
         status = "ok"
     figures = f"{len(o.figures)} figure files" if not o.figure_error else f"figures not exported: {o.figure_error}"
-    return f"{o.notebook}: {status} ({o.seconds:.0f} s, {figures})"
+    where = f" on {o.worker}" if o.worker else ""
+    published = f"; runs not published: {o.publish_error}" if o.publish_error else ""
+    return f"{o.notebook}: {status} ({o.seconds:.0f} s{where}, {figures}){published}"
 
 
 def write_folder(out_dir: Path, kind: str, name: str, outcomes: list[NotebookOutcome], started_at,

@@ -70,7 +70,7 @@ def _check_runs(run_ids: list[str], experiment: str) -> None:
     found = store.query("select run_id, experiment, status from runs where run_id in (select unnest(?))", [run_ids])
     missing = [r for r in run_ids if r not in set(found["run_id"])]
     if missing:
-        raise ParameterError(f"no run {', '.join(missing)} in {store.root} (`benchlib runs` lists them; "
+        raise ParameterError(f"no run {', '.join(missing)} in {store.where} (`benchlib runs` lists them; "
                              f"`benchlib import` brings runs from another machine)")
     other = found[found["experiment"] != experiment]
     if not other.empty:
@@ -85,7 +85,7 @@ def newest_finished_run(experiment: str) -> str:
     found = store.query("select run_id from runs where experiment = ? and status in ('ok', 'partial') "
                         "order by started_at desc limit 1", [experiment])
     if found.empty:
-        raise ParameterError(f"no finished {experiment!r} run in {store.root} to compare with a rerun: run its "
+        raise ParameterError(f"no finished {experiment!r} run in {store.where} to compare with a rerun: run its "
                              f"notebook first, or give run ids")
     return str(found["run_id"][0])
 
