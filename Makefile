@@ -10,8 +10,10 @@ setup:
 	@bash scripts/setup.sh
 
 ## Run every notebook with papermill_params/<notebook>/$(SET).yaml and publish reports/<batch>/.
+## CLUSTER=tcp://host:8786 STORE=s3://bucket/prefix: on the Dask workers of that scheduler, every run in
+## that bucket; STORE alone: here, and each notebook's runs published to the bucket.
 report: setup
-	$(VENV)/bin/benchlib batch --set $(SET)
+	$(VENV)/bin/benchlib batch --set $(SET)$(if $(CLUSTER), --cluster $(CLUSTER))$(if $(STORE), --store $(STORE))
 
 ## The whole suite: unit, real-container engine and measurement tests, notebook smoke runs, nbval-lax.
 test: setup

@@ -192,13 +192,18 @@ def run_table(store: Store | None = None, run_ids: list[str] | None = None) -> p
     where = "where run_id in (select unnest(?))" if run_ids is not None else ""
     runs = (store or Store.default()).query(
         "select run_id, experiment, notebook, status, started_at, hostname, cpu_model, cpu_cores, git_sha, git_dirty, "
-        f"benchlib_version, parameters from runs {where} order by started_at, run_id",
+        f"benchlib_version, parameters, host_class as declared_class, host_fingerprint from runs {where} "
+        "order by started_at, run_id",
         [list(run_ids)] if run_ids is not None else [])
     parameters = [json.loads(p or "{}") for p in runs["parameters"]]
     runs["parameters"] = parameters
     runs["measuring"] = [json.dumps({k: v for k, v in p.items() if k not in CELL_NEUTRAL_PARAMETERS}, sort_keys=True,
                                     default=str) for p in parameters]
-    runs["host_class"] = [f"{h} ({c})" for h, c in zip(runs["hostname"], runs["cpu_model"])]
+    # Like with like: hosts of one declared class pair with each other as long as their fingerprints
+    # (CPU, cores, memory, kernel, cgroups, PMU) agree; an undeclared host is its own class.
+    runs["host_class"] = [f"{d} [{f}]" if isinstance(d, str) and d and isinstance(f, str) else f"{h} ({c})"
+                          for h, c, d, f in zip(runs["hostname"], runs["cpu_model"], runs["declared_class"],
+                                                runs["host_fingerprint"])]
     return runs
 
 

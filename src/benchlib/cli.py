@@ -80,6 +80,9 @@ def _run(args: argparse.Namespace) -> int:
     from .batch import (Planned, check_parameters, engines_to_run, find_notebook, load_params, params_file,
                         run_notebooks)
 
+    from .provenance import declared_host_class
+
+    declared_host_class()  # a malformed host price is one line here, not a failed cell in the kernel
     overrides = _overrides(args.param)
     notebook = find_notebook(args.notebook)
     pfile = Path(args.params) if args.params else params_file(notebook, args.set)
@@ -101,6 +104,10 @@ def _run(args: argparse.Namespace) -> int:
 def _batch(args: argparse.Namespace) -> int:
     from .batch import plan_batch, run_notebooks
 
+    from .provenance import declared_host_class
+
+    if not args.cluster:
+        declared_host_class()  # this host measures: its declared price must read
     overrides = _overrides(args.param)
     if args.cluster:
         from .batch.cluster import check_address

@@ -43,6 +43,23 @@ def _markdown(lines: Iterable[str]) -> str:
     return "\n".join(f"- {line}" for line in lines) or "- none"
 
 
+def known(value):
+    """A stored value, or None for a missing one (NULL reads back as None or NaN)."""
+    return None if value is None or (isinstance(value, float) and value != value) else value
+
+
+def host_label(info: dict) -> str:
+    """`c6i.large (0.085 USD/h), fingerprint 3f2a9c0d1e2b`: the declared class and price and the
+    fingerprint a run recorded; runs older than both say so."""
+    klass, price, fingerprint = (known(info.get(k)) for k in ("host_class", "host_price", "host_fingerprint"))
+    if fingerprint is None:
+        return "not recorded (an older run)"
+    declared = f"{klass}" if klass else "undeclared"
+    if price is not None:
+        declared += f" ({price:g} {info.get('host_price_unit')})"
+    return f"{declared}, fingerprint {fingerprint}"
+
+
 class RunReport:
     def __init__(self, run_id: str, store=None):
         self.run_id = run_id
@@ -63,7 +80,7 @@ class RunReport:
             "run id": i["run_id"], "status": i["status"], "host": i["hostname"],
             "CPU": f"{i['cpu_model']} ({i['cpu_cores']} cores)",
             "memory": f"{(i['memory_bytes'] or 0) / 2**30:.1f} GiB", "kernel": i["kernel"], "OS": i["os"],
-            "cgroup layout": i["cgroup_layout"], "Docker": i["docker_version"],
+            "cgroup layout": i["cgroup_layout"], "host class": host_label(i), "Docker": i["docker_version"],
             "perf": f"{i['perf_version']}: {perf_events or i['perf_support'].get('reason', '')}",
             "benchlib": f"{i['benchlib_version']} (git {str(i['git_sha'])[:10]}"
                         f"{' + local changes' if i['git_dirty'] else ''})",

@@ -198,10 +198,14 @@ class SharedStore:
         run was already published (its objects are never rewritten)."""
         if self.marker(run_id) is not None:
             return False
+        import pyarrow.parquet as pq
+
         started = time.perf_counter()
-        objects: dict[str, int] = {}
         with tempfile.TemporaryDirectory(prefix="benchlib-publish-") as tmp:
             exported = local.export_runs([run_id], Path(tmp))
+            status = pq.read_table(exported / "runs.parquet", columns=["status"]).column("status")[0].as_py()
+            if status == "running":  # what is published never changes: a run still running would stay so
+                raise StoreError(f"run {run_id} is still running: only a finished run is published")
             uploads = {f"{name}.parquet": exported / f"{name}.parquet" for name in TABLE_NAMES}
             uploads.update({f"notebook/{name}": Path(path) for name, path in (files or {}).items()})
             remote = [self.run_key(run_id, name) for name in uploads]
@@ -210,7 +214,6 @@ class SharedStore:
             except Exception as exc:
                 raise StoreError(f"store {self.url}: publishing run {run_id} failed: {self._why(exc)}") from None
             objects = {name: path.stat().st_size for name, path in uploads.items()}
-        status = local.query("select status from runs where run_id = ?", [run_id])["status"].iloc[0]
         marker = {"run_id": run_id, "status": status, "objects": objects, "host": socket.gethostname(),
                   "published_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "upload_seconds": round(time.perf_counter() - started, 3), **(meta or {})}

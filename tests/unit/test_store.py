@@ -6,7 +6,7 @@ import time
 import pytest
 
 from benchlib import results
-from benchlib.errors import StoreError
+from benchlib.errors import ParameterError, StoreError
 from benchlib.measure import Run
 from benchlib.store import SCHEMA_VERSION, Store, utcnow
 
@@ -62,9 +62,39 @@ def test_run_records_provenance(store):
     info = results.run_info(run.run_id, store)
     assert info["parameters"] == {"rows": 5} and info["notebook"] == "nb"
     for key in ("hostname", "kernel", "cpu_model", "cpu_cores", "memory_bytes", "benchlib_version", "git_sha",
-                "cgroup_layout", "perf_support"):
+                "cgroup_layout", "perf_support", "pmu", "host_fingerprint"):
         assert info[key] not in (None, ""), key
     assert info["schema_version"] == SCHEMA_VERSION
+    assert info["host_class"] is None and info["cluster_task"] is None  # nothing declared, no cluster
+
+
+def test_a_run_records_the_declared_host_class_and_price(store, monkeypatch):
+    monkeypatch.setenv("BENCHLIB_HOST_CLASS", "c6i.large")
+    monkeypatch.setenv("BENCHLIB_HOST_PRICE", "0.085 USD/h")
+    with Run("t", {}, store=store) as run:
+        pass
+    info = results.run_info(run.run_id, store)
+    assert (info["host_class"], info["host_price"], info["host_price_unit"]) == ("c6i.large", 0.085, "USD/h")
+    monkeypatch.setenv("BENCHLIB_HOST_PRICE", "cheap")
+    with pytest.raises(ParameterError, match="BENCHLIB_HOST_PRICE must be a price per hour or month like "
+                                             "'0.085 USD/h', got 'cheap'"):
+        Run("t", {}, store=store).__enter__()
+
+
+def test_v3_runs_gain_the_host_columns_unknown(store):
+    import pyarrow.parquet as pq
+
+    from benchlib.store import RUNS
+
+    store.write_run({"run_id": "r1", "status": "ok"})
+    path = store.root / "runs" / "r1.parquet"
+    v3 = pq.read_table(path).drop_columns([c for c in RUNS.names if RUNS.names.index(c) >= RUNS.names.index("host_class")])
+    pq.write_table(v3, path)
+    (store.root / "schema_version").write_text("3\n")
+    row = store.query("select host_class, host_fingerprint, pmu, cluster_task from runs").iloc[0]
+    assert row.isna().all()
+    assert (store.root / "schema_version").read_text().strip() == str(SCHEMA_VERSION)
+    assert pq.read_schema(path).names == RUNS.names
 
 
 def test_export_then_import_merges_runs_into_another_store(store, tmp_path):

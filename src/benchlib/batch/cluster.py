@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import os
 import re
 import socket
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO

@@ -44,6 +44,11 @@ def harness_shares(outcomes: list[NotebookOutcome], batch_wall_s: float) -> list
     shares = [HarnessShare(o.notebook, o.wall_seconds, o.measured_seconds) for o in outcomes]
     known = [o.measured_seconds for o in outcomes]
     total = None if any(m is None for m in known) else sum(known)
+    if any(o.worker for o in outcomes):
+        # On a cluster the notebooks ran side by side: their measured windows add up to more than
+        # the batch's wall time, so the share is of the tasks' own time, summed over the workers.
+        return [*shares, HarnessShare("batch (tasks summed over workers)", sum(o.wall_seconds for o in outcomes),
+                                      total)]
     return [*shares, HarnessShare("batch", batch_wall_s, total)]
 
 

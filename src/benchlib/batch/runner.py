@@ -82,8 +82,10 @@ def _publish(shared, outcome: NotebookOutcome, out_dir: Path) -> None:
     """Publish the notebook's runs; a store that fails now is said, and the batch goes on (the
     runs stay in this host's store, to publish later)."""
     from ..errors import StoreError
+    from ..liveness import reap_dead_runs
     from .publish import publish_outcome
 
+    reap_dead_runs()  # a kernel that died mid-run left its run 'running': it is published as aborted
     try:
         publish_outcome(shared, outcome, out_dir)
     except StoreError as exc:

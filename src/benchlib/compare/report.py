@@ -9,7 +9,7 @@ import pandas as pd
 
 from .. import results
 from ..plots import bars_by_phase, engine_order, engine_title
-from ..report import RunReport, fmt, fmt_ci
+from ..report import RunReport, fmt, fmt_ci, host_label, known
 
 # Highlights: only changes that are both beyond noise and beyond the threshold are coloured;
 # one that is beyond noise but small is shaded, so a reader sees it is real but minor.
@@ -41,6 +41,7 @@ class ComparisonReport:
                 "run": i["run_id"], "role": "base" if position == 0 else f"compared #{position}",
                 "notebook": i["notebook"], "started (UTC)": f"{i['started_at']:%Y-%m-%d %H:%M}", "status": i["status"],
                 "host": f"{i['hostname']}: {i['cpu_model']} ({i['cpu_cores']} cores), kernel {i['kernel']}",
+                "host class": host_label(i),
                 "benchlib": f"{i['benchlib_version']} ({str(i['git_sha'])[:10]}{'+' if i['git_dirty'] else ''})",
                 "parameters differing from the base": "none" if position == 0 or not differs else
                 ", ".join(f"{k}={json.dumps(v)}" for k, v in differs.items()),
@@ -180,9 +181,16 @@ class ComparisonReport:
                  f"**Highlight:** red or green only when a change is beyond noise *and* larger than "
                  f"{self.threshold:.0%} (seed 003's rule for its spreadsheets); grey: beyond noise but smaller."]
         hosts = {(r.info["hostname"], r.info["cpu_model"]) for r in self.reports}
-        if len(hosts) > 1:
+        fingerprints = {known(r.info.get("host_fingerprint")) for r in self.reports} - {None}
+        if len(fingerprints) > 1:
+            lines.append(f"**Unlike hosts:** the runs come from {len(fingerprints)} host fingerprints (CPU model, cores, "
+                         "memory, kernel, cgroup layout, PMU; the runs table's host class column): absolute costs "
+                         "depend on them, so these ratios mix the engine change with the host change.")
+        elif len(hosts) > 1:
             lines.append("**Different hosts:** absolute CPU seconds depend on the CPU; ratios between hosts mix the "
-                         "engine change with the hardware change.")
+                         "engine change with the hardware change." if not fingerprints else
+                         "**Different hosts, one fingerprint:** the runs ran on several hosts of identical hardware, "
+                         "kernel and cgroup layout (like with like).")
         if self.match == "product":
             lines.append("**Pairing:** engines are paired by product across versions (postgres@15 in one run with "
                          "postgres@17 in another).")
