@@ -93,7 +93,7 @@ class Cluster:
                 os.killpg(proc.pid, signal.SIGTERM)
         for proc in [*self.workers.values(), self.scheduler]:
             try:
-                proc.wait(timeout=20)
+                proc.wait(timeout=5)  # idle by now: nothing of theirs to close gracefully
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
@@ -135,7 +135,7 @@ def _shared():
 def test_a_cluster_batch_runs_on_both_workers_one_task_at_a_time_and_publishes_every_run(project, cluster):
     env = _client_env(project)
     result = subprocess.run([str(BENCHLIB), "batch", "--set", "tiny",
-                             "-P", "seconds=1.0", "--cluster", cluster.address, "--store", f"s3://{BUCKET}/cluster"],
+                             "-P", "seconds=0.5", "--cluster", cluster.address, "--store", f"s3://{BUCKET}/cluster"],
                             env=env, capture_output=True, text=True, timeout=300, cwd=project.root)
     assert result.returncode == 0, result.stderr
     # Per-host progress on the console: each worker's own lines, prefixed with its name.
@@ -224,9 +224,16 @@ def test_a_worker_killed_mid_run_loses_its_task_to_the_other_worker(project, clu
     reader = Store.open(f"s3://{BUCKET}/cluster")
     assert dead not in reader.run_ids() and dead not in set(reader.query("select run_id from runs")["run_id"])
 
+    # The console said which worker left and that its task went to another.
+    assert f"{killed} | left the cluster; its task 01-tiny goes to another worker" in stderr, stderr
+
     # The killed host's worker comes back: its dead run is marked aborted and published as such.
     cluster.start_worker(killed)
     cluster.wait_for({"host-a", "host-b"})
+    deadline = time.monotonic() + 30
+    while shared.marker(dead) is None:
+        assert time.monotonic() < deadline, f"the restarted {killed} did not publish {dead}"
+        time.sleep(0.2)
     assert shared.marker(dead)["status"] == "aborted" and shared.marker(dead)["published_by"] == "liveness"
     status = Store.open(f"s3://{BUCKET}/cluster").query("select status, status_note from runs where run_id = ?", [dead])
     assert status["status"][0] == "aborted" and "is gone" in status["status_note"][0]

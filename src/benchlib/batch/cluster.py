@@ -96,7 +96,8 @@ class _EventStream:
         self._partial = lines.pop()
         for line in lines:
             if line.strip():
-                self.worker.log_event(PROGRESS_TOPIC, {"worker": self.worker.name, "task": self.task, "line": line})
+                # Not "worker": the scheduler overwrites that key with the worker's address.
+                self.worker.log_event(PROGRESS_TOPIC, {"host": str(self.worker.name), "task": self.task, "line": line})
         return len(text)
 
     def flush(self) -> None:
@@ -220,7 +221,10 @@ def connect(address: str, store_url: str) -> Cluster:
     from ..errors import BenchlibError
 
     address = check_address(address)
+    host, _, port = address.split("://", 1)[1].rpartition(":")
     try:
+        # A refused port answers at once; Dask's own connect would retry it until its timeout.
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
         client = Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         detail = " ".join(str(exc).split())[:200]
@@ -293,21 +297,39 @@ def run_on_cluster(cluster: Cluster, plan: list[Planned], store_url: str, out_di
     client = cluster.client
     lock = threading.Lock()
 
-    def on_event(event) -> None:
+    names = {address: facts["name"] for address, facts in cluster.workers.items()}
+    ours = f"benchlib-{batch}-"
+
+    def on_progress(event) -> None:
         _, msg = event
         with lock:
-            _say(stream, f"{msg.get('worker')} | {msg.get('line')}")
+            _say(stream, f"{msg.get('host')} | {msg.get('line')}")
 
-    client.subscribe_topic(PROGRESS_TOPIC, on_event)
-    tasks = [Task(batch, f"{i:02d}-{item.output_name or item.notebook.stem}", item.notebook.stem, item.params,
-                  item.params_file, item.output_name, store_url) for i, item in enumerate(plan, 1)]
+    def on_membership(event) -> None:
+        """Workers leaving (a dead host: its task goes to another) and joining, as they happen."""
+        _, msg = event
+        action, address = msg.get("action"), msg.get("worker")
+        if action == "remove-worker":
+            lost = [str(k)[len(ours):] for k in msg.get("processing-tasks") or [] if str(k).startswith(ours)]
+            again = f"; its task {', '.join(lost)} goes to another worker" if lost else ""
+            with lock:
+                _say(stream, f"{names.get(address, address)} | left the cluster{again}")
+        elif action == "add-worker":
+            with lock:
+                _say(stream, f"{address} | joined the cluster")
+
+    client.subscribe_topic(PROGRESS_TOPIC, on_progress)
+    client.subscribe_topic("all", on_membership)
+    # A plan names each notebook x set once (output_name when a notebook runs with several sets).
+    tasks = [Task(batch, item.output_name or item.notebook.stem, item.notebook.stem, item.params,
+                  item.params_file, item.output_name, store_url) for item in plan]
     futures = {client.submit(run_task, task, key=f"benchlib-{batch}-{task.key}", resources={RESOURCE: 1},
                              pure=False, retries=0): i for i, task in enumerate(tasks)}
     _say(stream, f"submitted {len(tasks)} task(s) to {cluster.address}; each needs {RESOURCE}=1")
     by_index: dict[int, NotebookOutcome] = {}
     done_per_worker: dict[str, int] = {}
     try:
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             index = futures[future]
             try:
                 record = future.result()
@@ -335,4 +357,5 @@ def run_on_cluster(cluster: Cluster, plan: list[Planned], store_url: str, out_di
     finally:
         with contextlib.suppress(Exception):
             client.unsubscribe_topic(PROGRESS_TOPIC)
+            client.unsubscribe_topic("all")
     outcomes[:] = [by_index[i] for i in sorted(by_index)]
