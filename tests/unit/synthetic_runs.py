@@ -13,15 +13,17 @@ T0 = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 def write_run(store: Store, run_id: str, day: int, costs: dict[str, dict[str, list[float]]], *,
               experiment: str = "dml", parameters: dict | None = None, hostname: str = "host-a",
               versions: dict[str, str] | None = None, git_sha: str = "1111111111aaaa", status: str = "ok",
-              transactions: float | None = None) -> str:
+              transactions: float | None = None, host: dict | None = None) -> str:
     """`costs`: engine -> phase -> engine CPU seconds per repetition. `transactions`: a sysbench-like
-    reading of operations in every phase window."""
+    reading of operations in every phase window. `host`: the run's host identity columns
+    (host_class, host_fingerprint, ...)."""
     started = T0 + dt.timedelta(days=day)
     store.write_run({"run_id": run_id, "experiment": experiment, "notebook": f"{experiment}-notebook",
                      "status": status, "started_at": started, "ended_at": started + dt.timedelta(minutes=5),
                      "hostname": hostname, "cpu_model": "Test CPU 2.0GHz", "cpu_cores": 2, "git_sha": git_sha,
                      "git_dirty": False, "benchlib_version": "0.1.0",
-                     "parameters": json.dumps(parameters if parameters is not None else {"rows": 1000})})
+                     "parameters": json.dumps(parameters if parameters is not None else {"rows": 1000}),
+                     **(host or {})})
     seq = 0
     for engine, phases in costs.items():
         repetitions = len(next(iter(phases.values())))

@@ -61,6 +61,18 @@ def test_runs_are_paired_only_within_host_and_measuring_parameters(store):
     assert changes.find_changes(store=store).flagged.empty
 
 
+def test_hosts_of_one_declared_class_pair_only_while_their_fingerprints_agree(store):
+    c6i = {"host_class": "c6i.large", "host_fingerprint": "aaaaaaaaaaaa"}
+    write_run(store, "vm1", 1, {"postgres": {"insert": STEADY}}, hostname="vm-1", host=c6i)
+    write_run(store, "vm2", 2, {"postgres": {"insert": SLOWER}}, hostname="vm-2", host=c6i)
+    # Same class, another kernel (another fingerprint): never compared with the two above.
+    write_run(store, "vm3", 3, {"postgres": {"insert": STEADY}}, hostname="vm-3",
+              host={**c6i, "host_fingerprint": "bbbbbbbbbbbb"})
+    found = changes.find_changes(store=store)
+    assert set(zip(found.pairs["from_run"], found.pairs["to_run"])) == {("vm1", "vm2")}
+    assert list(found.regressions["phase"]) == ["insert"]
+
+
 def test_unfinished_runs_are_skipped_and_pinned_versions_are_their_own_series(store):
     write_run(store, "r1", 1, {"postgres@15": {"insert": STEADY}, "postgres@17": {"insert": STEADY}})
     write_run(store, "broken", 2, {"postgres@17": {"insert": SLOWER}}, status="failed")

@@ -92,3 +92,21 @@ def test_an_empty_comparison_reads_as_nothing_to_compare(store):
         pass
     report = ComparisonReport([a.run_id, b.run_id], store=store)
     assert report.compared.empty and "nothing to compare" in report.findings()
+
+
+def test_the_comparison_shows_each_runs_host_class_and_says_when_hosts_differ(tmp_path):
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    costs = {"postgres": {"insert": [1.0, 1.1, 0.9]}}
+    write_run(store, "a", 1, costs, host={"host_class": "c6i.large", "host_price": 0.085, "host_price_unit": "USD/h",
+                                          "host_fingerprint": "aaaaaaaaaaaa"})
+    write_run(store, "b", 2, costs, host={"host_class": "m7g.large", "host_fingerprint": "bbbbbbbbbbbb"})
+    write_run(store, "old", 3, costs)  # before hosts were recorded
+    report = ComparisonReport(["a", "b"], store=store)
+    classes = list(report.runs_table().data["host class"])
+    assert classes == ["c6i.large (0.085 USD/h), fingerprint aaaaaaaaaaaa", "m7g.large, fingerprint bbbbbbbbbbbb"]
+    assert "**Unlike hosts:** the runs come from 2 host fingerprints" in report.caveats()
+    assert "not recorded (an older run)" in set(ComparisonReport(["a", "old"], store=store).runs_table().data["host class"])
