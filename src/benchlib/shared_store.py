@@ -88,9 +88,11 @@ class SharedStore:
             import s3fs
 
             # No listings cache: a reader must see a marker the moment it is written. Few retries,
-            # short timeouts: an unreachable endpoint is one line after seconds, not minutes.
+            # short timeouts: an unreachable endpoint is one line after seconds, not minutes. The
+            # client itself is reused within a process (fsspec's instance cache): making one costs
+            # ~1.5 s here, a worker's second publish does not pay it again.
             fs = s3fs.S3FileSystem(
-                use_listings_cache=False, skip_instance_cache=True, endpoint_url=endpoint_url(),
+                use_listings_cache=False, endpoint_url=endpoint_url(),
                 config_kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "read_timeout": 60,
                                "retries": {"max_attempts": 2}})
             fs.retries = 2  # s3fs's own retries of a failed call, on top of botocore's (5 by default)
