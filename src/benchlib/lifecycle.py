@@ -200,11 +200,12 @@ class start:
     `unix_socket`: the server also listens on a Unix socket in a host directory mounted into the
     container (`Instance.socket_endpoint`); an engine without one fails here, before any start.
     `memory_limit_mb` caps the container's memory, page cache included (an IO-bound regime: a
-    file the engine reads through the OS cache must not stay cached beyond the limit)."""
+    file the engine reads through the OS cache must not stay cached beyond the limit).
+    `cpu_limit` caps a server's CPU in cores (a CFS quota, Docker's --cpus): a smaller instance."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
                  startup_timeout: float | None = None, cpuset: str | None = None, unix_socket: bool = False,
-                 memory_limit_mb: int | None = None):
+                 memory_limit_mb: int | None = None, cpu_limit: float | None = None):
         self.engine = get_engine(key)
         if unix_socket and (self.engine.server is None or self.engine.server.socket_setting is None):
             raise ParameterError(f"{key} has no Unix socket to connect through "
@@ -213,6 +214,7 @@ class start:
         self.config = dict(config or {})
         self.cpuset = cpuset  # Docker cpuset_cpus of a server engine (benchlib.cpus); embedded: ignored
         self.memory_limit_mb = memory_limit_mb
+        self.cpu_limit = cpu_limit
         self.run_id = run_id
         self.startup_timeout = startup_timeout
         self._cleanup: list[Any] = []
@@ -280,6 +282,8 @@ class start:
         if self.memory_limit_mb:
             # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
             limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
+        if self.cpu_limit:
+            limits["nano_cpus"] = int(self.cpu_limit * 1e9)
         container.with_kwargs(labels=labels, **limits)
         config = dict(self.config)
         socket_dir: Path | None = None
@@ -314,7 +318,8 @@ class start:
             "engine": engine.key, "kind": engine.kind, "image_ref": image.ref, "image_id": image.image_id,
             "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
             "server_version": version, "startup_seconds": startup,
-            "config": {**config, **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {})},
+            "config": {**config, **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {}),
+                       **({"cpu_limit": self.cpu_limit} if self.cpu_limit else {})},
             "container_id": container_id, "cgroup": scope.perf_cgroup, "cpuset": self.cpuset,
         })
         if socket_dir is not None:

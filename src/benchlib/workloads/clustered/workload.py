@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import sysbench
-from ...driver import CHILDREN_CLIENT, EngineStart, StartContext, Step, StepContext, Workload
+from ...driver import CHILDREN_CLIENT, EngineStart, PerOperation, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
 from ...parameters import RunParameters, boolean, names, one_of, param, positive_int, whole_seconds
 from .dialects import INSERT_ORDERS, KEY_KINDS, ClusteredDialect, dialect_for, scalar
@@ -129,6 +129,7 @@ class Clustered(Workload):
     Params = ClusteredParams
     fresh_start_per_repetition = False
     precision_per = "transactions"
+    per_operation = PerOperation("reading", "transactions", "transaction")
 
 
     def starts(self, params: ClusteredParams) -> list[EngineStart]:
