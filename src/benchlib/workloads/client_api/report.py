@@ -202,12 +202,7 @@ class ClientApiReport(RunReport):
             local, tcp, _ = self._local_and_tcp(layer_of)
             merged[f"this run ({label}), local"] = pd.Series(local, dtype=float)
             merged[f"this run ({label}), TCP loopback"] = pd.Series(tcp, dtype=float)
-        table = pd.DataFrame(merged)
-        table = table.reindex(engine_order(table.index))
-        ratios = table / table.loc["postgres"] if "postgres" in table.index else table * float("nan")
-        out = pd.concat({"µs per load": table, "ratio to PostgreSQL": ratios}, axis=1)
-        out.index = [engine_title(e) for e in out.index]
-        return out.round(2)
+        return _with_ratio_to_postgres(pd.DataFrame(merged), "µs per load")
 
     def contended_comparison(self) -> pd.DataFrame:
         """Seed 002's contended test (32 threads, its full counts) beside this run's, as
@@ -221,12 +216,7 @@ class ClientApiReport(RunReport):
             for mode, df in self.contended.groupby("mode", sort=False):
                 by = df.groupby("engine")["ops_per_s"].mean()
                 table[f"this run, ops/s ({mode}, {int(df['workers'].iloc[0])} workers)"] = by
-        out = pd.DataFrame(table)
-        out = out.reindex(engine_order(out.index))
-        ratios = out / out.loc["postgres"] if "postgres" in out.index else out * float("nan")
-        out = pd.concat({"operations per second": out, "ratio to PostgreSQL": ratios}, axis=1)
-        out.index = [engine_title(e) for e in out.index]
-        return out.round(2)
+        return _with_ratio_to_postgres(pd.DataFrame(table), "operations per second")
 
     def seed_layers(self) -> str:
         """Which layer stood in for ODB per engine, and what the MySQL family's two drivers cost."""
@@ -383,3 +373,13 @@ class ClientApiReport(RunReport):
                      "forked workers' (counted when they are joined); for embedded engines the engine runs inside "
                      "those workers, so its CPU is in the client column.")
         return super().caveats([*notes, *extra])
+
+
+def _with_ratio_to_postgres(table: pd.DataFrame, title: str) -> pd.DataFrame:
+    """Engines (rows, catalog order) x sources: the figures, then each column over PostgreSQL's:
+    ratios are what travel between 2012's hardware and this host."""
+    table = table.reindex(engine_order(table.index))
+    ratios = table / table.loc["postgres"] if "postgres" in table.index else table * float("nan")
+    out = pd.concat({title: table, "ratio to PostgreSQL": ratios}, axis=1)
+    out.index = [engine_title(e) for e in out.index]
+    return out.round(2)
