@@ -196,6 +196,10 @@ class WriteCostReport(RunReport):
             after = part.after_share
             if after != after:
                 after_text = "no work after the commit is measurable in-process"
+            elif after <= -AFTER_NOISE:  # more idle rate subtracted than the settle windows used
+                after_text = (f"its after-commit share comes out at {fmt(after * 100, '%', 2)}: the idle rate "
+                              "subtracted over the settle windows exceeded their CPU, so that baseline ran high "
+                              "and the after-commit figure is not usable")
             elif after < AFTER_NOISE:  # the idle rate x settle time is subtracted: small values are noise
                 after_text = ("no CPU beyond its idle rate came after the statements returned "
                               f"({fmt(after * 100, '%', 2)} of the total, within noise)")
@@ -211,7 +215,8 @@ class WriteCostReport(RunReport):
             lines.append(
                 f"**{engine_title(part.engine)}** ({arch.name if arch else 'engine'}): {one}In "
                 f"{part.largest_txn:,}-row transactions of {part.largest_stmt:,}-row statements a row costs "
-                f"{fmt(floor['cpu_us_per_row'])} µs and {log}; {after_text}."
+                f"{fmt(floor['cpu_us_per_row'])} µs of engine CPU ({fmt(floor['total_us_per_row'])} with the driver) "
+                f"and {log}; {after_text}."
                 + (f" Per row it {arch.write_path}; after the commit: {arch.deferred}." if arch else "")
                 + client_text)
         return "\n".join(f"- {line}" for line in lines) or "- no cell measured"
