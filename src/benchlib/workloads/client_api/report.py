@@ -9,7 +9,7 @@ from ... import results
 from ...engines import get_engine
 from ...errors import UnknownEngineError
 from ...plots import engine_order, engine_title, grouped_bars, stacked_bars
-from ...report import RunReport, fmt
+from ...report import RunReport, fmt, fmt_ci
 from .dialects import dialect_for
 from .workload import CONTENDED, HARNESS, LAYER_NAMES, LOOP_TIME, OPERATIONS, TRANSPORTS, layer_skip_reason
 
@@ -175,8 +175,16 @@ class ClientApiReport(RunReport):
             by_t = df[df["layer"] == layer].set_index("transport")["loop_us"]
             best = next(t for t in LOCAL_ORDER if t in by_t.index)
             local[engine], used[engine] = by_t[best], layer
-            tcp[engine] = by_t.get("tcp", by_t[best] if best == "in-process" else float("nan"))
+            tcp[engine] = by_t.get("tcp", float("nan"))  # an embedded engine has no TCP figure
         return local, tcp, used
+
+    def _local_ci(self, engine: str, layer: str) -> float:
+        """95% CI half width of µs per load of `engine` in `layer` on its most local transport."""
+        s = self.summary[(self.summary["phase"] == "load") & (self.summary["engine"] == engine)
+                         & (self.summary["layer"] == layer)].set_index("transport")
+        row = s.loc[next(t for t in LOCAL_ORDER if t in s.index)]
+        n = int(row["n"])
+        return results.t_quantile_975(n - 1) * row["loop_us_sd"] / n ** 0.5 if n > 1 else float("nan")
 
     @staticmethod
     def _seed_like(layers: set[str]) -> str | None:
@@ -302,13 +310,18 @@ class ClientApiReport(RunReport):
             present = [e for e in ("sqlite", mysql_family, "postgres") if e in local]
             if len(present) < 2:
                 continue
-            values = [local[e] for e in present]
-            holds = all(a < b for a, b in zip(values, values[1:]))
+            ci = {e: self._local_ci(e, used[e]) for e in present}
+            ordered = sorted(present, key=local.get)
+            # An order is only an order where neighbours' 95% CIs do not overlap.
+            resolved = all(local[a] + ci[a] < local[b] - ci[b] for a, b in zip(ordered, ordered[1:]))
+            holds = ordered == present
             chain = " < ".join(engine_title(e) for e in present)
-            values = ", ".join(f"{engine_title(e)} {fmt(local[e])} µs (`{used[e]}`)" for e in present)
-            actual = " < ".join(engine_title(e) for e in sorted(present, key=local.get))
-            lines.append(f"Seed 002's per-load order {chain} {'holds' if holds else 'does not hold'} here, {label} "
-                         f"layers, each engine's most local transport: {values}; measured order: {actual}.")
+            values = ", ".join(f"{engine_title(e)} {fmt_ci(local[e], ci[e])} µs (`{used[e]}`)" for e in present)
+            actual = " < ".join(engine_title(e) for e in ordered)
+            verdict = ("is not resolved at this precision (neighbouring 95% CIs overlap)" if not resolved else
+                       "holds" if holds else "does not hold")
+            lines.append(f"Seed 002's per-load order {chain} {verdict} here, {label} layers, each engine's most "
+                         f"local transport: {values}; measured order: {actual}.")
         s = self.summary[(self.summary["phase"] == "load") & (self.summary["layer"] == "driver")]
         local = {e.partition("@")[0] for e in s["engine"]}
         if "mariadb" in local and "mysql" not in local:
@@ -349,7 +362,15 @@ class ClientApiReport(RunReport):
             "statements), since PyMySQL, the MySQL protocol's default driver here, is pure Python.",
             "`c_driver` / `c_prepared`: mysql-connector-python with its C extension (libmysqlclient inside the "
             "wheel; the pure-Python fallback is refused), plain text statements and binary-protocol prepared "
-            "statements (COM_STMT_PREPARE once per statement on the connection, then COM_STMT_EXECUTE).",
+            "statements: COM_STMT_PREPARE once per statement text on the cursor, then, per execution, "
+            "COM_STMT_RESET and COM_STMT_EXECUTE, one round trip more than the plain path (which is why "
+            "`c_prepared` can be slower than `c_driver` over TCP). Round trips per load: psycopg outside "
+            "autocommit sends BEGIN, the SELECT and COMMIT (3); PyMySQL and `c_driver` the SELECT and COMMIT (2); "
+            "`c_prepared` 3; SQLite none.",
+            "TCP loopback reaches a container through Docker's port publishing on 127.0.0.1; where Docker's "
+            "userland proxy (docker-proxy) relays it, as on this project's hosts, the proxy's CPU is in neither "
+            "the server's nor the client's column, so over TCP client + server CPU is less than the work done "
+            "per operation and the wall time includes the relay.",
         ]
         for key in self.engines:
             try:
@@ -365,7 +386,11 @@ class ClientApiReport(RunReport):
             if dialect.processes_reason and "processes" in self.param("contended_modes", []):
                 notes.append(f"**{engine_title(key)}**: contended test not run with processes: "
                              f"{dialect.processes_reason}.")
-        notes.append("Contended test: the raw driver in autocommit (one statement per transaction), workers each on "
+        notes.append("Contended test: seed 002's operation counts and proportions, not ODB's threads test itself "
+                     "(which inserts three objects per transaction, loads and updates in one transaction retried on "
+                     "deadlock, and runs unindexed multi-row queries): here every statement is a point statement on "
+                     "rows of its own worker, so the seed comparison's ratios are indicative only. The raw driver "
+                     "in autocommit (one statement per transaction), workers each on "
                      "their own connection, the window opened once every worker was connected (connects and forks "
                      "are outside its wall time and server CPU; a forked worker's CPU is counted whole when it is "
                      f"joined, its connect included), {self.param('contended_workers')} workers at scale "
