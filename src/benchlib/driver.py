@@ -21,7 +21,12 @@ Two shapes of repetition:
   repetition-major, so drift over time spreads evenly over engines, and the start's own state is
   part of what repeats;
 - otherwise (sysbench sweeps and batteries, client layers) one start per engine holds every
-  repetition of its steps: its prepared data is reused, and repetitions stop per start."""
+  repetition of its steps: its prepared data is reused, and repetitions stop per start.
+
+Data prepared on one start can serve a later one (another regime of the same engine): the first
+start puts its data directory on a volume (`EngineStart.data_volume`) and a step snapshots it
+(`StepContext.snapshot_data(name)`); the later start (`EngineStart.restore=name`) begins from that
+snapshot instead of preparing again. A snapshot no start took is removed when the run ends."""
 from __future__ import annotations
 
 import contextlib
@@ -32,7 +37,7 @@ from . import cgroups, cpus
 from .progress import Progress
 
 if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
-    from .lifecycle import Instance
+    from .lifecycle import DataSnapshot, Instance
     from .measure import Meter, Readings, Run, RunResult
     from .parameters import RunParameters
 
@@ -57,6 +62,10 @@ class EngineStart:
     # servers only), "children" (a benchmark client run as a child process), or None.
     client: str | None = DRIVER_CLIENT
     perf_only_for_hardware: bool = False  # throughput loads: perf's -a -G taxes every context switch
+    # The server's data directory on a volume of its own, so that a step can snapshot it for a
+    # later start; `restore`: the name of such a snapshot this start begins from.
+    data_volume: bool = False
+    restore: str | None = None
 
     @property
     def name(self) -> str:
@@ -87,6 +96,8 @@ class StartContext:
     params: Any
     start: EngineStart
     state: dict[str, Any] = field(default_factory=dict)  # the workload's own, per start (sessions, tables)
+    snapshots: dict[str, "DataSnapshot"] = field(default_factory=dict)  # the run's, by name, until restored
+    restored: "DataSnapshot | None" = None  # what this start began from (EngineStart.restore)
 
     @property
     def engine_scope(self) -> str:
@@ -97,6 +108,14 @@ class StartContext:
         """This process, as the client scope of a server engine (None when embedded: the
         engine's own scope already is this process)."""
         return cgroups.process_scope() if self.instance.engine.server else None
+
+    def snapshot_data(self, name: str, **facts: Any) -> "DataSnapshot":
+        """Snapshot this start's data directory (started with `data_volume`) for the later start
+        whose `restore` is `name`; `facts` travel with it (what the restoring start checks)."""
+        snapshot = self.instance.snapshot_data()
+        snapshot.facts.update(facts)
+        self.snapshots[name] = snapshot
+        return snapshot
 
 
 @dataclass(frozen=True)
@@ -177,7 +196,11 @@ class Workload:
             driver = _Driver(self, params, run, progress, cpu_plan, plan)
             run.note(f"CPUs: {cpu_plan.note}.")
             run.note(_idle_rule(params, driver.settle))
-            driver.run_all()
+            try:
+                driver.run_all()
+            finally:
+                for snapshot in driver.snapshots.values():
+                    snapshot.discard()  # none left when every start that was to restore one ran
         return RunResult(run.run_id, params, dict(run.failures))
 
 
@@ -208,6 +231,7 @@ class _Driver:
         self.workload, self.params, self.run, self.progress, self.cpu_plan, self.plan = \
             workload, params, run, progress, cpu_plan, plan
         self.settle = SettlePolicy(max_seconds=params.max_settle_seconds)
+        self.snapshots: dict[str, "DataSnapshot"] = {}
 
     def run_all(self) -> None:
         p = self.params
@@ -243,14 +267,18 @@ class _Driver:
         done_before = progress.done
         planned = self.plan.length(start, repetitions)
         verdict = None
+        restored = None
         try:
+            restored = self._snapshot_for(start)
             with start_engine(start.engine, run_id=run.run_id, config=start.config or None,
                               cpuset=self.cpu_plan.engine_cpus, unix_socket=start.unix_socket,
-                              memory_limit_mb=start.memory_limit_mb, cpu_limit=start.cpu_limit) as instance:
+                              memory_limit_mb=start.memory_limit_mb, cpu_limit=start.cpu_limit,
+                              data_volume=start.data_volume, restore=restored) as instance:
                 meter = run.meter(instance, repetitions[0], self.settle, labels=dict(start.labels),
                                   client=self._client(instance, start), warmup=False,
                                   perf_only_for_hardware=start.perf_only_for_hardware)
-                ctx = StartContext(run, instance, meter, self.params, start)
+                ctx = StartContext(run, instance, meter, self.params, start, snapshots=self.snapshots,
+                                   restored=restored)
                 self.workload.prepare(ctx)
                 # One start holding every repetition: its only baseline is a measured one, even when
                 # a warm-up repetition comes first; a start of its own for the warm-up: a warm-up's.
@@ -268,8 +296,21 @@ class _Driver:
             pass
         except Exception as exc:  # a start, driver or SQL error: keep the other engines going
             run.record_failure(f"{start.name} {_repetition_text(repetitions[0])}", exc)
+        finally:
+            if restored is not None:
+                restored.discard()  # a start that failed before mounting it; else its own stop removed it
         progress.skip(planned - (progress.done - done_before))
         return verdict
+
+    def _snapshot_for(self, start: EngineStart) -> "DataSnapshot | None":
+        if start.restore is None:
+            return None
+        if start.restore not in self.snapshots:
+            from .lifecycle import DataSnapshotError
+
+            raise DataSnapshotError(f"no data snapshot {start.restore!r} to begin from: the start that prepares it "
+                                    "failed before taking it (see its failure)")
+        return self.snapshots.pop(start.restore)
 
     def baseline(self, ctx: StartContext, repetition: int) -> None:
         """Idle rate of this start, after its start-up and `prepare` work has quieted down: it is
@@ -287,8 +328,8 @@ class _Driver:
         on_engine_cpus = ctx.instance.scope.kind == "cgroup"
         ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
                             repetition=repetition, warmup=warmup)
-        step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state,
-                               repetition=repetition, warmup=warmup)
+        step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state, ctx.snapshots,
+                               ctx.restored, repetition=repetition, warmup=warmup)
         for step in self.plan.steps[ctx.start][repetition]:
             with self.progress.step(**self._labels(ctx.start, repetition), phase=step.name):
                 try:
