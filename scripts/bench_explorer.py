@@ -6,7 +6,7 @@ protocol.
 
     .venv/bin/python scripts/bench_explorer.py [runs] [windows per run] [loads]
 
-Prints the page's size (and plotly.js's share), the time to write it, and per load the time from
+Prints the page's size (and the charting bundle's share), the time to write it, and per load the time from
 navigation start to drawn figures as the page measured it (`data-render-ms`) and the wall time of
 the whole Chromium process. Nothing is written to the real store or reports folder."""
 from __future__ import annotations
@@ -92,10 +92,11 @@ def build_store(root: Path, runs: int, windows: int) -> Store:
 TIMINGS = ("tables", "firstPaint", "firstView", "render")  # the page's data-*-ms attributes, in order
 
 
-def load_once(page: Path) -> tuple[float, ...]:
+def load_once(page: Path, probe: str | None = None) -> tuple:
     """(ms to the controls and tables filled, to the first paint, to the bars drawn, to every figure
     drawn, as the page measured them from navigation start; s from navigation to all drawn, as seen
-    from outside). Through the DevTools protocol in real time: `--dump-dom` would dump at the load
+    from outside), and with `probe` the value of that JavaScript expression (awaited) once every
+    figure is drawn. Through the DevTools protocol in real time: `--dump-dom` would dump at the load
     event, before the figures (drawn after it), and `--virtual-time-budget` would fake the clock."""
     import websocket  # websocket-client, installed with the project's Jupyter and Docker clients
 
@@ -129,7 +130,11 @@ def load_once(page: Path) -> tuple[float, ...]:
             marks = found.get("result", {}).get("value") or {}
             if marks.get("ready") == "yes":
                 wall = time.perf_counter() - t0
-                return (*(float(marks[f"{name}Ms"]) for name in TIMINGS), wall)
+                timings = (*(float(marks[f"{name}Ms"]) for name in TIMINGS), wall)
+                if probe is None:
+                    return timings
+                found = call("Runtime.evaluate", expression=probe, returnByValue=True, awaitPromise=True)
+                return (*timings, found.get("result", {}).get("value"))
             time.sleep(0.05)
         raise SystemExit("the page did not finish drawing its figures within 120 s")
     finally:
@@ -139,12 +144,10 @@ def load_once(page: Path) -> tuple[float, ...]:
 
 
 def plotly_only_page(path: Path) -> Path:
-    """The floor: plotly.js evaluated and one bar drawn, timed like the explorer. What a host's
-    load does to a 4.8 MB script, apart from the explorer's own work."""
-    import plotly.offline
-
+    """The floor: the explorer's plotly.js bundle evaluated and one bar drawn, timed like the
+    explorer. What a host's load does to the script alone, apart from the explorer's own work."""
     path.write_text(
-        f"<!DOCTYPE html><html><head><script>{plotly.offline.get_plotlyjs()}</script></head><body><div id=f></div>"
+        f"<!DOCTYPE html><html><head><script>{explorer.plotly_js()}</script></head><body><div id=f></div>"
         "<script>Plotly.newPlot('f', [{type: 'bar', x: ['a'], y: [1]}]).then(() => {"
         "const ms = Math.round(performance.now()); document.body.dataset.tablesMs = ms;"
         "document.body.dataset.firstPaintMs = ms;"
@@ -154,8 +157,6 @@ def plotly_only_page(path: Path) -> Path:
 
 
 def main(runs: int = 100, windows: int = 200, loads: int = 3) -> None:
-    import plotly.offline
-
     tmp = Path(tempfile.mkdtemp(prefix="benchlib-explorer-bench-"))
     try:
         t0 = time.perf_counter()
@@ -165,9 +166,10 @@ def main(runs: int = 100, windows: int = 200, loads: int = 3) -> None:
         t0 = time.perf_counter()
         page = explorer.write_explorer(tmp / "reports", store=store)
         written = time.perf_counter() - t0
-        size, plotly_size = page.stat().st_size, len(plotly.offline.get_plotlyjs().encode())
+        size, plotly_size = page.stat().st_size, len(explorer.plotly_js().encode())
+        bundle = explorer.plotly_source()
         print(f"store: {runs} runs x {windows} windows, {rows:,} measurement rows (built in {built:.1f} s)")
-        print(f"page: {size / 1e6:.2f} MB ({plotly_size / 1e6:.2f} MB plotly.js, {(size - plotly_size) / 1e6:.2f} MB "
+        print(f"page: {size / 1e6:.2f} MB ({plotly_size / 1e6:.2f} MB {bundle['package']} {bundle['version']}, {(size - plotly_size) / 1e6:.2f} MB "
               f"data and page), written in {written:.1f} s; the page holds at most the newest {explorer.MAX_RUNS} runs "
               f"and {explorer.MAX_FIGURES:,} figures")
         cut = re.sub(r"<[^>]+>|\s+", " ", re.search(r'<span id="cut">(.*?)</span>', page.read_text(), re.S).group(1))

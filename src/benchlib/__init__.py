@@ -7,6 +7,15 @@
 """
 from __future__ import annotations
 
+try:
+    # mysql-connector-python's C extension (the client-API workload's C driver) brings libstdc++
+    # with initial-exec TLS: dlopened after pandas/pyarrow have used up the static TLS block, it
+    # fails ("cannot allocate memory in static TLS block") and the C layers could never run.
+    # Loaded first (26 ms), it always can.
+    import _mysql_connector  # noqa: F401
+except ImportError:
+    pass
+
 from ._lazy import lazy_exports
 from .errors import (BenchlibError, DockerUnavailableError, EngineStartError, EngineUnavailableError,
                      ImageBuildError, ParameterError, StoreError, UnknownEngineError)

@@ -106,15 +106,14 @@ class Metric:
 def observations(run_ids: list[str], store: Store | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(samples, metrics). samples: one row per run, engine, labels, phase, sample (an engine start's
     repetition) and metric id, with its value; metrics: id, title, unit and which way is better,
-    for the metric ids present. Per operation: divided by the window's `transactions` reading, else
-    (DML, write cost) by the run's `rows` parameter, which every non-baseline phase of those
-    workloads handles once."""
+    for the metric ids present. Per operation: divided by the operations each workload declares
+    for its windows (`Workload.per_operation`, through results.operation_counts), as notebook 06."""
     # Not results.measurements: its every column and provenance join for each row take most of
     # the explorer's time over a store of hundreds of runs; these are the columns a figure needs.
     m = (store or Store.default()).query(
         "select run_id, instance_id, engine, labels, phase, repetition, \"window\", scope, metric, unit, value "
         "from measurements where run_id in (select unnest(?)) and \"window\" in (select unnest(?)) "
-        "and value is not null",
+        "and value is not null and scope <> 'harness'",  # the harness's own waits are not a figure
         [list(run_ids), list(OWN_WINDOWS + (SETTLE,))])
     keys = ["run_id", "instance_id", "engine", "labels", "phase", "repetition"]
     frame = m.assign(group=m["scope"].isin(results.ENGINE_SCOPES).map({True: ENGINE, False: CLIENT}),
@@ -124,13 +123,9 @@ def observations(run_ids: list[str], store: Store | None = None) -> tuple[pd.Dat
     wide = frame.pivot_table(index=keys, columns=["own", "group", "metric"], values="value", aggfunc="sum",
                              sort=False)
     baseline = frame.groupby(keys)["baseline"].any().reindex(wide.index)
-    rows = _rows_parameter(run_ids, store)
-    operations = pd.Series(wide.index.get_level_values("run_id").map(rows), index=wide.index, dtype=float)
-    operations = operations.where(~baseline)
-    for group in (CLIENT, ENGINE):  # a reading of the window itself wins over the parameter
-        if (True, group, OPERATIONS) in wide:
-            operations = wide[(True, group, OPERATIONS)].combine_first(operations)
-    operations = operations.where(operations > 0)
+    counts = results.operation_counts(m, store)  # each workload's own operation (results.WINDOW_KEYS)
+    operations = pd.Series(counts.reindex(wide.index.droplevel("engine").reorder_levels(results.WINDOW_KEYS))
+                           .to_numpy(), index=wide.index, dtype=float).where(~baseline)
 
     figures: dict[str, pd.Series] = {}
     for own, group, name in wide.columns:
@@ -169,17 +164,6 @@ def metric_catalogue(metric_ids: list[str], units: dict[str, str]) -> pd.DataFra
         "title": metric.title(units.get(metric.name, ""),
                               with_group=metric.group == ENGINE or len(groups_of[metric.name]) > 1),
     } for metric in parsed], columns=["id", "title", "unit", "better"])
-
-
-def _rows_parameter(run_ids: list[str], store: Store | None) -> dict[str, float]:
-    runs = (store or Store.default()).query("select run_id, parameters from runs where run_id in (select unnest(?))",
-                                            [list(run_ids)])
-    rows = {}
-    for run_id, text in zip(runs["run_id"], runs["parameters"]):
-        value = json.loads(text or "{}").get("rows")
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            rows[run_id] = float(value)
-    return rows
 
 
 def summaries(samples: pd.DataFrame) -> pd.DataFrame:

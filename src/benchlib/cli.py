@@ -170,7 +170,7 @@ def _show_run(run_id: str) -> int:
 
 def _cleanup(args: argparse.Namespace) -> int:
     from . import perf
-    from .lifecycle import managed_containers, reap_stale
+    from .lifecycle import managed_containers, managed_volumes, reap_stale
     from .liveness import reap_dead_runs
 
     aborted = reap_dead_runs()
@@ -181,9 +181,12 @@ def _cleanup(args: argparse.Namespace) -> int:
         containers = managed_containers()
         for c in containers:
             c.remove(force=True, v=True)
-        print(f"removed {len(containers)} benchlib container(s)")
+        volumes = managed_volumes()
+        for v in volumes:
+            v.remove(force=True)
+        print(f"removed {len(containers)} benchlib container(s) and {len(volumes)} data volume(s)")
     else:
-        print(f"removed {len(reap_stale())} stale benchlib container(s)")
+        print(f"removed {len(reap_stale())} stale benchlib container(s) and data volume(s)")
     return 0
 
 

@@ -37,6 +37,17 @@ def plan(pin: bool) -> CpuPlan:
                    f"embedded engines run in that thread, so on CPU {harness[0]} with it")
 
 
+def parse_cpuset(cpuset: str | None) -> frozenset[int] | None:
+    """Docker's cpuset string ("1", "1,3", "1-3") as CPU numbers; None stays None."""
+    if not cpuset:
+        return None
+    cpus: set[int] = set()
+    for part in cpuset.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return frozenset(cpus)
+
+
 @contextlib.contextmanager
 def harness_pinned(cpu_plan: CpuPlan) -> Iterator[CpuPlan]:
     """Pin this thread (and so the processes it starts: perf, sysbench) for the duration."""

@@ -21,7 +21,12 @@ Two shapes of repetition:
   repetition-major, so drift over time spreads evenly over engines, and the start's own state is
   part of what repeats;
 - otherwise (sysbench sweeps and batteries, client layers) one start per engine holds every
-  repetition of its steps: its prepared data is reused, and repetitions stop per start."""
+  repetition of its steps: its prepared data is reused, and repetitions stop per start.
+
+Data prepared on one start can serve a later one (another regime of the same engine): the first
+start puts its data directory on a volume (`EngineStart.data_volume`) and a step snapshots it
+(`StepContext.snapshot_data(name)`); the later start (`EngineStart.restore=name`) begins from that
+snapshot instead of preparing again. A snapshot no start took is removed when the run ends."""
 from __future__ import annotations
 
 import contextlib
@@ -32,7 +37,7 @@ from . import cgroups, cpus
 from .progress import Progress
 
 if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate parameters
-    from .lifecycle import Instance
+    from .lifecycle import DataSnapshot, Instance
     from .measure import Meter, Readings, Run, RunResult
     from .parameters import RunParameters
 
@@ -50,12 +55,17 @@ class EngineStart:
     engine: str
     config: Mapping[str, Any] = field(default_factory=dict)
     memory_limit_mb: int | None = None
+    cpu_limit: float | None = None  # cores (a CFS quota): a smaller instance of the same engine
     unix_socket: bool = False
     labels: Mapping[str, Any] = field(default_factory=dict)
     # Whose CPU is measured beside the engine's: "driver" (this process: a Python driver, for
     # servers only), "children" (a benchmark client run as a child process), or None.
     client: str | None = DRIVER_CLIENT
     perf_only_for_hardware: bool = False  # throughput loads: perf's -a -G taxes every context switch
+    # The server's data directory on a volume of its own, so that a step can snapshot it for a
+    # later start; `restore`: the name of such a snapshot this start begins from.
+    data_volume: bool = False
+    restore: str | None = None
 
     @property
     def name(self) -> str:
@@ -86,6 +96,8 @@ class StartContext:
     params: Any
     start: EngineStart
     state: dict[str, Any] = field(default_factory=dict)  # the workload's own, per start (sessions, tables)
+    snapshots: dict[str, "DataSnapshot"] = field(default_factory=dict)  # the run's, by name, until restored
+    restored: "DataSnapshot | None" = None  # what this start began from (EngineStart.restore)
 
     @property
     def engine_scope(self) -> str:
@@ -96,6 +108,14 @@ class StartContext:
         """This process, as the client scope of a server engine (None when embedded: the
         engine's own scope already is this process)."""
         return cgroups.process_scope() if self.instance.engine.server else None
+
+    def snapshot_data(self, name: str, **facts: Any) -> "DataSnapshot":
+        """Snapshot this start's data directory (started with `data_volume`) for the later start
+        whose `restore` is `name`; `facts` travel with it (what the restoring start checks)."""
+        snapshot = self.instance.snapshot_data()
+        snapshot.facts.update(facts)
+        self.snapshots[name] = snapshot
+        return snapshot
 
 
 @dataclass(frozen=True)
@@ -117,6 +137,17 @@ class StepContext(StartContext):
             yield readings
 
 
+@dataclass(frozen=True)
+class PerOperation:
+    """What one operation of a phase window is, so costs compare per operation across runs whose
+    windows hold different amounts of work: a reading of the window ("transactions"), a run
+    parameter ("rows") or a window label ("objects")."""
+
+    source: str  # "reading" | "parameter" | "label"
+    name: str
+    noun: str  # singular, for units: "CPU s per row"
+
+
 class Workload:
     """Hooks a workload overrides; `run` is the driver's and is not overridden."""
 
@@ -128,6 +159,7 @@ class Workload:
     baseline_name = "idle"
     precision_per: str | None = None  # a reading dividing a window's cost (sysbench: "transactions")
     precision_floor = PRECISION_FLOOR_SECONDS
+    per_operation: PerOperation | None = None  # the denominator of cross-run (06) comparisons
 
     # -- hooks ---------------------------------------------------------------------------------------
     def starts(self, params) -> list[EngineStart]:
@@ -164,7 +196,11 @@ class Workload:
             driver = _Driver(self, params, run, progress, cpu_plan, plan)
             run.note(f"CPUs: {cpu_plan.note}.")
             run.note(_idle_rule(params, driver.settle))
-            driver.run_all()
+            try:
+                driver.run_all()
+            finally:
+                for snapshot in driver.snapshots.values():
+                    snapshot.discard()  # none left when every start that was to restore one ran
         return RunResult(run.run_id, params, dict(run.failures))
 
 
@@ -195,6 +231,7 @@ class _Driver:
         self.workload, self.params, self.run, self.progress, self.cpu_plan, self.plan = \
             workload, params, run, progress, cpu_plan, plan
         self.settle = SettlePolicy(max_seconds=params.max_settle_seconds)
+        self.snapshots: dict[str, "DataSnapshot"] = {}
 
     def run_all(self) -> None:
         p = self.params
@@ -230,14 +267,18 @@ class _Driver:
         done_before = progress.done
         planned = self.plan.length(start, repetitions)
         verdict = None
+        restored = None
         try:
+            restored = self._snapshot_for(start)
             with start_engine(start.engine, run_id=run.run_id, config=start.config or None,
                               cpuset=self.cpu_plan.engine_cpus, unix_socket=start.unix_socket,
-                              memory_limit_mb=start.memory_limit_mb) as instance:
+                              memory_limit_mb=start.memory_limit_mb, cpu_limit=start.cpu_limit,
+                              data_volume=start.data_volume, restore=restored) as instance:
                 meter = run.meter(instance, repetitions[0], self.settle, labels=dict(start.labels),
                                   client=self._client(instance, start), warmup=False,
                                   perf_only_for_hardware=start.perf_only_for_hardware)
-                ctx = StartContext(run, instance, meter, self.params, start)
+                ctx = StartContext(run, instance, meter, self.params, start, snapshots=self.snapshots,
+                                   restored=restored)
                 self.workload.prepare(ctx)
                 # One start holding every repetition: its only baseline is a measured one, even when
                 # a warm-up repetition comes first; a start of its own for the warm-up: a warm-up's.
@@ -255,23 +296,40 @@ class _Driver:
             pass
         except Exception as exc:  # a start, driver or SQL error: keep the other engines going
             run.record_failure(f"{start.name} {_repetition_text(repetitions[0])}", exc)
+        finally:
+            if restored is not None:
+                restored.discard()  # a start that failed before mounting it; else its own stop removed it
         progress.skip(planned - (progress.done - done_before))
         return verdict
+
+    def _snapshot_for(self, start: EngineStart) -> "DataSnapshot | None":
+        if start.restore is None:
+            return None
+        if start.restore not in self.snapshots:
+            from .lifecycle import DataSnapshotError
+
+            raise DataSnapshotError(f"no data snapshot {start.restore!r} to begin from: the start that prepares it "
+                                    "failed before taking it (see its failure)")
+        return self.snapshots.pop(start.restore)
 
     def baseline(self, ctx: StartContext, repetition: int) -> None:
         """Idle rate of this start, after its start-up and `prepare` work has quieted down: it is
         subtracted over every phase and sets the settle threshold, so it must not hold start-up."""
-        ctx.meter.wait_quiet(self.params.max_settle_seconds)
+        quiet_wait = ctx.meter.wait_quiet(self.params.max_settle_seconds)
         seconds = self.params.idle_seconds
         if seconds <= 0:
             return  # no baseline asked for: a zero-length window's rate would be one tick over nothing
-        ctx.meter.baseline(seconds, action=self.workload.idle_action(ctx, seconds),
-                           name=self.workload.baseline_name, repetition=repetition, warmup=repetition == 0)
+        ctx.meter.baseline(seconds, action=self.workload.idle_action(ctx, seconds), name=self.workload.baseline_name,
+                           repetition=repetition, warmup=repetition == 0, quiet_wait=quiet_wait)
 
     def steps(self, ctx: StartContext, repetition: int) -> None:
         warmup = repetition == 0
-        step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state,
-                               repetition=repetition, warmup=warmup)
+        # Once per repetition, on the engine's CPUs: how fast the host itself was just then.
+        on_engine_cpus = ctx.instance.scope.kind == "cgroup"
+        ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
+                            repetition=repetition, warmup=warmup)
+        step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state, ctx.snapshots,
+                               ctx.restored, repetition=repetition, warmup=warmup)
         for step in self.plan.steps[ctx.start][repetition]:
             with self.progress.step(**self._labels(ctx.start, repetition), phase=step.name):
                 try:
@@ -305,7 +363,7 @@ def _idle_rule(params, policy) -> str:
         return "Idle baseline: none (idle_seconds = 0): costs are not net of an idle rate."
     return (f"Idle baseline: {params.idle_seconds:g} s once per engine start, after waiting up to "
             f"{params.max_settle_seconds:g} s for the engine to be quiet (below {policy.floor_cores:g} of a core over "
-            f"{policy.quiet_seconds:g} s): an idle rate well under 1% of a core, subtracted over a phase, moves its "
+            f"{policy.gate_seconds:g} s; the wait is stored with the baseline as quiet_wait_time): an idle rate well under 1% of a core, subtracted over a phase, moves its "
             "cost by less than the CI, so a longer baseline buys no precision.")
 
 
@@ -332,13 +390,38 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     widest = target.sort_values("rel_ci95", ascending=False, na_position="first").iloc[0]
     widest_text = (f"{widest['engine']} {widest['phase']} ±{widest['rel_ci95']:.1%}"
                    if widest["rel_ci95"] == widest["rel_ci95"] else f"{widest['engine']} {widest['phase']} (one value)")
+    drift = _drift_sentence(run_id, widest, instance_id=instance_id, store=store)
     if wide.empty:
         return True, (f"{where}Repetitions: {repetitions}, stopped when every phase window costing >= {floor} s of "
-                      f"CPU had a 95% CI {cost} within ±{ci_target:.0%} (widest: {widest_text}).")
+                      f"CPU had a 95% CI {cost} within ±{ci_target:.0%} (widest: {widest_text}).{drift}")
     return False, (f"{where}Repetitions: {repetitions}, the bound: {len(wide)} of {len(target)} phase windows costing "
                    f">= {floor} s of CPU still had a 95% CI {cost} wider than ±{ci_target:.0%} "
-                   f"(widest: {widest_text}).")
+                   f"(widest: {widest_text}).{drift}")
 
 
-__all__ = ["EngineStart", "Step", "StartContext", "StepContext", "Workload", "precision_verdict",
+def _drift_sentence(run_id: str, widest, *, instance_id: str | None, store) -> str:
+    """Which of the host's speed or the engine varied more, repetition to repetition: the
+    calibration loop's relative standard deviation beside the widest phase's (both spreads of
+    single values, not CIs, which shrink with the number of values)."""
+    from . import results
+
+    n = int(widest["n"])
+    if n < 2 or widest["rel_ci95"] != widest["rel_ci95"]:
+        return ""
+    phase_sd = widest["rel_ci95"] * n ** 0.5 / results.t_quantile_975(n - 1)
+    df = results.measurements(run_id, store)
+    if instance_id is not None:
+        df = df[df["instance_id"] == instance_id]
+    speed = results.host_speed(df)
+    if speed is None or speed["n"] < 2:
+        return ""
+    host = (f"the host's own speed (a fixed CPU loop each repetition) varied by {speed['rel_sd']:.1%} (relative "
+            f"sd; slowest / fastest {speed['max_over_min']:.2f}) against {phase_sd:.1%} for {widest['engine']} "
+            f"{widest['phase']}")
+    if speed["rel_sd"] >= 0.5 * phase_sd:
+        return f" Host drift can explain much of that spread: {host}."
+    return f" Engine variance dominates: {host}."
+
+
+__all__ = ["EngineStart", "PerOperation", "Step", "StartContext", "StepContext", "Workload", "precision_verdict",
            "PRECISION_FLOOR_SECONDS", "DRIVER_CLIENT", "CHILDREN_CLIENT"]

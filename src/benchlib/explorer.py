@@ -5,7 +5,10 @@ draws bars relative to the base with 95% CIs, a table with each figure's provena
 the report of the run (the report folder whose manifest lists it), the history of every series
 over time and the changes between consecutive runs (benchlib.changes). The data travels in the
 page as JSON, aggregated per run, engine, phase and metric (mean, standard deviation, n), and
-plotly.js is embedded once: nothing is fetched, so the page works from a file or an archive.
+plotly.js's official "basic" partial bundle (bar and scatter, all the page draws; 1.2 MB where the
+full plotly.js is 4.8 MB, vendored in benchlib/vendor/ with its licence and source) is embedded
+once: nothing is fetched, so the page works from a file or an archive. The notebooks' reports keep
+the full plotly.js that plotly.py ships: a notebook may draw any trace type.
 
 Past MAX_RUNS runs the page holds the newest ones and says so: the page stays small enough to open
 quickly (scripts/bench_explorer.py measures it)."""
@@ -22,8 +25,10 @@ from .batch.site import read_manifests, render_template, write_text
 from .settings import get_settings
 
 PAGE = "explorer.html"
+PLOTLY_DIR = Path(__file__).parent / "vendor" / "plotly.js-basic-dist-min"
 # The cut: the newest MAX_RUNS runs, fewer when their figures (a run, engine, phase and metric
-# each, ~30 bytes of JSON) pass MAX_FIGURES: with plotly.js (4.8 MB) the page stays under 10 MB.
+# each, ~30 bytes of JSON) pass MAX_FIGURES: with the charting bundle (1.2 MB) the page stays far
+# under 10 MB, and its JSON (parsed before anything is drawn) small enough to open in < 2 s.
 MAX_RUNS = 300
 MAX_FIGURES = 120_000
 SIGNIFICANT_DIGITS = 5  # far below any run-to-run noise, and a third of a float's JSON text
@@ -41,13 +46,21 @@ def write_explorer(root: Path | None = None, *, store=None, max_runs: int = MAX_
     except Exception as exc:  # noqa: BLE001 - any reading failure becomes the page's message
         data = {**_empty(), "problem": f"the results store could not be read: {type(exc).__name__}: {exc}"}
         print(f"benchlib: explorer: {data['problem']}", file=sys.stderr)
-    import plotly.offline
-
     path = root / PAGE  # with the site's own templates and atomic write, like reports/index.html
-    write_text(path, render_template("explorer.html.j2", plotly_js=plotly.offline.get_plotlyjs(),
+    write_text(path, render_template("explorer.html.j2", plotly_js=plotly_js(), plotly_source=plotly_source(),
                                           data_json=_script_safe(json.dumps(data, separators=(",", ":"))),
                                           data=data))
     return path
+
+
+def plotly_source() -> dict[str, str]:
+    """The vendored bundle's package, version, registry tarball and hashes (SOURCE.json, written
+    by scripts/vendor_plotly_basic.sh)."""
+    return json.loads((PLOTLY_DIR / "SOURCE.json").read_text())
+
+
+def plotly_js() -> str:
+    return (PLOTLY_DIR / plotly_source()["file"]).read_text(encoding="utf-8")
 
 
 def _empty() -> dict[str, Any]:

@@ -3,7 +3,11 @@
 Server engines run in containers started through testcontainers-python, ports published on
 127.0.0.1 only, a fresh random password per start. Embedded engines run in this process and
 expose the same interface. Containers carry labels naming their owner process, so a runner
-killed with SIGKILL leaves nothing behind after the next start (`reap_stale`)."""
+killed with SIGKILL leaves nothing behind after the next start (`reap_stale`).
+
+A server's data can live on a volume of the start's own (`data_volume=True`); a snapshot of it
+(`Instance.snapshot_data`) lets a later start of the same image begin from the same data
+(`restore=`) instead of loading it again. Volumes carry the same owner labels as containers."""
 from __future__ import annotations
 
 import atexit
@@ -20,7 +24,7 @@ from typing import Any, Mapping
 
 from . import cgroups
 from .engines import Credentials, Endpoint, Engine, Session, SqlClient, get_engine
-from .errors import EngineStartError, ParameterError
+from .errors import BenchlibError, EngineStartError, ParameterError
 
 LABEL_MANAGED = "benchlib.managed"
 LABEL_OWNER = "benchlib.owner"
@@ -57,10 +61,21 @@ def managed_containers(client=None) -> list:
     return (client or docker_client()).containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=true"})
 
 
+def managed_volumes(client=None) -> list:
+    """Every benchlib data volume (a start's data directory, or a snapshot of one)."""
+    from .docker_host import docker_client
+
+    return (client or docker_client()).volumes.list(filters={"label": f"{LABEL_MANAGED}=true"})
+
+
 def reap_stale(client=None) -> list[str]:
-    """Remove benchlib containers whose owner process is gone. Returns their short ids."""
+    """Remove benchlib containers, then data volumes, whose owner process is gone. Returns the
+    containers' short ids and the volumes' names."""
     import docker.errors
 
+    from .docker_host import docker_client
+
+    client = client or docker_client()
     removed = []
     for container in managed_containers(client):
         if not _owner_alive(container.labels.get(LABEL_OWNER, "")):
@@ -69,7 +84,79 @@ def reap_stale(client=None) -> list[str]:
             except (docker.errors.NotFound, docker.errors.APIError):
                 continue  # another process is reaping it at the same moment
             removed.append(container.short_id)
+    for volume in managed_volumes(client):
+        if not _owner_alive((volume.attrs.get("Labels") or {}).get(LABEL_OWNER, "")):
+            try:
+                volume.remove(force=True)
+            except (docker.errors.NotFound, docker.errors.APIError):
+                continue  # being reaped by another process, or still mounted by a container being removed
+            removed.append(volume.name)
     return removed
+
+
+def _labels(engine: Engine, run_id: str | None) -> dict[str, str]:
+    labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
+    if run_id:
+        labels[LABEL_RUN] = run_id
+    return labels
+
+
+def _create_volume(client, engine: Engine, run_id: str | None, what: str) -> str:
+    name = f"benchlib-{engine.key.replace('@', '-')}-{what}-{secrets.token_hex(4)}"
+    client.volumes.create(name, labels=_labels(engine, run_id))
+    return name
+
+
+def _remove_volume(client, name: str) -> None:
+    import docker.errors
+
+    try:
+        client.volumes.get(name).remove(force=True)
+    except (docker.errors.NotFound, docker.errors.APIError):
+        pass  # gone already; a volume still in use is reaped once its owner process has exited
+
+
+# Copies a data directory from one volume to another with the engine's own image, as root. The
+# big files are then written out and dropped from the page cache: the copy must not stay cached
+# outside the memory limit of the start that restores it (an IO-bound regime's limit covers the
+# page cache its own reads fill, as when it had loaded the data itself).
+_COPY_SCRIPT = ("set -e; cp -a /from/. /to/; "
+                "find /to -type f -size +1M -exec sync {} + ; "
+                "find /to -type f -size +1M -exec dd if={} iflag=nocache count=0 status=none ';'")
+
+
+class DataSnapshotError(BenchlibError):
+    pass
+
+
+@dataclass
+class DataSnapshot:
+    """A copy of a server's data directory, taken with the server frozen after its checkpoint
+    (crash-consistent: what a power cut would leave, with less to recover). A later start of the
+    same engine and image restores it (`start(..., restore=snapshot)`), which takes the volume
+    over: it is removed when that start stops, or by `discard` when no start took it."""
+
+    engine: str
+    image_id: str
+    volume: str
+    credentials: Credentials  # the data's own: the restoring start gives the user a fresh password
+    taken_from: str  # the container id of the start that made the data
+    seconds: float  # how long the server was frozen for the copy
+    facts: dict[str, Any] = field(default_factory=dict)  # what the taker knows about the data (row counts ...)
+    taken: bool = False
+
+    def take(self) -> str:
+        if self.taken:
+            raise DataSnapshotError(f"the {self.engine} data snapshot was already restored by another start")
+        self.taken = True
+        return self.volume
+
+    def discard(self) -> None:
+        if not self.taken:
+            self.taken = True
+            from .docker_host import docker_client
+
+            _remove_volume(docker_client(), self.volume)
 
 
 _live_containers: dict[str, Any] = {}
@@ -88,11 +175,11 @@ def _remove_live_containers() -> None:
         _live_containers.clear()
 
 
-def loopback_container(image_ref: str, port: int, env: Mapping[str, str], key: str,
-                       labels: Mapping[str, str] | None = None, **kwargs: Any):
+def loopback_container(image_ref: str, port: int, env: Mapping[str, str], labels: Mapping[str, str],
+                       **kwargs: Any):
     """A testcontainers container (not yet started) of `image_ref` with `port` published on
-    127.0.0.1 only, carrying benchlib's labels (owner process, `key`) so that a killed owner's
-    container is reaped by the next benchlib process."""
+    127.0.0.1 only, carrying benchlib's labels (`_labels`: its owner process) so that a killed
+    owner's container is reaped by the next benchlib process."""
     from .docker_host import configure_testcontainers
 
     configure_testcontainers()
@@ -101,8 +188,7 @@ def loopback_container(image_ref: str, port: int, env: Mapping[str, str], key: s
     container = DockerContainer(image_ref).with_envs(**env)
     # Published on loopback only: with_exposed_ports would bind 0.0.0.0 and ::.
     container.ports[f"{port}/tcp"] = ("127.0.0.1", None)
-    container.with_kwargs(labels={LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: key,
-                                  **(labels or {})}, **kwargs)
+    container.with_kwargs(labels=dict(labels), **kwargs)
     return container
 
 
@@ -134,6 +220,8 @@ class Instance:
     provenance: dict[str, Any]
     _sessions: list[Session] = field(default_factory=list)
     socket_endpoint: Endpoint | None = None  # started with unix_socket=True: the server's socket on this host
+    data_volume: str | None = None  # started with data_volume=True or restore=: the volume holding its data
+    run_id: str | None = None  # the run that started it (its containers and volumes carry it)
 
     @property
     def key(self) -> str:
@@ -216,6 +304,39 @@ class Instance:
             raise TypeError(f"{self.key} speaks {self.engine.client.protocol}, not SQL: no SQLAlchemy engine")
         return self.engine.client
 
+    def snapshot_data(self) -> DataSnapshot:
+        """Copy this server's data directory to a new volume: its checkpoint statement first
+        (little left to recover), then the container frozen (cgroup freezer, `docker pause`)
+        while the engine's own image copies the volume, so the copy is one instant's state."""
+        from .docker_host import docker_client
+
+        server = self.engine.server
+        if self.data_volume is None or server is None:
+            raise ParameterError(f"{self.key} was not started with a data volume (start(..., data_volume=True))")
+        if server.checkpoint:
+            session = self.engine.client.open(self.endpoint)
+            try:
+                session.execute(server.checkpoint)
+            finally:
+                session.close()
+        client = docker_client()
+        target = _create_volume(client, self.engine, self.run_id, "snapshot")
+        container = client.containers.get(self.container_id)
+        started = time.perf_counter()
+        container.pause()
+        try:
+            client.containers.run(self.provenance["image_id"], entrypoint=["sh", "-c", _COPY_SCRIPT], user="0",
+                                  network_mode="none", remove=True, labels=_labels(self.engine, None),
+                                  volumes={self.data_volume: {"bind": "/from", "mode": "ro"},
+                                           target: {"bind": "/to", "mode": "rw"}})
+        except Exception as exc:
+            _remove_volume(client, target)
+            raise DataSnapshotError(f"{self.key}: copying its data directory failed: {exc}") from exc
+        finally:
+            container.unpause()
+        return DataSnapshot(self.key, self.provenance["image_id"], target, self.credentials, self.container_id,
+                            time.perf_counter() - started)
+
     def close_sessions(self) -> None:
         for session in self._sessions:
             try:
@@ -235,19 +356,34 @@ class start:
     `unix_socket`: the server also listens on a Unix socket in a host directory mounted into the
     container (`Instance.socket_endpoint`); an engine without one fails here, before any start.
     `memory_limit_mb` caps the container's memory, page cache included (an IO-bound regime: a
-    file the engine reads through the OS cache must not stay cached beyond the limit)."""
+    file the engine reads through the OS cache must not stay cached beyond the limit).
+    `cpu_limit` caps a server's CPU in cores (a CFS quota, Docker's --cpus): a smaller instance.
+    `data_volume`: the server's data directory on a volume of this start's own, so that
+    `Instance.snapshot_data` can copy it; `restore`: begin from such a snapshot instead (same
+    engine and image; the volume is this start's from then on)."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
                  startup_timeout: float | None = None, cpuset: str | None = None, unix_socket: bool = False,
-                 memory_limit_mb: int | None = None):
+                 memory_limit_mb: int | None = None, cpu_limit: float | None = None, data_volume: bool = False,
+                 restore: DataSnapshot | None = None):
         self.engine = get_engine(key)
         if unix_socket and (self.engine.server is None or self.engine.server.socket_setting is None):
             raise ParameterError(f"{key} has no Unix socket to connect through "
                                  f"({'it runs in-process' if self.engine.server is None else 'none declared'})")
+        server = self.engine.server
+        if (data_volume or restore) and (server is None or server.data_dir is None
+                                         or server.password_statements is None):
+            raise ParameterError(f"{key} declares no data directory to snapshot and restore "
+                                 f"({'it runs in-process' if server is None else 'none declared'})")
+        if restore is not None and restore.engine != key:
+            raise ParameterError(f"a {restore.engine} data snapshot cannot start {key}")
+        self.data_volume = data_volume or restore is not None
+        self.restore = restore
         self.unix_socket = unix_socket
         self.config = dict(config or {})
         self.cpuset = cpuset  # Docker cpuset_cpus of a server engine (benchlib.cpus); embedded: ignored
         self.memory_limit_mb = memory_limit_mb
+        self.cpu_limit = cpu_limit
         self.run_id = run_id
         self.startup_timeout = startup_timeout
         self._cleanup: list[Any] = []
@@ -302,12 +438,28 @@ class start:
         server = engine.server
         assert server is not None
         creds = Credentials(server.user, secrets.token_urlsafe(18), server.database)
+        volume = None
+        if self.restore is not None:
+            if self.restore.image_id != image.image_id:
+                raise EngineStartError(f"{engine.key}: its data snapshot was taken on image {self.restore.image_id[:19]}, "
+                                       f"this start resolves {image.image_id[:19]}: the data may not be readable")
+            volume = self.restore.take()
+            creds = self.restore.credentials  # until ready; then a fresh password (_fresh_password)
+        elif self.data_volume:
+            volume = _create_volume(client, engine, self.run_id, "data")
+        if volume is not None:  # registered before the container: removed after it
+            self._cleanup.append(lambda: _remove_volume(client, volume))
         limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
         if self.memory_limit_mb:
             # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
             limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
-        container = loopback_container(image.ref, server.port, server.env(creds), engine.key,
-                                       {LABEL_RUN: self.run_id} if self.run_id else {}, **limits)
+        if self.cpu_limit:
+            limits["nano_cpus"] = int(self.cpu_limit * 1e9)
+        container = loopback_container(image.ref, server.port, server.env(creds), _labels(engine, self.run_id),
+                                       **limits)
+        if volume is not None:
+            # An empty volume is filled with the image's own data directory at its first mount.
+            container.with_volume_mapping(volume, server.data_dir, "rw")
         config = dict(self.config)
         socket_dir: Path | None = None
         if self.unix_socket:
@@ -332,6 +484,8 @@ class start:
         endpoint = Endpoint(container.get_container_host_ip(), int(container.get_exposed_port(server.port)),
                             creds.user, creds.password, creds.database)
         version = self._wait_ready(engine, container, endpoint)
+        if self.restore is not None:
+            endpoint = self._fresh_password(engine, endpoint)
         startup = time.perf_counter() - started
 
         container.get_wrapped_container().reload()
@@ -341,13 +495,30 @@ class start:
             "engine": engine.key, "kind": engine.kind, "image_ref": image.ref, "image_id": image.image_id,
             "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
             "server_version": version, "startup_seconds": startup,
-            "config": {**config, **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {})},
+            "config": {**config, **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {}),
+                       **({"cpu_limit": self.cpu_limit} if self.cpu_limit else {}),
+                       **({"data_restored_from": self.restore.taken_from} if self.restore else {})},
             "container_id": container_id, "cgroup": scope.perf_cgroup, "cpuset": self.cpuset,
         })
+        instance.data_volume, instance.run_id = volume, self.run_id
         if socket_dir is not None:
             instance.socket_endpoint = replace(endpoint, host=None, port=None, socket=socket_dir / server.socket_file)
             self._wait_socket(instance)
         return instance
+
+    @staticmethod
+    def _fresh_password(engine: Engine, endpoint: Endpoint) -> Endpoint:
+        """A restored data directory answers to the password it was made with: give its user a
+        new random one, as every start has."""
+        assert engine.server is not None and engine.server.password_statements is not None
+        fresh = Credentials(endpoint.user, secrets.token_urlsafe(18), endpoint.database)
+        session = engine.client.open(endpoint, timeout=10.0)
+        try:
+            for statement in engine.server.password_statements(fresh):
+                session.execute(statement)
+        finally:
+            session.close()
+        return replace(endpoint, password=fresh.password)
 
     def _wait_socket(self, instance: Instance) -> None:
         """The socket appears a moment after TCP answers on some servers (MySQL creates it last)."""

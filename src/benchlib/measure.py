@@ -15,6 +15,7 @@ scope; a counter the host cannot count is stored as NULL with its status, never 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import os
 import threading
@@ -41,10 +42,13 @@ class SettlePolicy:
 
     After a phase the engine's CPU rate is polled; the settle window ends once the rate over the
     last `quiet_seconds` is back near the idle rate (idle x `idle_factor`, at least
-    `floor_cores` of a core), or after `max_seconds`."""
+    `floor_cores` of a core), or after `max_seconds`. Before an idle baseline the same rule gates
+    on a shorter trailing interval, `gate_seconds`: the baseline window that follows measures the
+    idle rate itself, so the gate only has to see that start-up work has stopped."""
 
     max_seconds: float = 60.0
     quiet_seconds: float = 1.0
+    gate_seconds: float = 0.5
     poll_seconds: float = 0.1
     idle_factor: float = 1.5
     floor_cores: float = 0.02
@@ -54,6 +58,20 @@ class SettlePolicy:
 
 
 HARDWARE_EVENTS = {"instructions:u", "cycles"}
+# The calibration loop's fixed work: the same iterations in every run and on every host, about
+# 0.1 s of one core here. Never change it without renaming the metric: runs compare by it.
+CALIBRATION_ITERATIONS = 600_000
+CALIBRATION = "calibration"
+
+
+def calibration_loop(iterations: int = CALIBRATION_ITERATIONS) -> int:
+    """A deterministic CPU-bound loop (a linear congruential generator): no memory traffic, no
+    system calls, no allocation beyond small ints, so its CPU time moves only with the host's
+    speed (clock frequency, steal time, a noisy neighbour's cache pressure)."""
+    x = 1
+    for _ in range(iterations):
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+    return x
 # Windows of a warm-up repetition: stored, never part of a cost (results read exact window names).
 WARMUP_PREFIX = "warmup-"
 
@@ -275,25 +293,60 @@ class Meter:
         return perf.PerfWindow(cgroup=scope.perf_cgroup).prepare()
 
     def baseline(self, seconds: float, action: Callable[[], Any] | None = None, name: str = "idle", *,
-                 repetition: int | None = None, warmup: bool | None = None) -> float:
+                 repetition: int | None = None, warmup: bool | None = None,
+                 quiet_wait: tuple[float, str] | None = None) -> float:
         """Measure the engine idle for `seconds` (server-side sleep via `action`, else a client
         sleep) as a window of kind `baseline`, and keep its CPU rate, which settle windows and
-        reports compare against."""
-        with self._window(name, "baseline", check=None, settle=False, repetition=repetition, warmup=warmup):
+        reports compare against. `quiet_wait` (seconds, outcome) of the gate before it is stored
+        with the window, so a baseline taken after the gate gave up is visible as such."""
+        with self._window(name, "baseline", check=None, settle=False, repetition=repetition,
+                          warmup=warmup) as readings:
+            if quiet_wait is not None and quiet_wait[1] != "not-a-container":
+                readings.record("quiet_wait_time", quiet_wait[0], "s", "harness", scope="harness",
+                                status="ok" if quiet_wait[1] == "quiet" else "never quiet: ended at the bound")
             (action or (lambda: time.sleep(seconds)))()
         return self.idle_rate or 0.0
 
-    def wait_quiet(self, max_seconds: float) -> float:
-        """Wait until the engine's CPU rate over the policy's quiet interval is below its floor
+    def calibrate(self, cpus: frozenset[int] | None, *, repetition: int, warmup: bool) -> float | None:
+        """The calibration loop as a window of kind `calibration`, on `cpus` (the CPUs the engine
+        runs on; None: wherever this thread may run): its thread CPU time, repetition after
+        repetition, says how much the host's own speed moved during the run. Returns it."""
+        outcome: dict[str, Any] = {}
+
+        def body() -> None:
+            try:
+                if cpus:
+                    os.sched_setaffinity(0, cpus)  # this thread only: the harness keeps its CPUs
+                t0 = time.thread_time()
+                calibration_loop()
+                outcome["cpu"] = time.thread_time() - t0
+            except BaseException as exc:  # reported in the caller's thread
+                outcome["error"] = exc
+
+        with self._window(CALIBRATION, CALIBRATION, check=None, settle=False, repetition=repetition,
+                          client=None, warmup=warmup) as readings:
+            worker = threading.Thread(target=body, name="benchlib-calibration")
+            worker.start()
+            worker.join()
+            if "error" in outcome:
+                raise outcome["error"]
+            readings.record("calibration_cpu_time", outcome["cpu"], "s", "thread clock", scope=CALIBRATION)
+            readings.record("calibration_iterations", float(CALIBRATION_ITERATIONS), "count", "harness",
+                            scope=CALIBRATION)
+        return outcome["cpu"]
+
+    def wait_quiet(self, max_seconds: float) -> tuple[float, str]:
+        """Wait until the engine's CPU rate over the policy's gate interval is below its floor
         (start-up work, a DROP's or a load's deferred work done), at most `max_seconds`. Returns
-        the seconds waited. Nothing is stored: this is the gate before an idle baseline."""
+        (seconds waited, "quiet" | "max_seconds" | "not-a-container"); the baseline that follows
+        stores them."""
         scope = self.instance.scope
         if scope.kind != "cgroup" or max_seconds <= 0:
-            return 0.0
+            return 0.0, "not-a-container"
+        gate = dataclasses.replace(self.settle_policy, quiet_seconds=self.settle_policy.gate_seconds)
         t0 = time.perf_counter()
-        wait_until_quiet(scope, self.settle_policy, t0, scope.sample().cpu_ns or 0, self.settle_policy.floor_cores,
-                         max_seconds)
-        return time.perf_counter() - t0
+        outcome = wait_until_quiet(scope, gate, t0, scope.sample().cpu_ns or 0, gate.floor_cores, max_seconds)
+        return time.perf_counter() - t0, outcome
 
     @contextlib.contextmanager
     def phase(self, name: str, check: Callable[[], float] | None = None, check_name: str = "rows",

@@ -107,7 +107,8 @@ class RunReport:
         ended = self.info["ended_at"]
         total = ((ended if pd.notna(ended) else pd.Timestamp.now(tz="UTC")) - self.info["started_at"]).total_seconds()
         warmup = measured[measured.index.str.startswith(WARMUP_PREFIX)].sum()
-        rows = [(f"measured: {w} windows", measured.get(w, 0.0)) for w in ("baseline", "phase", "settle")]
+        rows = [(f"measured: {w} windows", measured.get(w, 0.0)) for w in ("baseline", "phase", "settle", "calibration")
+                if w != "calibration" or w in measured.index]
         if warmup:
             rows.append(("warm-up repetitions (measured, discarded)", warmup))
         rows += [("everything else (starts, set-up, checks)", total - measured.sum()), ("run total", total)]
@@ -173,7 +174,19 @@ class RunReport:
         if self.info["cgroup_layout"] in ("v1", "hybrid"):
             lines.append("I/O bytes come from cgroup v1 blkio, which does not see buffered writes flushed later by "
                          "the kernel: on this host they undercount writes.")
-        lines += list(extra)
+        speed = results.host_speed(m)
+        if speed is not None and speed["n"] > 1:
+            lines.append(f"**Host speed:** a fixed CPU loop run once per repetition on the engine's CPUs took "
+                         f"{speed['mean_s'] * 1e3:.0f} ms on average, ±{speed['rel_ci95']:.1%} (95% CI, "
+                         f"{speed['n']} runs of it; slowest / fastest {speed['max_over_min']:.3f}): the host's own "
+                         "speed moved that much during the run, whatever the engines did.")
+        noisy = m[(m["metric"] == "quiet_wait_time") & (m["status"] != "ok")]
+        if not noisy.empty:
+            engines = ", ".join(engine_title(e) for e in dict.fromkeys(noisy["engine"]))
+            lines.append(f"**Idle baseline:** {len(noisy)} baseline(s) ({engines}) followed a wait for quiet that "
+                         "reached its bound: the engine was still busy (start-up or deferred work), so that idle rate "
+                         "is too high and the costs net of it are understated.")
+        lines += [line for line in extra if line]
         return _markdown(lines)
 
     # -- reference ---------------------------------------------------------------------------------

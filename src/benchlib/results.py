@@ -207,6 +207,44 @@ def precision(run_id: str, *, floor: float, per: str | None = None, instance_id:
     })
 
 
+def calibrations(df: pd.DataFrame) -> pd.DataFrame:
+    """Per engine start and repetition, the calibration loop's CPU seconds (measure.calibrate;
+    warm-ups excluded): the host's own speed at that moment. Empty for runs stored before it."""
+    rows = df[(df["metric"] == "calibration_cpu_time") & (df["window"] == "calibration")]
+    return (rows[["run_id", "instance_id", "engine", "repetition", "value"]]
+            .rename(columns={"value": "calibration_s"}).reset_index(drop=True))
+
+
+def host_speed(df: pd.DataFrame) -> dict[str, float] | None:
+    """How much the host's speed moved over a run's calibrations: mean, relative standard
+    deviation, 95% CI half width relative to the mean, and max / min. None: no calibration."""
+    c = calibrations(df)["calibration_s"].dropna()
+    if c.empty:
+        return None
+    n, mean = len(c), float(c.mean())
+    sd = float(c.std(ddof=1)) if n > 1 else float("nan")
+    return {"n": n, "mean_s": mean, "rel_sd": sd / mean, "rel_ci95": t_quantile_975(n - 1) * sd / math.sqrt(n) / mean
+            if n > 1 else float("nan"), "max_over_min": float(c.max() / c.min())}
+
+
+def normalised(costs: pd.DataFrame, df: pd.DataFrame, columns=("value", "net", "net_with_settle", "with_settle")
+               ) -> pd.DataFrame:
+    """`costs` (phase_costs rows) with each repetition's figures scaled by how fast the host was
+    then: x (the run's median calibration / that start and repetition's calibration). A
+    repetition measured while the host ran 10% slow has its cost scaled down by 10%. Rows without
+    a calibration are dropped: a normalised figure is never a raw one in disguise."""
+    c = calibrations(df)
+    if c.empty:
+        return costs.iloc[0:0]
+    factor = (c["calibration_s"].median() / c["calibration_s"]).rename("factor")
+    factor.index = pd.MultiIndex.from_frame(c[["instance_id", "repetition"]])
+    out = costs.join(factor, on=["instance_id", "repetition"], how="inner")
+    for col in columns:
+        if col in out:
+            out[col] = out[col] * out["factor"]
+    return out.drop(columns="factor")
+
+
 def welch(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float, n_b: int) -> tuple[float, float]:
     """Welch's unequal-variances t statistic of b - a and its Welch-Satterthwaite degrees of
     freedom; NaN where either side has fewer than two repetitions (no variance, no test)."""
@@ -236,14 +274,25 @@ def product_key(engine: str) -> str:
 
 def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float = 0.05,
                  store: Store | None = None) -> pd.DataFrame:
-    """Each run's mean engine cost per engine, variant and phase against the first run's: the
-    ratio (with a 95% CI by the delta method), Welch's test of the difference, and whether the
-    change is beyond noise *and* larger than `threshold` (seed 003's 5% rule). `match="product"`
+    """Each run's mean engine cost per operation per engine, variant and phase against the first
+    run's: the ratio (with a 95% CI by the delta method), Welch's test of the difference, and
+    whether the change is beyond noise *and* larger than `threshold` (seed 003's 5% rule).
+    The operation is the experiment's (`Workload.per_operation`: a row, a transaction, an object):
+    a fixed-duration window of a saturated engine costs cores x seconds whatever its throughput,
+    so only a cost per operation can show its change. Where the windows report throughput and
+    p95 latency (sysbench), they are compared the same way beside the cost. `match="product"`
     pairs engines across versions (postgres@15 in one run with postgres@17 in the other)."""
     df = measurements(run_ids, store)
     metric, unit, _ = cost_metric(df)
     costs = phase_costs(df, metric)
     costs = costs[~costs["is_baseline"]].copy()
+    per = _per_operation(run_ids, store)
+    if per is not None:
+        counts = operation_counts(df, store)
+        costs["value"] = costs["value"].to_numpy() / counts.reindex(
+            pd.MultiIndex.from_frame(costs[WINDOW_KEYS])).to_numpy()
+        costs = costs[costs["value"].notna()]
+        unit = f"{unit} per {per.noun}"
     costs["key"] = [product_key(e) if match == "product" else e for e in costs["engine"]]
     pooled = costs.groupby(["run_id", "key"])["engine"].nunique()
     if (pooled > 1).any():
@@ -251,9 +300,11 @@ def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float 
         versions = sorted(set(costs[(costs["run_id"] == run_id) & (costs["key"] == key)]["engine"]))
         raise ParameterError(f"match='product' cannot pair engines across runs: run {run_id} measured several "
                              f"versions of {key} ({', '.join(versions)}); use match='engine'")
-    summary = summarize(costs, by=("run_id", "key", "labels", "phase"))
+    by = ("run_id", "key", "labels", "phase")
+    summary = summarize(costs, by=by)
     summary = summary.merge(costs.groupby(["run_id", "key"])["engine"].first().rename("engine_key"),
                             on=["run_id", "key"], how="left")
+    extra = {name: _window_reading(df, name, match) for name in THROUGHPUT_READINGS}
     keys = ["key", "labels", "phase"]
     # A variant measured in one run only (a rerun of two engines out of six) has nothing to compare.
     in_runs = summary.groupby(keys, dropna=False)["run_id"].transform("nunique")
@@ -265,10 +316,83 @@ def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float 
         if k not in base.index:
             continue  # measured in this run only: nothing to compare with
         b = base.loc[k]
-        rows.append({"run_id": row["run_id"], "key": row["key"], "engine": row["engine_key"],
-                     "base_engine": b["engine_key"], "labels": row["labels"], "phase": row["phase"], "metric": metric,
-                     "unit": unit, **contrast(b, row, "value", threshold)})
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+        out = {"run_id": row["run_id"], "key": row["key"], "engine": row["engine_key"],
+               "base_engine": b["engine_key"], "labels": row["labels"], "phase": row["phase"], "metric": metric,
+               "unit": unit, **contrast(b, row, "value", threshold)}
+        for name, readings in extra.items():
+            mine, theirs = (row["run_id"], *k), (run_ids[0], *k)
+            if mine in readings.index and theirs in readings.index:
+                c = contrast(readings.loc[theirs], readings.loc[mine], "value", threshold)
+                out.update({name: c["mean"], f"base_{name}": c["base_mean"], f"{name}_ratio": c["ratio"],
+                            f"{name}_ratio_ci95": c["ratio_ci95"], f"{name}_flagged": c["flagged"]})
+        rows.append(out)
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS + [f"{p}{n}{s}" for n in THROUGHPUT_READINGS for p, s in
+                                                            (("", ""), ("base_", ""), ("", "_ratio"),
+                                                             ("", "_ratio_ci95"), ("", "_flagged"))])
+
+
+# Throughput and latency readings compared beside the cost where a workload's windows have them.
+THROUGHPUT_READINGS = ("tps", "latency_p95")
+
+
+WINDOW_KEYS = ["run_id", "instance_id", "labels", "phase", "repetition"]
+
+
+def operation_counts(m: pd.DataFrame, store: Store | None = None) -> pd.Series:
+    """How many operations each phase window of `m` (measurement rows of one or more runs) held,
+    keyed by WINDOW_KEYS, by each run's workload's `per_operation`: a reading of the window
+    (sysbench's transactions), a run parameter (DML's rows) or a window label (the client API's
+    objects). NaN where the workload names none or the window lacks it: never a guess."""
+    from .workloads import all_workloads
+
+    phase = m[m["window"] == "phase"]
+    windows = phase[WINDOW_KEYS].drop_duplicates()
+    counts = pd.Series(float("nan"), index=pd.MultiIndex.from_frame(windows), dtype=float)
+    if windows.empty:
+        return counts
+    runs = (store or Store.default()).query(
+        "select run_id, experiment, parameters from runs where run_id in (select unnest(?))",
+        [sorted(set(windows["run_id"]))])
+    workloads = {name: module.WORKLOAD for name, module in all_workloads().items()}
+    for run_id, experiment, text in zip(runs["run_id"], runs["experiment"], runs["parameters"]):
+        per = getattr(workloads.get(experiment), "per_operation", None)
+        mine = windows[windows["run_id"] == run_id]
+        if per is None or mine.empty:
+            continue
+        index = pd.MultiIndex.from_frame(mine)
+        if per.source == "reading":
+            read = phase[(phase["metric"] == per.name) & (phase["run_id"] == run_id)]
+            values = read.groupby(WINDOW_KEYS)["value"].sum(min_count=1).reindex(index)
+        elif per.source == "parameter":
+            value = json.loads(text or "{}").get(per.name)
+            number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
+            values = pd.Series(number, index=index)
+        else:
+            labels = mine["labels"].map(lambda t: json.loads(t) if isinstance(t, str) else {})
+            values = pd.Series([float(d[per.name]) if d.get(per.name) else float("nan") for d in labels], index=index)
+        counts.loc[index] = values.to_numpy()
+    return counts.where(counts > 0)
+
+
+def _per_operation(run_ids: list[str], store: Store | None):
+    from .workloads import by_experiment
+
+    experiment = run_info(run_ids[0], store)["experiment"]
+    try:
+        return getattr(by_experiment(experiment).WORKLOAD, "per_operation", None)
+    except (ParameterError, AttributeError):  # a run of a workload this benchlib no longer has
+        return None
+
+
+def _window_reading(df: pd.DataFrame, name: str, match: str) -> pd.DataFrame:
+    """summarize() of a reading of the phase windows per run, engine key, variant and phase."""
+    rows = df[(df["metric"] == name) & (df["window"] == "phase")]
+    if rows.empty:
+        return pd.DataFrame()
+    rows = rows.assign(key=[product_key(e) if match == "product" else e for e in rows["engine"]])
+    per_rep = rows.groupby(["run_id", "key", "labels", "phase", "repetition"], dropna=False)["value"].sum(min_count=1)
+    return summarize(per_rep.reset_index(), columns=("value",), by=("run_id", "key", "labels", "phase")
+                     ).set_index(["run_id", "key", "labels", "phase"])
 
 
 COMPARISON_COLUMNS = ["run_id", "key", "engine", "base_engine", "labels", "phase", "metric", "unit", "mean", "ci95",

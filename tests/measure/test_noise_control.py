@@ -63,3 +63,7 @@ def test_pinned_server_runs_on_its_cpus_and_vacuum_has_its_own_reading(store):
     for row in vacuum.itertuples():
         assert 0 < row.value < by_phase[row.phase]  # a part of the phase, never all of it
     assert results.run_info(result.run_id, store)["parameters"]["pin_cpus"] is True
+    # The gate before each baseline waits at least its trailing interval, and its wait is stored.
+    waits = df[df["metric"] == "quiet_wait_time"]
+    assert len(waits) == 1 and set(waits["window"]) == {"baseline"} and set(waits["scope"]) == {"harness"}
+    assert 0.45 <= waits["value"].iloc[0] <= params.max_settle_seconds + 0.5

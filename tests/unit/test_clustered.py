@@ -64,6 +64,41 @@ def test_battery_runs_in_seed_003_order():
     assert steps[10:] == ["insert", "delete"]
 
 
+def test_the_table_is_loaded_once_per_engine_and_later_regimes_begin_from_its_snapshot():
+    from benchlib.workloads.clustered import WORKLOAD
+
+    p = validate_parameters({**GOOD, "engines": ["postgres", "mysql", "sqlite"], "regimes": ["cached", "io-bound"]})
+    starts = {s.name: s for s in WORKLOAD.starts(p)}
+    first = [name for name in starts if name.endswith("cached")]
+    assert [starts[n].data_volume for n in first] == [True, True, False]  # SQLite: the key-kind part only
+    assert [(n, s.restore) for n, s in starts.items() if s.restore] == [
+        ("postgres io-bound", "sbtest1 loaded on postgres"), ("mysql io-bound", "sbtest1 loaded on mysql")]
+    steps = {name: [step.name for step in WORKLOAD.steps(p, start, 1)] for name, start in starts.items()}
+    assert steps["postgres cached"][:3] == ["load", "snapshot", "points-covered-pk.pre"]
+    assert steps["postgres io-bound"] == ["points-covered-pk.pre"]  # no load: the snapshot's table
+    assert "load" not in WORKLOAD.steps(p, starts["postgres cached"], 2)
+    # One regime: nothing to share, no volume, a load as before.
+    one = validate_parameters({**GOOD, "regimes": ["io-bound"]})
+    alone = {s.name: s for s in WORKLOAD.starts(one)}
+    assert not alone["postgres io-bound"].data_volume and alone["postgres io-bound"].restore is None
+    assert [step.name for step in WORKLOAD.steps(one, alone["postgres io-bound"], 1)][:2] == ["load",
+                                                                                              "points-covered-pk.pre"]
+
+
+def test_only_a_server_with_a_data_directory_snapshots():
+    import benchlib
+    from benchlib.lifecycle import DataSnapshot
+    from benchlib.engines import Credentials
+
+    with pytest.raises(ParameterError, match="sqlite declares no data directory.*in-process"):
+        benchlib.start("sqlite", data_volume=True)
+    with pytest.raises(ParameterError, match="ferretdb declares no data directory.*none declared"):
+        benchlib.start("ferretdb", data_volume=True)
+    snapshot = DataSnapshot("postgres", "sha256:0", "v", Credentials("u", "p", "d"), "c", 0.0)
+    with pytest.raises(ParameterError, match="a postgres data snapshot cannot start mariadb"):
+        benchlib.start("mariadb", restore=snapshot)
+
+
 def test_the_lua_tests_ship_with_the_package():
     path = sysbench.packaged_test("clustered.lua")
     text = open(path).read()

@@ -207,3 +207,29 @@ def test_one_start_with_a_warmup_keeps_a_measured_baseline(store):
     assert set(df[df["window"] == "warmup-phase"]["repetition"]) == {0}
     costs = results.phase_costs(df, "cpu_time")
     assert costs[~costs["is_baseline"]]["idle_rate"].notna().all()
+
+
+def test_every_repetition_has_a_calibration_window_and_the_run_note_weighs_host_against_engine(store):
+    result = _run(Tiny(), store, repetitions=3, max_repetitions=3, warmup=True)
+    df = results.measurements(result.run_id, store)
+    loops = df[df["metric"] == "calibration_cpu_time"]
+    assert set(loops["window"]) == {"calibration", "warmup-calibration"}
+    measured = loops[loops["window"] == "calibration"]
+    assert sorted(measured["repetition"]) == [1, 1, 2, 2, 3, 3]  # per engine start and repetition
+    assert (measured["value"] > 0.01).all() and set(measured["unit"]) == {"s"}
+    speed = results.host_speed(df)
+    assert speed["n"] == 6 and speed["max_over_min"] >= 1.0 and speed["rel_sd"] >= 0
+    # The loop is never a phase: no report's phase table can meet it.
+    assert "calibration" not in set(results.phase_costs(df, "cpu_time")["phase"])
+
+
+def test_normalised_costs_scale_each_repetition_by_its_host_speed():
+    import pandas as pd
+
+    costs = pd.DataFrame({"instance_id": ["a", "a", "b"], "repetition": [1, 2, 1], "value": [1.0, 2.0, 3.0]})
+    df = pd.DataFrame({"run_id": "r", "instance_id": ["a", "a", "b"], "engine": "e", "repetition": [1, 2, 1],
+                       "metric": "calibration_cpu_time", "window": "calibration", "value": [0.1, 0.2, 0.1]})
+    out = results.normalised(costs, df)
+    # median 0.1: repetition 2 of start a ran at half speed, so its cost is halved
+    assert list(out["value"]) == pytest.approx([1.0, 1.0, 3.0])
+    assert results.normalised(costs, df.iloc[0:0]).empty  # no calibration: no normalised figure

@@ -2,11 +2,15 @@
 (the hook `make report` runs) and by `benchlib site`, self-contained, linking each run to the
 report that lists it, cut to the newest runs when asked; and in headless Chromium from disk with
 name resolution disabled, a selection in the URL hash draws the bars and fills the tables."""
+import hashlib
+import importlib.util
 import json
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
+from pathlib import Path
 
 import plotly.offline
 import pytest
@@ -49,7 +53,9 @@ def test_site_index_writes_a_self_contained_explorer_of_every_run(site):
     page = site / "explorer.html"
     text = page.read_text()
     assert not re.search(r"<script[^>]*\bsrc=|<link[^>]*\bhref=\"?https?:", text), "the page loads something"
-    assert text.count(plotly.offline.get_plotlyjs()) == 1  # embedded once
+    assert text.count(explorer.plotly_js()) == 1  # the partial bundle, embedded once
+    assert plotly.offline.get_plotlyjs() not in text  # not the full plotly.js the notebooks' reports embed
+    assert "charts: plotly.js-basic-dist-min 4.1.1 (MIT)" in text
     assert len(re.findall(r"<script", text)) == 3  # data, the page's script, plotly.js
     data = _data(page)
     assert [r["id"] for r in data["runs"]] == ["r1", "r2", "r3"] and "all 3 runs in the store" in text
@@ -61,6 +67,17 @@ def test_site_index_writes_a_self_contained_explorer_of_every_run(site):
     assert data["runs"][change["to"]]["id"] == "r3" and change["direction"] == "regression"
     assert (change["from_version"], change["to_version"]) == ("PostgreSQL 17.2", "PostgreSQL 17.3")
     assert "explorer.html" in (site / "index.html").read_text()
+
+
+def test_the_vendored_bundle_is_the_registry_file_its_source_names():
+    """scripts/vendor_plotly_basic.sh records where the file came from (the registry's tarball and
+    integrity hash, the file's sha256): an edited or swapped file fails here."""
+    source = explorer.plotly_source()
+    js = (explorer.PLOTLY_DIR / source["file"]).read_bytes()
+    assert hashlib.sha256(js).hexdigest() == source["sha256"]
+    assert js.startswith(f"/**\n* plotly.js (basic - minified) v{source['version']}\n".encode())
+    assert source["tarball"].endswith(f"/{source['package']}-{source['version']}.tgz") and source["license"] == "MIT"
+    assert "MIT License" in (explorer.PLOTLY_DIR / "LICENSE").read_text()
 
 
 def test_the_page_says_where_it_cuts_a_large_store(site):
@@ -124,6 +141,7 @@ def test_a_selection_in_the_url_draws_bars_relative_to_the_base_offline(site):
     body = dom[dom.index("<h1"):]
     bars = re.search(r'<div id="bars".*?<p class="links"', body, re.S).group(0)
     assert bars.count('class="trace bars"') == 4  # two engines x two runs
+    assert bars.count('class="yerror"') >= 4  # each bar's 95% CI
     legend = re.findall(r'class="legendtext"[^>]*data-unformatted="([^"]*)"', bars)
     assert sorted(name.split(" · ")[0] for name in legend) == ["MariaDB", "MariaDB", "PostgreSQL", "PostgreSQL"]
     rows = {(r["engine"], r["run"]): r for r in _cells_table(body)}
@@ -148,3 +166,40 @@ def _insert_costs():
     rows = [{"run_id": run, "engine": "postgres", "value": v * 1000.0} for run, factor in (("r1", 1.0), ("r3", 1.3))
             for v in (x * factor for x in STEADY)]  # µs per row: rows=1000
     return (pd.DataFrame(rows),)
+
+
+BUDGET_MB, BUDGET_MS = 10.0, 2000.0  # issue 25: 100 runs x 200 windows, < 10 MB, opens in < 2 s
+# The errors bars drawn and a hover label shown once every figure is drawn, with plotly.js's own
+# hover (the partial bundle keeps both).
+PROBE = """new Promise((done) => {
+  const bars = document.getElementById("bars");
+  Plotly.Fx.hover(bars, [{curveNumber: 0, pointNumber: 0}]);
+  setTimeout(() => done({errorbars: bars.querySelectorAll("g.errorbar path").length,
+                         hover: [...bars.querySelectorAll(".hoverlayer .hovertext")].map((n) => n.textContent)}), 200);
+})"""
+
+
+def _bench():
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_explorer.py"
+    spec = importlib.util.spec_from_file_location("bench_explorer", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium (scripts/setup.sh installs it)")
+def test_a_page_of_100_runs_x_200_windows_is_under_10_mb_and_draws_every_figure_within_2_s(tmp_path):
+    """The size and speed budget, measured as scripts/bench_explorer.py measures it: the median of
+    three loads in headless Chromium from disk, to every figure drawn (the history last)."""
+    bench = _bench()
+    page = explorer.write_explorer(tmp_path / "reports", store=bench.build_store(tmp_path / "results", 100, 200))
+    assert len(_data(page)["runs"]) == 100
+    size_mb = page.stat().st_size / 1e6
+    assert size_mb < BUDGET_MB, f"the page weighs {size_mb:.2f} MB"
+    loads = [bench.load_once(page, PROBE) for _ in range(3)]
+    every_figure_ms = statistics.median(load[3] for load in loads)
+    assert every_figure_ms < BUDGET_MS, f"every figure drawn at {every_figure_ms:.0f} ms (median of {loads})"
+    probe = loads[-1][-1]
+    assert probe["errorbars"] > 0 and probe["hover"], probe
+    assert re.search(r"run bench-\d{4}", " ".join(probe["hover"])), probe  # the bar's own hover template

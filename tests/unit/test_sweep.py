@@ -9,7 +9,7 @@ from benchlib.workloads.sweep import analysis, validate_parameters
 
 GOOD = dict(engines=["postgres"], tests=["oltp_point_select"], threads=[1, 2], step_seconds=1, warmup_seconds=0,
             tables=1, table_size=100, repetitions=1, p95_goal_ms=60, prices_per_hour={}, max_settle_seconds=0,
-            rand_type="uniform",
+            rand_type="uniform", engine_cpus=0,
             max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0)
 
 

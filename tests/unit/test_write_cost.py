@@ -142,13 +142,34 @@ def test_ratio_to_postgres_and_decomposition():
     assert ratio[("postgres", 1, 1)] == pytest.approx(1.0)
     assert ratio[("sqlite", 1, 1)] == pytest.approx(400 / 510)
     assert ratio[("sqlite", 100, 100)] == pytest.approx(10 / 10)
-    parts = analysis.decompose(summary).set_index("engine")
+    parts = analysis.decompose(analysis.cells(_frame(), row_bytes=24)).set_index("engine")
     assert parts.loc["postgres", "commit_us"] == pytest.approx(510 - 110)
     assert parts.loc["postgres", "statement_us"] == pytest.approx(110 - 10)
     assert parts.loc["postgres", "row_us"] == pytest.approx(10)
-    assert parts.loc["postgres", "dominant"] == "commit"
-    assert parts.loc["sqlite", "dominant"] == "commit" and parts.loc["sqlite", "statement_us"] == pytest.approx(30)
-    assert pd.isna(parts.loc["sqlite", "after_share"])
+    assert parts.loc["postgres", "dominant"] == "commit (one repetition: untested)"
+    assert parts.loc["sqlite", "statement_us"] == pytest.approx(30)
+    assert pd.isna(parts.loc["sqlite", "after_share"]) and pd.isna(parts.loc["sqlite", "commit_ci95"])
+
+
+def _cell_rows(values_by_rep: list[dict[tuple[int, int], float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"engine": "postgres", "repetition": rep, "rows_per_txn": t, "rows_per_stmt": s,
+                          "rows_from": "client VALUES", "cpu_us_per_row": v, "after_share": 0.1}
+                         for rep, cells in enumerate(values_by_rep, start=1) for (t, s), v in cells.items()])
+
+
+def test_decomposition_parts_are_taken_per_repetition_with_a_ci():
+    reps = [{(1, 1): 500 + d, (100, 1): 100 + d, (100, 100): 10.0} for d in (-10.0, 0.0, 10.0)]
+    p = analysis.decompose(_cell_rows(reps)).iloc[0]
+    assert p["n"] == 3 and p["commit_us"] == pytest.approx(400) and p["commit_ci95"] == pytest.approx(0)
+    assert p["one_row_txn_us"] == pytest.approx(500)
+    # sd 10 over 3 repetitions: t(2) = 4.303, half width 4.303 x 10 / sqrt(3)
+    assert p["one_row_txn_ci95"] == pytest.approx(4.303 * 10 / 3 ** 0.5, rel=1e-3)
+    assert p["dominant"] == "commit"
+
+
+def test_a_part_is_not_called_dominant_when_the_cis_overlap():
+    reps = [{(1, 1): 200 + d, (100, 1): 100 - d, (100, 100): 10.0} for d in (-60.0, 0.0, 60.0)]
+    assert analysis.decompose(_cell_rows(reps)).iloc[0]["dominant"] == "not separable at this precision"
 
 
 def test_heatmaps_share_one_colour_scale_and_keep_missing_cells_empty():

@@ -11,6 +11,7 @@ from .. import results
 from ..plots import bars_by_phase, engine_order, engine_title
 from ..report import RunReport, fmt, fmt_ci, host_label, known
 
+THROUGHPUT_TITLES = {"tps": "TPS", "latency_p95": "p95 latency (ms)"}
 # Highlights: only changes that are both beyond noise and beyond the threshold are coloured;
 # one that is beyond noise but small is shaded, so a reader sees it is real but minor.
 _SLOWER, _FASTER, _MINOR = "background-color: #f4c7c3", "background-color: #c8e6c9", "background-color: #eeeeee"
@@ -110,7 +111,7 @@ class ComparisonReport:
             direction = "dearer" if row.ratio > 1 else "cheaper"
             return f"{direction}, beyond noise" + ("" if row.flagged else f" but < {self.threshold:.0%}")
 
-        return pd.DataFrame({
+        table = pd.DataFrame({
             "engine": c["row"], "phase": c["phase"], "run": c["run_id"],
             f"base ({unit})": [fmt_ci(m, h) for m, h in zip(c["base_mean"], c["base_ci95"])],
             f"compared ({unit})": [fmt_ci(m, h) for m, h in zip(c["mean"], c["ci95"])],
@@ -118,7 +119,14 @@ class ComparisonReport:
             "Welch t": [fmt(t) for t in c["welch_t"]], "dof": [fmt(d, digits=2) for d in c["welch_dof"]],
             "n (base, compared)": [f"{a}, {b}" for a, b in zip(c["base_n"], c["n"])],
             "verdict": [verdict(r) for r in c.itertuples()],
-        }).style.hide(axis="index")
+        })
+        for name, title in THROUGHPUT_TITLES.items():
+            if c[f"{name}_ratio"].notna().any():
+                table[f"{title}: base → compared (ratio)"] = [
+                    "n/a" if r != r else f"{fmt(b)} → {fmt(m)} ({fmt_ci(r, h)}x{', flagged' if f else ''})"
+                    for b, m, r, h, f in zip(c[f"base_{name}"], c[name], c[f"{name}_ratio"],
+                                             c[f"{name}_ratio_ci95"], c[f"{name}_flagged"])]
+        return table.style.hide(axis="index")
 
     # -- figures -----------------------------------------------------------------------------------
     def figures(self):
@@ -151,6 +159,12 @@ class ComparisonReport:
             lines.append(f"{row.row}, {row.phase}: {row.ratio:.2f}x the base "
                          f"({fmt_ci(row.base_mean, row.base_ci95)} → {fmt_ci(row.mean, row.ci95)} {self.unit}; "
                          f"Welch t = {row.welch_t:.2f}, {row.welch_dof:.1f} dof)")
+        for name, title in THROUGHPUT_TITLES.items():
+            moved = c[c[f"{name}_flagged"] == True]  # noqa: E712 (NaN where the windows had no such reading)
+            for row in moved.itertuples():
+                lines.append(f"{row.row}, {row.phase}: {title} {getattr(row, name + '_ratio'):.2f}x the base "
+                             f"({fmt(getattr(row, 'base_' + name))} → {fmt(getattr(row, name))}), beyond noise and "
+                             f"{self.threshold:.0%}.")
         for run_id in self.run_ids[1:]:
             geo = results.geometric_mean(c[c["run_id"] == run_id]["ratio"])
             lines.append(f"Geometric mean of all ratios for {run_id}: {geo:.3f}.")
@@ -174,8 +188,10 @@ class ComparisonReport:
         return identity(self.reports[0]) == identity(self.reports[1])
 
     def caveats(self) -> str:
-        lines = [f"**Metric:** {self.base.metric_explanation}; ratios are compared run / base run of the engine's "
-                 f"phase window (the settle window is not included).",
+        lines = [f"**Metric:** {self.base.metric_explanation}, per operation ({self.unit}): ratios are compared run "
+                 "/ base run of the engine's phase window divided by the operations it held (the settle window is "
+                 "not included). A fixed-duration window of a saturated engine costs cores x seconds whatever its "
+                 "throughput, so per window a real change would read as 1.0.",
                  "**Test:** Welch's unequal-variances t test on the repetitions of each run, two-sided at 5%; with 2–3 "
                  "repetitions per run it only detects large changes, and untested cells (1 repetition) say so.",
                  f"**Highlight:** red or green only when a change is beyond noise *and* larger than "

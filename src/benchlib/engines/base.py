@@ -85,6 +85,17 @@ class Server:
     # the container), and the socket's file name there. None: this server offers no Unix socket.
     socket_setting: Callable[[str], Mapping[str, Any]] | None = None
     socket_file: str = ""
+    # Where the server keeps its data (every image of it: the env sets it where images differ). A
+    # start can put it on a volume of its own, and a later start restore a snapshot of that volume
+    # (lifecycle.DataSnapshot) instead of loading the same data again. None: no snapshots.
+    data_dir: str | None = None
+    # A statement that writes every change to the data files, so that a snapshot needs little
+    # recovery at its next start; None: the snapshot is crash-consistent (taken with the server
+    # frozen) and the server recovers it from its log at start, as after a power cut.
+    checkpoint: str | None = None
+    # The statements giving `user` a new password: a restored data directory holds the password it
+    # was made with, and every start gets a fresh one.
+    password_statements: Callable[[Credentials], list[str]] | None = None
 
     def __post_init__(self) -> None:
         known = [v.version for v in self.versions]
@@ -225,6 +236,23 @@ class Engine:
 
 def postgres_config_command(config: Mapping[str, Any]) -> list[str] | None:
     return ["postgres", *[a for k, v in config.items() for a in ("-c", f"{k}={v}")]] if config else None
+
+
+def sql_literal(text: str, *, backslashes: bool = False) -> str:
+    """A SQL string literal (MySQL also treats a backslash as an escape)."""
+    if backslashes:
+        text = text.replace("\\", "\\\\")
+    return "'" + text.replace("'", "''") + "'"
+
+
+def postgres_password(creds: Credentials) -> list[str]:
+    return [f'alter role "{creds.user.replace(chr(34), chr(34) * 2)}" password {sql_literal(creds.password)}']
+
+
+def mysql_password(creds: Credentials) -> list[str]:
+    # The official images and the recipes give the user a password at localhost and at any host.
+    return [f"alter user {sql_literal(creds.user, backslashes=True)}@{sql_literal(host)} identified by "
+            f"{sql_literal(creds.password, backslashes=True)}" for host in ("%", "localhost")]
 
 
 def mysql_config_command(config: Mapping[str, Any]) -> list[str] | None:

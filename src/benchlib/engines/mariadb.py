@@ -1,4 +1,4 @@
-from .base import Engine, Recipe, Server, Version, mysql_config_command
+from .base import Engine, Recipe, Server, Version, mysql_config_command, mysql_password
 from .clients import mysql_wire
 
 # trixie's 11.8 recipe also installs MyRocks (mariadb-plugin-rocksdb), loaded only by mariadb-myrocks.
@@ -23,6 +23,8 @@ ENGINE = Engine(
         config_command=mysql_config_command,
         socket_setting=lambda directory: {"socket": f"{directory}/mysqld.sock"},
         socket_file="mysqld.sock",
+        data_dir="/var/lib/mysql",  # no checkpoint statement: InnoDB recovers a snapshot from its redo log
+        password_statements=mysql_password,
         storage_setting="default_storage_engine",
         storage_engines=("innodb", "aria", "myisam", "memory", "csv"),
         storage_hint="RocksDB (MyRocks) is the engine mariadb-myrocks",

@@ -1,4 +1,4 @@
-from .base import Engine, Recipe, Server, Version, mysql_config_command
+from .base import Engine, Recipe, Server, Version, mysql_config_command, mysql_password
 from .clients import mysql_wire
 
 ENGINE = Engine(
@@ -26,6 +26,8 @@ ENGINE = Engine(
         config_command=mysql_config_command,
         socket_setting=lambda directory: {"socket": f"{directory}/mysqld.sock"},
         socket_file="mysqld.sock",
+        data_dir="/var/lib/mysql",  # no checkpoint statement: InnoDB recovers a snapshot from its redo log
+        password_statements=mysql_password,
         storage_setting="default_storage_engine",
         storage_engines=("innodb", "myisam", "memory", "csv", "archive", "blackhole"),
         # The official image initialises with a temporary server first: slow to become ready.

@@ -1,5 +1,10 @@
-from .base import Engine, Recipe, Server, Version, postgres_config_command
+from .base import Engine, Recipe, Server, Version, postgres_config_command, postgres_password
 from .clients import postgres_wire
+
+
+# The official images up to 17 and the recipes keep the cluster here; from 18 the official image
+# defaults to /var/lib/postgresql/18/docker unless PGDATA says otherwise.
+DATA_DIR = "/var/lib/postgresql/data"
 
 
 def _version(major: str, suite: str, extra: str = "") -> Version:
@@ -14,7 +19,8 @@ ENGINE = Engine(
     client=postgres_wire(),
     server=Server(
         port=5432,
-        env=lambda c: {"POSTGRES_PASSWORD": c.password, "POSTGRES_USER": c.user, "POSTGRES_DB": c.database},
+        env=lambda c: {"POSTGRES_PASSWORD": c.password, "POSTGRES_USER": c.user, "POSTGRES_DB": c.database,
+                       "PGDATA": DATA_DIR},
         user="postgres",
         versions=(
             _version("15", "bookworm"),
@@ -30,5 +36,8 @@ ENGINE = Engine(
         # The image's own socket directory stays: the official entrypoint's init steps use it.
         socket_setting=lambda directory: {"unix_socket_directories": f"/var/run/postgresql,{directory}"},
         socket_file=".s.PGSQL.5432",  # libpq's name for port 5432's socket
+        data_dir=DATA_DIR,
+        checkpoint="checkpoint",
+        password_statements=postgres_password,
     ),
 )

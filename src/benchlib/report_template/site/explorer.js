@@ -297,7 +297,7 @@
       : "<tr><td>No change beyond noise and the threshold between consecutive runs here.</td></tr>";
   }
 
-  // Controls and tables need no plotly.js: they are filled and painted before its 4.8 MB are
+  // Controls and tables need no plotly.js: they are filled and painted before its 1.2 MB are
   // evaluated (loadPlotly), the figures after.
   function renderTables() {
     const sel = resolve();

@@ -21,6 +21,17 @@ TABLE = "api_object"
 
 
 @dataclass(frozen=True)
+class CDriver:
+    """A second DB-API driver for an engine whose default driver is pure Python: a C extension
+    speaking the same protocol, so that a driver's own cost can be told from the server's."""
+
+    title: str
+    connect: Callable[[Any, float], Any]  # (Endpoint, timeout) -> connection in autocommit
+    available: Callable[[], str | None]  # None, or why the C path cannot run here
+    prepared_cursor: Callable[[Any], Any] | None = None  # a cursor executing server-side prepared statements
+
+
+@dataclass(frozen=True)
 class ApiDialect:
     types: Mapping[str, str]  # member kind (id, int, float, str, ts) -> column type
     placeholder: str  # the driver's paramstyle marker
@@ -37,6 +48,8 @@ class ApiDialect:
     no_prepare_reason: str = ""
     timestamp: Callable[[datetime], Any] = lambda t: t  # how the raw driver passes a timestamp
     processes_reason: str = ""  # why the contended test cannot run in several processes ("" : it can)
+    c_driver: CDriver | None = None
+    no_c_driver_reason: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     def create_table(self) -> str:
@@ -67,6 +80,36 @@ class ApiDialect:
         return f"delete from {TABLE} where id = {self.placeholder}"
 
 
+def _mysql_connector_c(endpoint, timeout: float):
+    import mysql.connector
+
+    where = {"unix_socket": str(endpoint.socket)} if endpoint.socket else {"host": endpoint.host, "port": endpoint.port}
+    # use_pure=False: the C extension (libmysqlclient inside the wheel), never its pure-Python
+    # fallback, which would measure a second pure-Python driver.
+    return mysql.connector.connect(**where, user=endpoint.user, password=endpoint.password, database=endpoint.database,
+                                   autocommit=True, use_pure=False, connection_timeout=max(1, int(timeout)))
+
+
+def _mysql_connector_c_missing() -> str | None:
+    try:
+        import mysql.connector  # noqa: F401
+    except ImportError:
+        return "mysql-connector-python is not installed"
+    try:
+        from mysql.connector import connection_cext  # noqa: F401
+    except ImportError as exc:  # e.g. a wheel's C extension built against a newer OpenSSL than the host's
+        hint = " (import benchlib before pandas or pyarrow)" if "static TLS" in str(exc) else ""
+        return f"mysql-connector-python's C extension does not load here ({exc}){hint}"
+    return None
+
+
+MYSQL_CONNECTOR_C = CDriver(
+    title="mysql-connector-python (C extension)", connect=_mysql_connector_c,
+    available=_mysql_connector_c_missing,
+    # Binary protocol: COM_STMT_PREPARE once per statement text and cursor, then COM_STMT_EXECUTE.
+    prepared_cursor=lambda conn: conn.cursor(prepared=True))
+
+
 def _psycopg_manual(conn) -> None:
     conn.autocommit = False
 
@@ -92,22 +135,27 @@ SERVER_TYPES = {"id": "bigint", "int": "bigint", "float": "double precision", "s
 
 DIALECTS: dict[str, ApiDialect] = {
     "postgres": ApiDialect(types=SERVER_TYPES, placeholder="%s", manual_commit=_psycopg_manual,
-                           prepare={"prepare": True}, plain={"prepare": False}),
+                           prepare={"prepare": True}, plain={"prepare": False},
+                           no_c_driver_reason="psycopg already is the C driver (libpq): `driver` and `prepared` are "
+                                              "the C paths"),
     "mysql": ApiDialect(types={**SERVER_TYPES, "float": "double", "ts": "datetime(6)"}, placeholder="%s",
                         manual_commit=_pymysql_manual,
                         no_prepare_reason="PyMySQL has no server-side prepared statements (it interpolates "
-                                          "parameters into the text)"),
+                                          "parameters into the text): `c_prepared` has them",
+                        c_driver=MYSQL_CONNECTOR_C),
     "sqlite": ApiDialect(types={"id": "integer", "int": "integer", "float": "real", "str": "text", "ts": "text"},
                          placeholder="?", manual_commit=_sqlite_manual,
                          # Python 3.12 deprecates sqlite3's default datetime adapter; SQLAlchemy
                          # stores this same ISO text.
                          timestamp=lambda t: t.isoformat(" "),
                          no_prepare_reason="sqlite3 already prepares every statement once and caches it: its plain "
-                                           "path is the prepared one"),
+                                           "path is the prepared one",
+                         no_c_driver_reason="sqlite3 is already C: `driver` is the C path"),
     "duckdb": ApiDialect(types={**SERVER_TYPES, "float": "double"}, placeholder="?", manual_commit=_no_switch,
                          begin=_duckdb_begin, cursor=lambda conn: conn,
                          no_prepare_reason="measured only through duckdb's plain execute() (its own statement cache)",
-                         processes_reason="DuckDB lets one process at a time open a database file"),
+                         processes_reason="DuckDB lets one process at a time open a database file",
+                         no_c_driver_reason="duckdb's Python module is already C++: `driver` is the native path"),
 }
 
 

@@ -93,13 +93,20 @@ class DriverLayer(Layer):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.execute_kwargs = dict(self.dialect.plain)
-        self.conn = self.instance.connect(unix_socket=self.unix_socket)
-        self.dialect.manual_commit(self.conn)
+        self.conn = self._connect()
         d = self.dialect
         self._sql = {"persist": d.insert, "load": d.select, "update": d.update, "erase": d.delete}
         self._begin = d.begin
         self._ts = d.timestamp
-        self.cur = d.cursor(self.conn)  # one cursor for every operation, as DB-API code keeps one
+        self.cur = self._cursor(self.conn)  # one cursor for every operation, as DB-API code keeps one
+
+    def _connect(self) -> Any:
+        conn = self.instance.connect(unix_socket=self.unix_socket)
+        self.dialect.manual_commit(conn)
+        return conn
+
+    def _cursor(self, conn: Any) -> Any:
+        return self.dialect.cursor(conn)
 
     def _do(self, sql: str, params: tuple) -> None:
         if self._begin:
@@ -140,6 +147,29 @@ class PreparedLayer(DriverLayer):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.execute_kwargs = dict(self.dialect.prepare or {})
+
+
+class CDriverLayer(DriverLayer):
+    """The same statements through the engine's C driver (`dialect.c_driver`), where its default
+    driver is pure Python: the difference is the driver's own CPU, the server's work is the same."""
+
+    def _connect(self) -> Any:
+        instance = self.instance
+        conn = self.dialect.c_driver.connect(instance.socket_endpoint if self.unix_socket else instance.endpoint, 10.0)
+        conn.autocommit = False
+        self.execute_kwargs = {}
+        return conn
+
+    def _cursor(self, conn: Any) -> Any:
+        return conn.cursor()
+
+
+class CPreparedLayer(CDriverLayer):
+    """The C driver's server-side prepared statements (MySQL binary protocol: prepared once per
+    statement text on the connection, then COM_STMT_EXECUTE): seed 002's ODB path."""
+
+    def _cursor(self, conn: Any) -> Any:
+        return self.dialect.c_driver.prepared_cursor(conn)
 
 
 def _sa_table():
@@ -260,6 +290,7 @@ class OrmBatchLayer(OrmObjectLayer):
 
 
 LAYERS: dict[str, type[Layer]] = {
-    "driver": DriverLayer, "prepared": PreparedLayer, "core": CoreLayer, "orm_object": OrmObjectLayer,
+    "driver": DriverLayer, "prepared": PreparedLayer, "c_driver": CDriverLayer, "c_prepared": CPreparedLayer,
+    "core": CoreLayer, "orm_object": OrmObjectLayer,
     "orm_batch": OrmBatchLayer,
 }

@@ -9,7 +9,7 @@ from ... import results
 from ...engines import get_engine
 from ...errors import UnknownEngineError
 from ...plots import engine_order, engine_title, grouped_bars, stacked_bars
-from ...report import RunReport, fmt
+from ...report import RunReport, fmt, fmt_ci
 from .dialects import dialect_for
 from .workload import CONTENDED, HARNESS, LAYER_NAMES, LOOP_TIME, OPERATIONS, TRANSPORTS, layer_skip_reason
 
@@ -17,6 +17,9 @@ CLIENT_COLOR, SERVER_COLOR, EMBEDDED_COLOR = "#F2A541", "#3B6EA5", "#7A9E7E"
 TRANSPORT_COLORS = {"in-process": EMBEDDED_COLOR, "unix": "#4C9F70", "tcp": "#C8553D"}
 # Seed 002's "local": the most efficient medium the API has. Ours: Unix socket, else TCP loopback.
 LOCAL_ORDER = ("in-process", "unix", "tcp")
+# Seed 002 measured ODB: prepared statements through each database's C library. Per engine, the
+# first of these layers that ran stands in for it.
+SEED_LIKE_LAYERS = ("c_prepared", "prepared", "driver")
 
 
 class ClientApiReport(RunReport):
@@ -160,9 +163,37 @@ class ClientApiReport(RunReport):
              "retries": "{:.0f}", "failed": "{:.0f}", "engine_cpu_s": "{:.2f}", "client_cpu_s": "{:.2f}"},
             na_rep="n/a").hide(axis="index")
 
-    def seed_comparison(self, layer: str = "driver") -> pd.DataFrame:
-        """µs per load: seed 002 as published and this run (the given layer, each engine on its
-        most local transport and over TCP), with each column's ratio to PostgreSQL."""
+    def _local_and_tcp(self, layer_of) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+        """µs per load per engine on its most local transport and over TCP, in the layer
+        `layer_of(layers that ran)` picks for it; and that layer."""
+        s = self.summary[(self.summary["phase"] == "load") & (self.summary["layer"] != HARNESS)]
+        local, tcp, used = {}, {}, {}
+        for engine, df in s.groupby("engine"):
+            layer = layer_of(set(df["layer"]))
+            if layer is None:
+                continue
+            by_t = df[df["layer"] == layer].set_index("transport")["loop_us"]
+            best = next(t for t in LOCAL_ORDER if t in by_t.index)
+            local[engine], used[engine] = by_t[best], layer
+            tcp[engine] = by_t.get("tcp", float("nan"))  # an embedded engine has no TCP figure
+        return local, tcp, used
+
+    def _local_ci(self, engine: str, layer: str) -> float:
+        """95% CI half width of µs per load of `engine` in `layer` on its most local transport."""
+        s = self.summary[(self.summary["phase"] == "load") & (self.summary["engine"] == engine)
+                         & (self.summary["layer"] == layer)].set_index("transport")
+        row = s.loc[next(t for t in LOCAL_ORDER if t in s.index)]
+        n = int(row["n"])
+        return results.t_quantile_975(n - 1) * row["loop_us_sd"] / n ** 0.5 if n > 1 else float("nan")
+
+    @staticmethod
+    def _seed_like(layers: set[str]) -> str | None:
+        return next((layer for layer in SEED_LIKE_LAYERS if layer in layers), None)
+
+    def seed_comparison(self) -> pd.DataFrame:
+        """µs per load: seed 002 as published, and this run through the plain driver and through
+        the layer nearest seed 002's ODB (prepared statements through a C library), each engine
+        on its most local transport and over TCP, with each column's ratio to PostgreSQL."""
         ref = results.reference("seed002_load")
         ref = ref[ref["client"].isna()]
         cpu = ["Opteron 265" if "Opteron" in h else "Xeon E5520" for h in ref["hardware"]]
@@ -174,21 +205,44 @@ class ClientApiReport(RunReport):
                 if where == "remote" and not (df["configuration"] == "remote").any():
                     continue
                 merged[f"seed 002, {name}, {where}"] = df.set_index("engine")["load_us"]
-        s = self.summary[(self.summary["phase"] == "load") & (self.summary["layer"] == layer)]
-        local, tcp = {}, {}
-        for engine, df in s.groupby("engine"):
-            by_t = df.set_index("transport")["loop_us"]
-            best = next(t for t in LOCAL_ORDER if t in by_t.index)
-            local[engine] = by_t[best]
-            tcp[engine] = by_t.get("tcp", by_t[best] if best == "in-process" else float("nan"))
-        merged[f"this run ({layer}), local"] = pd.Series(local, dtype=float)
-        merged[f"this run ({layer}), TCP loopback"] = pd.Series(tcp, dtype=float)
-        table = pd.DataFrame(merged)
-        table = table.reindex(engine_order(table.index))
-        ratios = table / table.loc["postgres"] if "postgres" in table.index else table * float("nan")
-        out = pd.concat({"µs per load": table, "ratio to PostgreSQL": ratios}, axis=1)
-        out.index = [engine_title(e) for e in out.index]
-        return out.round(2)
+        for label, layer_of in (("driver", lambda layers: "driver" if "driver" in layers else None),
+                                ("ODB-like", self._seed_like)):
+            local, tcp, _ = self._local_and_tcp(layer_of)
+            merged[f"this run ({label}), local"] = pd.Series(local, dtype=float)
+            merged[f"this run ({label}), TCP loopback"] = pd.Series(tcp, dtype=float)
+        return _with_ratio_to_postgres(pd.DataFrame(merged), "µs per load")
+
+    def contended_comparison(self) -> pd.DataFrame:
+        """Seed 002's contended test (32 threads, its full counts) beside this run's, as
+        operations per second and as a ratio to PostgreSQL: this host's loopback and scale differ,
+        so the ratios are what can agree."""
+        ref = results.reference("seed002_contended")
+        ref = ref.assign(operations=ref[["inserts", "updates", "deletes", "selects"]].sum(axis=1))
+        table = {"seed 002, ops/s (32 threads, remote; SQLite embedded)":
+                 (ref["operations"] / ref["seconds"]).set_axis(ref["engine"])}
+        if not self.contended.empty:
+            for mode, df in self.contended.groupby("mode", sort=False):
+                by = df.groupby("engine")["ops_per_s"].mean()
+                table[f"this run, ops/s ({mode}, {int(df['workers'].iloc[0])} workers)"] = by
+        return _with_ratio_to_postgres(pd.DataFrame(table), "operations per second")
+
+    def seed_layers(self) -> str:
+        """Which layer stood in for ODB per engine, and what the MySQL family's two drivers cost."""
+        _, _, used = self._local_and_tcp(self._seed_like)
+        lines = [f"ODB-like layer per engine: " + ", ".join(f"{engine_title(e)} `{layer}`" for e, layer in
+                                                           sorted(used.items(), key=lambda kv: engine_order(used).index(kv[0])))
+                 + " (ODB used prepared statements through each database's C client library; sqlite3 caches "
+                   "prepared statements itself)."] if used else []
+        s = self.summary[(self.summary["phase"] == "load") & (self.summary["layer"] != HARNESS)]
+        for (engine, transport), df in s.groupby(["engine", "transport"], sort=False):
+            by = df.set_index("layer")
+            if {"driver", "c_driver"} <= set(by.index):
+                py, c = by.loc["driver"], by.loc["c_driver"]
+                lines.append(f"{engine_title(engine)} ({transport}): PyMySQL (pure Python) {fmt(py.loop_us)} µs per "
+                             f"load, {fmt(py.client_us)} µs of client CPU; the C driver {fmt(c.loop_us)} µs, "
+                             f"{fmt(c.client_us)} µs of client CPU; server CPU {fmt(py.server_us)} against "
+                             f"{fmt(c.server_us)} µs.")
+        return "\n".join(f"- {line}" for line in lines) or "- no layer ran"
 
     # -- figures ---------------------------------------------------------------------------------
     def cpu_figures(self):
@@ -244,25 +298,32 @@ class ClientApiReport(RunReport):
                              f"{fmt(row.engine_cpu_s)} s, client CPU {fmt(row.client_cpu_s)} s.")
         return "\n".join(f"- {line}" for line in lines) or "- nothing measured"
 
-    def ordering(self, layer: str = "driver") -> str:
-        """Does seed 002's ordering hold here: SQLite < MySQL < PostgreSQL per load, local < remote?"""
-        s = self.summary[(self.summary["phase"] == "load") & (self.summary["layer"] == layer)]
-        if s.empty:
-            return f"- the {layer} layer did not run"
-        local = {}
-        for engine, df in s.groupby("engine"):
-            by = df.set_index("transport")["loop_us"]
-            local[engine.partition("@")[0]] = by[next(t for t in LOCAL_ORDER if t in by.index)]
+    def ordering(self) -> str:
+        """Does seed 002's ordering hold here: SQLite < MySQL < PostgreSQL per load, local < remote?
+        Judged on the ODB-like layer and on the plain driver."""
         lines = []
-        present = [e for e in ("sqlite", "mysql", "postgres") if e in local]
-        if len(present) >= 2:
-            values = [local[e] for e in present]
-            holds = all(a < b for a, b in zip(values, values[1:]))
+        for label, layer_of in (("ODB-like", self._seed_like),
+                                ("plain driver", lambda layers: "driver" if "driver" in layers else None)):
+            found, _, used = self._local_and_tcp(layer_of)
+            local = {e.partition("@")[0]: v for e, v in found.items()}
+            mysql_family = "mysql" if "mysql" in local else "mariadb"  # same protocol and drivers
+            present = [e for e in ("sqlite", mysql_family, "postgres") if e in local]
+            if len(present) < 2:
+                continue
+            ci = {e: self._local_ci(e, used[e]) for e in present}
+            ordered = sorted(present, key=local.get)
+            # An order is only an order where neighbours' 95% CIs do not overlap.
+            resolved = all(local[a] + ci[a] < local[b] - ci[b] for a, b in zip(ordered, ordered[1:]))
+            holds = ordered == present
             chain = " < ".join(engine_title(e) for e in present)
-            values = ", ".join(f"{engine_title(e)} {fmt(local[e])} µs" for e in present)
-            actual = " < ".join(engine_title(e) for e in sorted(present, key=local.get))
-            lines.append(f"Seed 002's per-load order {chain} {'holds' if holds else 'does not hold'} here ({layer} "
-                         f"layer, each engine's most local transport: {values}); measured order: {actual}.")
+            values = ", ".join(f"{engine_title(e)} {fmt_ci(local[e], ci[e])} µs (`{used[e]}`)" for e in present)
+            actual = " < ".join(engine_title(e) for e in ordered)
+            verdict = ("is not resolved at this precision (neighbouring 95% CIs overlap)" if not resolved else
+                       "holds" if holds else "does not hold")
+            lines.append(f"Seed 002's per-load order {chain} {verdict} here, {label} layers, each engine's most "
+                         f"local transport: {values}; measured order: {actual}.")
+        s = self.summary[(self.summary["phase"] == "load") & (self.summary["layer"] == "driver")]
+        local = {e.partition("@")[0] for e in s["engine"]}
         if "mariadb" in local and "mysql" not in local:
             lines.append("MySQL did not run; MariaDB (same wire protocol and driver) stands in for the MySQL family.")
         pairs = s[s["transport"].isin(["unix", "tcp"])].pivot_table(index="engine", columns="transport",
@@ -295,8 +356,21 @@ class ClientApiReport(RunReport):
             "psycopg prepares a statement by itself once the same text has run 5 times: the `driver` layer passes "
             "`prepare=False` so that `driver` and `prepared` differ by server-side preparation alone; SQLAlchemy keeps "
             "psycopg's default.",
-            "Seed 002 measured ODB, a C++ ORM using prepared statements, on 2012 hardware: compare ratios (SQLite : "
-            "MySQL : PostgreSQL), not microseconds.",
+            "Seed 002 measured ODB, a C++ ORM using prepared statements through each database's C library, on 2012 "
+            "hardware: compare ratios (SQLite : MySQL : PostgreSQL), not microseconds, and compare them on the "
+            "ODB-like layer (`c_prepared` for the MySQL protocol, `prepared` for PostgreSQL, sqlite3's own cached "
+            "statements), since PyMySQL, the MySQL protocol's default driver here, is pure Python.",
+            "`c_driver` / `c_prepared`: mysql-connector-python with its C extension (libmysqlclient inside the "
+            "wheel; the pure-Python fallback is refused), plain text statements and binary-protocol prepared "
+            "statements: COM_STMT_PREPARE once per statement text on the cursor, then, per execution, "
+            "COM_STMT_RESET and COM_STMT_EXECUTE, one round trip more than the plain path (which is why "
+            "`c_prepared` can be slower than `c_driver` over TCP). Round trips per load: psycopg outside "
+            "autocommit sends BEGIN, the SELECT and COMMIT (3); PyMySQL and `c_driver` the SELECT and COMMIT (2); "
+            "`c_prepared` 3; SQLite none.",
+            "TCP loopback reaches a container through Docker's port publishing on 127.0.0.1; where Docker's "
+            "userland proxy (docker-proxy) relays it, as on this project's hosts, the proxy's CPU is in neither "
+            "the server's nor the client's column, so over TCP client + server CPU is less than the work done "
+            "per operation and the wall time includes the relay.",
         ]
         for key in self.engines:
             try:
@@ -312,9 +386,25 @@ class ClientApiReport(RunReport):
             if dialect.processes_reason and "processes" in self.param("contended_modes", []):
                 notes.append(f"**{engine_title(key)}**: contended test not run with processes: "
                              f"{dialect.processes_reason}.")
-        notes.append("Contended test: the raw driver in autocommit (one statement per transaction), workers each on "
-                     f"their own connection, {self.param('contended_workers')} workers at scale "
+        notes.append("Contended test: seed 002's operation counts and proportions, not ODB's threads test itself "
+                     "(which inserts three objects per transaction, loads and updates in one transaction retried on "
+                     "deadlock, and runs unindexed multi-row queries): here every statement is a point statement on "
+                     "rows of its own worker, so the seed comparison's ratios are indicative only. The raw driver "
+                     "in autocommit (one statement per transaction), workers each on "
+                     "their own connection, the window opened once every worker was connected (connects and forks "
+                     "are outside its wall time and server CPU; a forked worker's CPU is counted whole when it is "
+                     f"joined, its connect included), {self.param('contended_workers')} workers at scale "
                      f"{self.param('contended_scale')} of seed 002's counts; with processes the client CPU is the "
                      "forked workers' (counted when they are joined); for embedded engines the engine runs inside "
                      "those workers, so its CPU is in the client column.")
         return super().caveats([*notes, *extra])
+
+
+def _with_ratio_to_postgres(table: pd.DataFrame, title: str) -> pd.DataFrame:
+    """Engines (rows, catalog order) x sources: the figures, then each column over PostgreSQL's:
+    ratios are what travel between 2012's hardware and this host."""
+    table = table.reindex(engine_order(table.index))
+    ratios = table / table.loc["postgres"] if "postgres" in table.index else table * float("nan")
+    out = pd.concat({title: table, "ratio to PostgreSQL": ratios}, axis=1)
+    out.index = [engine_title(e) for e in out.index]
+    return out.round(2)

@@ -11,7 +11,7 @@ from time import perf_counter
 from typing import Any
 
 from ... import cgroups
-from ...driver import EngineStart, StartContext, Step, StepContext, Workload
+from ...driver import EngineStart, PerOperation, StartContext, Step, StepContext, Workload
 from ...engines import Engine, get_engine
 from ...errors import ParameterError
 from ...parameters import RunParameters, names, number, param, positive_int
@@ -19,7 +19,7 @@ from .dialects import TABLE, dialect_for
 
 EXPERIMENT = "client_api"
 OPERATIONS = ("persist", "load", "update", "erase")  # layers.OPERATIONS, without importing SQLAlchemy
-LAYER_NAMES = ("driver", "prepared", "core", "orm_object", "orm_batch")
+LAYER_NAMES = ("driver", "prepared", "c_driver", "c_prepared", "core", "orm_object", "orm_batch")
 TRANSPORTS = ("in-process", "tcp", "unix")
 MODES = ("threads", "processes")
 MAX_OBJECTS = 100_000
@@ -95,8 +95,14 @@ class ClientApiParams(RunParameters):
 def layer_skip_reason(key: str, layer: str) -> str | None:
     """Why `layer` does not run on `key` (None: it runs)."""
     dialect = dialect_for(get_engine(key))
-    if layer == "prepared" and dialect is not None and dialect.prepare is None:
+    if dialect is None:
+        return None
+    if layer == "prepared" and dialect.prepare is None:
         return dialect.no_prepare_reason
+    if layer in ("c_driver", "c_prepared"):
+        if dialect.c_driver is None:
+            return dialect.no_c_driver_reason
+        return dialect.c_driver.available()
     return None
 
 
@@ -109,6 +115,7 @@ class ClientApi(Workload):
     Params = ClientApiParams
     unit = "layer blocks"
     fresh_start_per_repetition = False
+    per_operation = PerOperation("label", "objects", "object")
 
 
     def starts(self, params: ClientApiParams) -> list[EngineStart]:
@@ -187,8 +194,9 @@ def _contended(ctx: StepContext, transport: str, mode: str) -> None:
               "inserts_per_worker": inserts}
     # Forked workers are this process's children: their CPU is counted once they are joined.
     client = cgroups.children_scope() if mode == "processes" else "meter"
-    with ctx.phase(CONTENDED, labels=labels, settle=False, client=client) as readings:
-        seconds, results = contended.run(mode, instance.key, endpoint, dialect, params.contended_workers, inserts)
+    with contended.connected(mode, instance.key, endpoint, dialect, params.contended_workers, inserts) as go, \
+            ctx.phase(CONTENDED, labels=labels, settle=False, client=client) as readings:
+        seconds, results = go()
         readings.record("completion_time", seconds, "s", "clock")
         for kind in contended.SEED_COUNTS:
             readings.record(f"{kind}s", float(sum(r.operations[kind] for r in results)), "count", "workload")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...driver import EngineStart, StartContext, Step, StepContext, Workload
+from ...driver import EngineStart, PerOperation, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
 from ...parameters import (RunParameters, boolean, one_of, param, per_engine_settings, positive_int,
                            require_idle_baseline)
@@ -62,6 +62,7 @@ class Dml(Workload):
     Params = DmlParams
     unit = "phases"
     baseline_name = BASELINE
+    per_operation = PerOperation("parameter", "rows", "row")  # every phase touches every row
 
 
     def starts(self, params: DmlParams) -> list[EngineStart]:

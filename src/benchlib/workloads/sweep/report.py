@@ -121,4 +121,7 @@ class SweepReport(RunReport):
             + ("" if self.param("rand_type") else " (not set by this older run: Debian sysbench 1.0.20's default, "
                "`special`, sends most accesses to ~1% of the rows)") + ".",
         ]
+        if self.param("engine_cpus"):
+            notes.append(f"Each engine's container was limited to {self.param('engine_cpus'):g} core(s) by a CFS quota "
+                         "(docker --cpus): a smaller instance, throttled every 100 ms period it exceeds its share.")
         return super().caveats([*notes, *extra])

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import sysbench
-from ...driver import CHILDREN_CLIENT, EngineStart, StartContext, Step, StepContext, Workload
+from ...driver import CHILDREN_CLIENT, EngineStart, PerOperation, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
 from ...parameters import (RunParameters, int_list, names, number, one_of, param, positive_int, price_map,
                            whole_seconds)
@@ -41,6 +41,8 @@ class SweepParams(RunParameters):
     p95_goal_ms: float = param(number(above=True), "seed 004's latency goal for price/performance")
     prices_per_hour: dict = param(price_map(), "engine key -> USD per hour of its host; {} prices nothing")
     rand_type: str = param(one_of(sysbench.RAND_TYPES), "sysbench's access distribution (seed 004: uniform)")
+    engine_cpus: float = param(number(), "cores each engine's container may use (a CFS quota, docker --cpus); "
+                                         "0: no limit")
 
     @classmethod
     def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
@@ -75,10 +77,12 @@ class Sweep(Workload):
     Params = SweepParams
     fresh_start_per_repetition = False
     precision_per = "transactions"  # a saturated engine burns cores x seconds whatever its throughput
+    per_operation = PerOperation("reading", "transactions", "transaction")
 
 
     def starts(self, params: SweepParams) -> list[EngineStart]:
-        return [EngineStart(key, client=CHILDREN_CLIENT, perf_only_for_hardware=True) for key in params.engines]
+        return [EngineStart(key, client=CHILDREN_CLIENT, perf_only_for_hardware=True,
+                            cpu_limit=params.engine_cpus or None) for key in params.engines]
 
     def steps(self, params: SweepParams, start: EngineStart, repetition: int) -> list[Step]:
         return [Step(f"{test} x{threads}", {"test": test, "threads": threads,

@@ -50,6 +50,10 @@ def cells(measurements: pd.DataFrame, row_bytes: int) -> pd.DataFrame:
     out.loc[out["settle_value"].isna(), "after_us_per_row"] = float("nan")
     out["cpu_us_per_row"] = out["net_with_settle"] * per_row
     out["client_us_per_row"] = out["client_cpu_s"] * per_row
+    # One attribution rule for every kind of engine: the write path is the engine and the Python
+    # driver that feeds it. An embedded engine's process holds both (its client column is empty);
+    # a server's driver is the client scope, added here.
+    out["total_us_per_row"] = out["cpu_us_per_row"] + out["client_us_per_row"].fillna(0.0)
     out["wall_us_per_row"] = out["wall_s"] * per_row
     out["after_share"] = (out["after_us_per_row"] / out["cpu_us_per_row"]).where(out["cpu_us_per_row"] > 0)
     out["log_bytes_per_row"] = out["log_bytes"] / rows
@@ -59,7 +63,7 @@ def cells(measurements: pd.DataFrame, row_bytes: int) -> pd.DataFrame:
     return out
 
 
-VALUES = ["cpu_us_per_row", "phase_us_per_row", "after_us_per_row", "client_us_per_row", "wall_us_per_row",
+VALUES = ["cpu_us_per_row", "total_us_per_row", "phase_us_per_row", "after_us_per_row", "client_us_per_row", "wall_us_per_row",
           "after_share", "log_bytes_per_row", "io_bytes_per_row", "log_amplification", "io_amplification"]
 
 
@@ -82,26 +86,52 @@ def summarize(cell_rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def decompose(summary: pd.DataFrame, rows_from: str = "client VALUES") -> pd.DataFrame:
+PARTS = ("commit", "statement", "row")
+
+
+def decompose(cell_rows: pd.DataFrame, rows_from: str = "client VALUES", value: str = "cpu_us_per_row"
+              ) -> pd.DataFrame:
     """Per engine, the CPU per row of a one-row transaction (1 row per statement) split along the
     sweep: `commit` = 1-row transactions minus the largest transactions (both 1-row statements),
     `statement` = 1-row statements minus the largest statements (both in the largest
     transactions), `row` = what is left in the largest statement of the largest transaction.
-    Each part includes its share of the work after the commit."""
+    Each part includes its share of the work after the commit. The parts are taken within each
+    repetition (one engine start measured every cell), then averaged with a 95% CI: a part is
+    only called dominant when its CI clears the next largest part's."""
     rows = []
-    for engine, df in summary[summary["rows_from"] == rows_from].groupby("engine", sort=False):
-        cell = df.set_index(["rows_per_txn", "rows_per_stmt"])["cpu_us_per_row"]
+    for engine, df in cell_rows[cell_rows["rows_from"] == rows_from].groupby("engine", sort=False):
         big_txn = int(df["rows_per_txn"].max())
         big_stmt = int(df[df["rows_per_txn"] == big_txn]["rows_per_stmt"].max())
-        one = cell.get((1, 1), float("nan"))
-        many_single = cell.get((big_txn, 1), float("nan"))
-        floor = cell.get((big_txn, big_stmt), float("nan"))
-        parts = {"commit": one - many_single, "statement": many_single - floor, "row": floor}
-        known = {k: v for k, v in parts.items() if v == v}
-        rows.append({
-            "engine": engine, "one_row_txn_us": one, **{f"{k}_us": v for k, v in parts.items()},
-            "largest_txn": big_txn, "largest_stmt": big_stmt,
-            "after_share": df["after_share"].mean(),
-            "dominant": max(known, key=known.get) if known else "n/a",
-        })
+        per_rep = []
+        for _, rep in df.groupby("repetition"):
+            cell = rep.set_index(["rows_per_txn", "rows_per_stmt"])[value]
+            one = cell.get((1, 1), float("nan"))
+            many_single = cell.get((big_txn, 1), float("nan"))
+            floor = cell.get((big_txn, big_stmt), float("nan"))
+            per_rep.append({"one_row_txn": one, "commit": one - many_single, "statement": many_single - floor,
+                            "row": floor})
+        reps = pd.DataFrame(per_rep)
+        n = int(reps["one_row_txn"].notna().sum())
+        t = results.t_quantile_975(n - 1) if n > 1 else float("nan")
+        out = {"engine": engine, "n": n, "largest_txn": big_txn, "largest_stmt": big_stmt,
+               "after_share": df["after_share"].mean()}
+        for name in ("one_row_txn", *PARTS):
+            mean = reps[name].mean()
+            out[f"{name}_us"] = mean
+            out[f"{name}_ci95"] = t * reps[name].std(ddof=1) / n ** 0.5 if n > 1 else float("nan")
+        out["dominant"] = _dominant(out)
+        rows.append(out)
     return pd.DataFrame(rows)
+
+
+def _dominant(parts: dict) -> str:
+    known = sorted(((parts[f"{p}_us"], parts[f"{p}_ci95"], p) for p in PARTS if parts[f"{p}_us"] == parts[f"{p}_us"]),
+                   reverse=True)
+    if not known:
+        return "n/a"
+    if len(known) == 1:
+        return known[0][2]
+    (top, top_ci, name), (second, second_ci, _) = known[0], known[1]
+    if top_ci != top_ci or second_ci != second_ci:
+        return f"{name} (one repetition: untested)"
+    return name if top - top_ci > second + second_ci else "not separable at this precision"

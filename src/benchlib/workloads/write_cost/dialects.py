@@ -47,7 +47,8 @@ ARCHITECTURES = {
         "clustered B-tree + redo + undo",
         "inserts the row into the clustered primary-key B-tree (the row lives in the index), writes redo for the "
         "page change and an undo record for rollback and MVCC, redo flushed at commit",
-        "purge of undo logs, page flushing from the buffer pool, doublewrite"),
+        "page flushing from the buffer pool, doublewrite (an insert's undo is discarded at commit: purge has "
+        "nothing of it to do)"),
     "lsm": Architecture(
         "LSM + compaction",
         "appends the row to the RocksDB write-ahead log and a memtable; nothing is updated in place",

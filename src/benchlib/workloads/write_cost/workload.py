@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...driver import StartContext, Step, StepContext, Workload
+from ...driver import PerOperation, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
 from ...parameters import RunParameters, boolean, int_list, one_of, param, positive_int, require_idle_baseline
 from ..dml.dialects import PK_KINDS
@@ -101,6 +101,7 @@ class WriteCost(Workload):
     desc = "write cost"
     unit = "cells"
     baseline_name = BASELINE
+    per_operation = PerOperation("parameter", "rows", "row")  # every cell writes `rows`
 
 
     def steps(self, params: WriteCostParams, start, repetition: int) -> list[Step]:

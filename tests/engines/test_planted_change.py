@@ -1,0 +1,34 @@
+"""A change planted in a real engine is found by the cross-run comparison: two sweep runs of one
+PostgreSQL, the second with half the CPU quota. A saturated engine burns its cores whatever it
+achieves, so per window its CPU reads ~1.0 either way: the comparison divides by transactions
+and sets TPS and p95 beside the cost, and the halved engine must be flagged on them."""
+import pytest
+
+from benchlib import cpus, sysbench
+from benchlib.compare import ComparisonReport
+from benchlib.workloads import sweep
+
+pytestmark = [pytest.mark.docker,
+              pytest.mark.skipif(sysbench.unavailable_reason() is not None, reason=str(sysbench.unavailable_reason()))]
+
+
+def _run(store, engine_cpus: float) -> str:
+    params = sweep.validate_parameters(dict(
+        engines=["postgres"], tests=["oltp_point_select"], threads=[4], step_seconds=2, warmup_seconds=1, tables=1,
+        table_size=2_000, repetitions=3, max_repetitions=3, ci_target=0.05, warmup=False, pin_cpus=True,
+        idle_seconds=0.5, p95_goal_ms=60, prices_per_hour={}, max_settle_seconds=1, rand_type="uniform",
+        engine_cpus=engine_cpus))
+    return sweep.run(params, store=store).run_id
+
+
+def test_half_the_cpu_quota_is_flagged_beyond_noise(store):
+    if not cpus.plan(True).pinned:
+        pytest.skip("one CPU: the engine's share cannot be set apart from the client's")
+    base, halved = _run(store, 1.0), _run(store, 0.5)
+    report = ComparisonReport([base, halved], store=store)
+    c = report.compared
+    assert len(c) == 1 and c["unit"].iloc[0].endswith("per transaction")
+    row = c.iloc[0]
+    assert row["tps_flagged"] and row["tps_ratio"] < 0.75, row.to_dict()  # half the CPU: well under the base TPS
+    assert "TPS" in report.findings()
+    assert "TPS: base → compared" in report.detail_table().to_html()
