@@ -254,6 +254,13 @@ class Meter:
         both engine and client (embedded)."""
         return "embedded" if self.instance.scope.kind == "process" else "server"
 
+    @property
+    def defers_work(self) -> bool:
+        """Whether the engine works after a call returns: a server (purge, flushing, checkpoints),
+        or an embedded library with threads of its own (RocksDB's compactions)."""
+        embedded = self.instance.engine.embedded
+        return self.instance.scope.kind == "cgroup" or (embedded is not None and embedded.background_work)
+
     # -- windows -----------------------------------------------------------------------------------
     def _perf_window(self) -> perf.PerfWindow | None:
         if not self._perf_ok:
@@ -277,7 +284,7 @@ class Meter:
         (start-up work, a DROP's or a load's deferred work done), at most `max_seconds`. Returns
         the seconds waited. Nothing is stored: this is the gate before an idle baseline."""
         scope = self.instance.scope
-        if scope.kind != "cgroup" or max_seconds <= 0:
+        if not self.defers_work or max_seconds <= 0:
             return 0.0
         t0 = time.perf_counter()
         wait_until_quiet(scope, self.settle_policy, t0, scope.sample().cpu_ns or 0, self.settle_policy.floor_cores,
@@ -290,7 +297,7 @@ class Meter:
               repetition: int | None = None, client: cgroups.Scope | None | str = "meter",
               warmup: bool | None = None) -> Iterator[Readings]:
         """Measure the body as window `phase`, then the deferred work as window `settle`
-        (containers only: an embedded engine has no background work after a call returns).
+        (servers, and embedded libraries with threads of their own: `defers_work`).
         `check()` runs after both windows, outside any measurement; with `expect`, a different
         value is stored as check_status 'mismatch' (and reports flag it). The body may record
         its own readings (`as readings: readings.record("tps", ...)`). `repetition` and `client`
@@ -306,7 +313,7 @@ class Meter:
         scope = self.instance.scope
         client = self.client if client == "meter" else client
         readings = Readings()
-        settle = settle and scope.kind == "cgroup"
+        settle = settle and self.defers_work
         main = self._perf_window()
         tail = self._perf_window() if settle else None  # started now, enabled the moment the phase ends
         windows: list[Window] = []
