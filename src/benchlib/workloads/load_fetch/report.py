@@ -184,7 +184,8 @@ class LoadFetchReport(RunReport):
         f = self.seed_frame()
         return pd.DataFrame({
             "system": f["system"], "source": f["source"],
-            "engine here": [engine_title(e) if isinstance(e, str) else "none (cloud service)" for e in f["engine"]],
+            "engine here": [("none (cloud service)" if not isinstance(e, str) else engine_title(e) if e in self.engines
+                             else f"{engine_title(e)}: not in this run") for e in f["engine"]],
             "rows": [f"{r:,.0f}" for r in f["rows"]], "load rows/s": [fmt(v) for v in f["load_rows_per_s"]],
             "rows/s per core": [fmt(v) for v in f["load_rows_per_s_per_core"]],
             "insert one row ms": [("< " if b == "<" else "") + fmt(v) for v, b in zip(f["insert_ms"], f["insert_bound"])],
