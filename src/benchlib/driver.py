@@ -98,6 +98,7 @@ class StartContext:
     state: dict[str, Any] = field(default_factory=dict)  # the workload's own, per start (sessions, tables)
     snapshots: dict[str, "DataSnapshot"] = field(default_factory=dict)  # the run's, by name, until restored
     restored: "DataSnapshot | None" = None  # what this start began from (EngineStart.restore)
+    shared: Any = None  # the workload's own, per run (`Workload.shared`)
 
     @property
     def engine_scope(self) -> str:
@@ -171,6 +172,11 @@ class Workload:
     def prepare(self, ctx: StartContext) -> None:
         """After the start, before the wait for quiet and the idle baseline."""
 
+    def shared(self, params, run: "Run") -> contextlib.AbstractContextManager:
+        """What every start of one run shares (a generated data file), made before the first start
+        and removed after the last: the context's value is `StartContext.shared`."""
+        return contextlib.nullcontext()
+
     def idle_action(self, ctx: StartContext, seconds: float):
         """What the engine does during its idle baseline (None: the client sleeps)."""
         return None
@@ -192,8 +198,8 @@ class Workload:
         progress = Progress(plan.total, notebook=notebook, desc=self.desc or self.experiment, unit=self.unit)
         cpu_plan = cpus.plan(params.pin_cpus)
         with Run(self.experiment, params.as_record(), notebook=notebook, store=store) as run, progress, \
-                cpus.harness_pinned(cpu_plan):
-            driver = _Driver(self, params, run, progress, cpu_plan, plan)
+                cpus.harness_pinned(cpu_plan), self.shared(params, run) as shared:
+            driver = _Driver(self, params, run, progress, cpu_plan, plan, shared)
             run.note(f"CPUs: {cpu_plan.note}.")
             run.note(_idle_rule(params, driver.settle))
             try:
@@ -225,11 +231,12 @@ class _StartAbandoned(Exception):
 
 
 class _Driver:
-    def __init__(self, workload: Workload, params, run: "Run", progress: Progress, cpu_plan, plan: _Plan):
+    def __init__(self, workload: Workload, params, run: "Run", progress: Progress, cpu_plan, plan: _Plan,
+                 shared: Any = None):
         from .measure import SettlePolicy
 
-        self.workload, self.params, self.run, self.progress, self.cpu_plan, self.plan = \
-            workload, params, run, progress, cpu_plan, plan
+        self.workload, self.params, self.run, self.progress, self.cpu_plan, self.plan, self.shared = \
+            workload, params, run, progress, cpu_plan, plan, shared
         self.settle = SettlePolicy(max_seconds=params.max_settle_seconds)
         self.snapshots: dict[str, "DataSnapshot"] = {}
 
@@ -278,7 +285,7 @@ class _Driver:
                                   client=self._client(instance, start), warmup=False,
                                   perf_only_for_hardware=start.perf_only_for_hardware)
                 ctx = StartContext(run, instance, meter, self.params, start, snapshots=self.snapshots,
-                                   restored=restored)
+                                   restored=restored, shared=self.shared)
                 self.workload.prepare(ctx)
                 # One start holding every repetition: its only baseline is a measured one, even when
                 # a warm-up repetition comes first; a start of its own for the warm-up: a warm-up's.
@@ -329,7 +336,7 @@ class _Driver:
         ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
                             repetition=repetition, warmup=warmup)
         step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state, ctx.snapshots,
-                               ctx.restored, repetition=repetition, warmup=warmup)
+                               ctx.restored, ctx.shared, repetition=repetition, warmup=warmup)
         for step in self.plan.steps[ctx.start][repetition]:
             with self.progress.step(**self._labels(ctx.start, repetition), phase=step.name):
                 try:

@@ -251,12 +251,33 @@ class Instance:
         """The container's cgroup path, as `perf stat -G` takes it (None when embedded)."""
         return self.scope.perf_cgroup
 
-    def session(self, timeout: float = 10.0, *, unix_socket: bool = False) -> Session:
+    def session(self, timeout: float = 10.0, *, unix_socket: bool = False, local_files: bool = False) -> Session:
         """A new session (its own connection), closed when the instance stops; through the
-        server's Unix socket with `unix_socket` (the instance must have been started with one)."""
-        session = self.engine.client.open(self._endpoint(unix_socket), timeout)
+        server's Unix socket with `unix_socket` (the instance must have been started with one);
+        `local_files`: allowed to send this host's files to the server's bulk load."""
+        session = self.engine.client.open(self._endpoint(unix_socket), timeout, local_files=local_files)
         self._sessions.append(session)
         return session
+
+    def host_path(self, path: str | None = None) -> Path:
+        """Where the engine keeps `path` (a path inside its container) as this host sees it, so its
+        size is read from outside: nothing runs in the engine's cgroup. A server's is overlay2's
+        merged view of its container; an embedded engine's, its working folder (`path` ignored)."""
+        if self.container_id is None:
+            assert self.endpoint.path is not None
+            return Path(self.endpoint.path).parent
+        from .docker_host import docker_client
+
+        attrs = docker_client().containers.get(self.container_id).attrs
+        for mount in attrs.get("Mounts") or []:  # a volume over the folder: its own host directory
+            destination = mount.get("Destination", "")
+            if path and (path == destination or path.startswith(destination.rstrip("/") + "/")):
+                return Path(mount["Source"]) / path[len(destination):].lstrip("/")
+        merged = (attrs.get("GraphDriver") or {}).get("Data", {}).get("MergedDir")
+        if not merged:
+            raise EngineStartError(f"{self.key}: Docker's storage driver "
+                                   f"{(attrs.get('GraphDriver') or {}).get('Name')!r} shows no merged directory")
+        return Path(merged) / (path or "/").lstrip("/")
 
     def connect(self, *, unix_socket: bool = False) -> Any:
         """The driver's own connection of a new session (DB-API for SQL engines)."""

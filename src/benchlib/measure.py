@@ -283,6 +283,13 @@ class Meter:
         both engine and client (embedded)."""
         return "embedded" if self.instance.scope.kind == "process" else "server"
 
+    @property
+    def defers_work(self) -> bool:
+        """Whether the engine works after a call returns: a server (purge, flushing, checkpoints),
+        or an embedded library with threads of its own (RocksDB's compactions)."""
+        embedded = self.instance.engine.embedded
+        return self.instance.scope.kind == "cgroup" or (embedded is not None and embedded.background_work)
+
     # -- windows -----------------------------------------------------------------------------------
     def _perf_window(self) -> perf.PerfWindow | None:
         if not self._perf_ok:
@@ -301,7 +308,7 @@ class Meter:
         with the window, so a baseline taken after the gate gave up is visible as such."""
         with self._window(name, "baseline", check=None, settle=False, repetition=repetition,
                           warmup=warmup) as readings:
-            if quiet_wait is not None and quiet_wait[1] != "not-a-container":
+            if quiet_wait is not None and quiet_wait[1] != "no-deferred-work":
                 readings.record("quiet_wait_time", quiet_wait[0], "s", "harness", scope="harness",
                                 status="ok" if quiet_wait[1] == "quiet" else "never quiet: ended at the bound")
             (action or (lambda: time.sleep(seconds)))()
@@ -338,11 +345,11 @@ class Meter:
     def wait_quiet(self, max_seconds: float) -> tuple[float, str]:
         """Wait until the engine's CPU rate over the policy's gate interval is below its floor
         (start-up work, a DROP's or a load's deferred work done), at most `max_seconds`. Returns
-        (seconds waited, "quiet" | "max_seconds" | "not-a-container"); the baseline that follows
+        (seconds waited, "quiet" | "max_seconds" | "no-deferred-work"); the baseline that follows
         stores them."""
         scope = self.instance.scope
-        if scope.kind != "cgroup" or max_seconds <= 0:
-            return 0.0, "not-a-container"
+        if not self.defers_work or max_seconds <= 0:
+            return 0.0, "no-deferred-work"
         gate = dataclasses.replace(self.settle_policy, quiet_seconds=self.settle_policy.gate_seconds)
         t0 = time.perf_counter()
         outcome = wait_until_quiet(scope, gate, t0, scope.sample().cpu_ns or 0, gate.floor_cores, max_seconds)
@@ -354,7 +361,7 @@ class Meter:
               repetition: int | None = None, client: cgroups.Scope | None | str = "meter",
               warmup: bool | None = None) -> Iterator[Readings]:
         """Measure the body as window `phase`, then the deferred work as window `settle`
-        (containers only: an embedded engine has no background work after a call returns).
+        (servers, and embedded libraries with threads of their own: `defers_work`).
         `check()` runs after both windows, outside any measurement; with `expect`, a different
         value is stored as check_status 'mismatch' (and reports flag it). The body may record
         its own readings (`as readings: readings.record("tps", ...)`). `repetition` and `client`
@@ -370,7 +377,7 @@ class Meter:
         scope = self.instance.scope
         client = self.client if client == "meter" else client
         readings = Readings()
-        settle = settle and scope.kind == "cgroup"
+        settle = settle and self.defers_work
         main = self._perf_window()
         tail = self._perf_window() if settle else None  # started now, enabled the moment the phase ends
         windows: list[Window] = []

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, ClassVar, Iterable
 
 from .errors import ParameterError
-from .validation import ALL_AVAILABLE, engine_selection, engine_settings, require
+from .validation import ALL_AVAILABLE, engine_selection, engine_settings, keep_runnable, require
 
 Check = Callable[[str, Any, dict], Any]
 
@@ -192,9 +192,18 @@ class Parameters:
     @classmethod
     def narrow_engines(cls, runnable: list[str], skipped: dict[str, str], checked: dict[str, Any], *,
                        explicit: bool) -> list[str]:
-        """Engines that can run but not with these values (a row limit, a transport): one asked for
-        by name fails, one from "all available" is skipped with the reason (added to `skipped`)."""
-        return runnable
+        """Engines that can run but not with these values (a row limit, a transport, the disk): one
+        asked for by name fails, one from "all available" is skipped with the reason (added to
+        `skipped`). The reason per engine is `cannot_run`'s."""
+        from .engines import get_engine
+
+        return keep_runnable(runnable, lambda key: cls.cannot_run(get_engine(key), checked), skipped,
+                             explicit=explicit, refuse=lambda key, reason: ParameterError(f"engine {key!r}: {reason}"))
+
+    @classmethod
+    def cannot_run(cls, engine, checked: dict[str, Any]) -> str | None:
+        """Why `engine` has nothing to run with these values (None: it runs)."""
+        return None
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:

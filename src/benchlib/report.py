@@ -39,6 +39,14 @@ def fmt_ci(value: float, half_width: float, unit: str = "") -> str:
     return f"{fmt(value)} ± {fmt(half_width)}{unit}"
 
 
+def _background_work(key: str) -> bool:
+    try:
+        embedded = get_engine(key).embedded
+    except UnknownEngineError:  # a run stored by a benchlib that had this engine
+        return False
+    return bool(embedded and embedded.background_work)
+
+
 def _markdown(lines: Iterable[str]) -> str:
     return "\n".join(f"- {line}" for line in lines) or "- none"
 
@@ -161,8 +169,11 @@ class RunReport:
             if note:
                 lines.append(f"**{engine_title(key)}:** {note}")
         if (self.instances["kind"] == "embedded").any():
+            background = [engine_title(k) for k in self.engines if _background_work(k)]
             lines.append("Embedded engines run in the notebook's own process: their cost is that process's CPU (the "
-                         "Python driver included), and they have no settle window.")
+                         "Python driver included), and they have no settle window"
+                         + (f", except {', '.join(background)}, whose library keeps working on threads of its own "
+                            "after a call returns." if background else "."))
         m = self.measurements
         if ((m["source"] == "perf") & (m["status"] == "skipped")).any():
             lines.append("**perf** was not run during this workload's windows: this host counts only software events, "

@@ -56,30 +56,46 @@ def engine_selection(value: Any, supports: Callable[[Engine], bool] = lambda eng
         get_engine(key)  # UnknownEngineError lists the known keys
     if len(set(keys)) != len(keys):
         raise ParameterError(f"engines lists an engine twice: {keys!r}")
-    runnable, skipped = [], {}
-    for key in keys:
-        if not supports(get_engine(key)):
-            if explicit:
-                supported = [k for k in ENGINES if supports(get_engine(k))]
-                raise ParameterError(f"{workload} does not support engine {key!r}; it supports: {', '.join(supported)}")
-            skipped[key] = f"{workload} has no dialect for it"
-            continue
-        reason = unavailable_reason(key)
-        if reason is None:
-            runnable.append(key)
-        elif explicit:
-            raise EngineUnavailableError(f"engine {key!r} cannot run on this host: {reason}")
-        else:
-            skipped[key] = reason
+    skipped: dict[str, str] = {}
+
+    def unsupported(key: str) -> str | None:
+        return None if supports(get_engine(key)) else f"{workload} has no dialect for it"
+
+    def refuse_unsupported(key: str, reason: str) -> Exception:
+        supported = [k for k in ENGINES if supports(get_engine(k))]
+        return ParameterError(f"{workload} does not support engine {key!r}; it supports: {', '.join(supported)}")
+
+    supported = keep_runnable(keys, unsupported, skipped, explicit=explicit, refuse=refuse_unsupported)
+    runnable = keep_runnable(supported, unavailable_reason, skipped, explicit=explicit, refuse=lambda key, reason:
+                             EngineUnavailableError(f"engine {key!r} cannot run on this host: {reason}"))
     if not runnable:
         raise EngineUnavailableError(f"no engine can run on this host: {skipped}")
-    return runnable, skipped
+    return runnable, {k: skipped[k] for k in keys if k in skipped}
+
+
+def keep_runnable(keys: Iterable[str], reason_not_to_run: Callable[[str], str | None], skipped: dict[str, str], *,
+                  explicit: bool, refuse: Callable[[str, str], Exception]) -> list[str]:
+    """The keys with no reason not to run. Another is refused when the user named it (`explicit`),
+    else skipped with its reason (added to `skipped`)."""
+    keep = []
+    for key in keys:
+        reason = reason_not_to_run(key)
+        if reason is None:
+            keep.append(key)
+        elif explicit:
+            raise refuse(key, reason)
+        else:
+            skipped[key] = reason
+    return keep
 
 
 def unavailable_reason(key: str) -> str | None:
     engine = get_engine(key)
     if engine.server is None:
-        return None
+        from .engines.clients import missing_modules
+
+        missing = missing_modules(engine.client)
+        return f"the Python module(s) {', '.join(missing)} it runs in are not installed" if missing else None
     from .docker_host import docker_reachable
     from .images import availability
 

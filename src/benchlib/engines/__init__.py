@@ -5,13 +5,13 @@ lifecycle tests cover); `ALL_ENGINES` adds every declared `key@version`. `get_en
 from __future__ import annotations
 
 from ..errors import UnknownEngineError
-from . import (cockroachdb, duckdb, ferretdb, mariadb, mariadb_myrocks, mongodb, mysql, oracle, postgres, sqlite,
-               sqlserver, tidb, yugabytedb)
+from . import (cockroachdb, duckdb, ferretdb, mariadb, mariadb_myrocks, mongodb, mysql, oracle, postgres, rocksdb,
+               sqlite, sqlserver, tidb, yugabytedb)
 from .base import Credentials, Embedded, Engine, Recipe, Server, Version
-from .clients import DocumentClient, Endpoint, Session, SqlClient
+from .clients import DocumentClient, Endpoint, KeyValueClient, Session, SqlClient
 
 ENGINES: dict[str, Engine] = {m.ENGINE.key: m.ENGINE
-                              for m in (postgres, mysql, mariadb, mariadb_myrocks, sqlite, duckdb, ferretdb,
+                              for m in (postgres, mysql, mariadb, mariadb_myrocks, sqlite, duckdb, rocksdb, ferretdb,
                                          # seed 000's other engines: official images only
                                          mongodb, oracle, sqlserver, tidb, yugabytedb, cockroachdb)}
 ALL_ENGINES: dict[str, Engine] = {

@@ -163,6 +163,9 @@ class Embedded:
 
     library: Callable[[], str]  # "duckdb==2.0.0": what provenance calls the image
     file_name: str
+    # Work the library does on threads of its own after a call returns (RocksDB's flushes and
+    # compactions): measured in settle windows, as a server's deferred work is.
+    background_work: bool = False
 
 
 @dataclass(frozen=True)

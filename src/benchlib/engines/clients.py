@@ -4,11 +4,14 @@
 - `SqlClient`: DB-API drivers (psycopg, pymysql, sqlite3, duckdb); an operation is SQL text.
 - `DocumentClient`: the MongoDB wire protocol through pymongo; an operation is a callable taking
   the database object (`lambda db: db.demo.count_documents({})`).
+- `KeyValueClient`: an embedded key-value store (RocksDB through rocksdict); an operation is a
+  callable taking the store.
 
 Connections are opened in autocommit mode: each statement is its own transaction unless a
 workload says otherwise, as on a database console."""
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -44,7 +47,7 @@ class Client(Protocol):
     protocol: str
     needs: tuple[str, ...]  # Python modules the driver needs for this engine beyond its own
 
-    def open(self, endpoint: Endpoint, timeout: float = 10.0) -> Session: ...
+    def open(self, endpoint: Endpoint, timeout: float = 10.0, *, local_files: bool = False) -> Session: ...
 
 
 def missing_modules(client: Client) -> list[str]:
@@ -107,9 +110,16 @@ class SqlClient:
     placeholder: str = "%s"  # DB-API paramstyle marker: format for psycopg/PyMySQL, qmark in-process
     # SQLAlchemy connect_args that reach a server through its Unix socket (the driver's own names).
     sqlalchemy_socket_args: Callable[[Path], dict[str, Any]] | None = None
+    # The driver can send a file from this host to the server's bulk load (MySQL's LOAD DATA LOCAL
+    # INFILE): `connect` then takes local_files=True. Off unless a session asks for it.
+    local_files: bool = False
 
-    def open(self, endpoint: Endpoint, timeout: float = 10.0) -> SqlSession:
-        return SqlSession(self.connect(endpoint, timeout), self)
+    def open(self, endpoint: Endpoint, timeout: float = 10.0, *, local_files: bool = False) -> SqlSession:
+        if not local_files:
+            return SqlSession(self.connect(endpoint, timeout), self)
+        if not self.local_files:
+            raise TypeError(f"the {self.protocol} client cannot send local files to its server")
+        return SqlSession(self.connect(endpoint, timeout, local_files=True), self)
 
 
 class DocumentSession:
@@ -141,8 +151,11 @@ class DocumentClient:
     # MongoClient options an engine needs beyond host and credentials (an authentication mechanism).
     options: tuple[tuple[str, Any], ...] = ()
 
-    def open(self, endpoint: Endpoint, timeout: float = 10.0) -> DocumentSession:
+    def open(self, endpoint: Endpoint, timeout: float = 10.0, *, local_files: bool = False) -> DocumentSession:
         import pymongo
+
+        if local_files:
+            raise TypeError(f"the {self.protocol} client cannot send local files to its server")
 
         client = pymongo.MongoClient(
             host=endpoint.host, port=endpoint.port, username=endpoint.user, password=endpoint.password,
@@ -168,11 +181,11 @@ def _connect_postgres(endpoint: Endpoint, timeout: float) -> Any:
                            dbname=endpoint.database, autocommit=True, connect_timeout=max(1, int(timeout)))
 
 
-def _connect_mysql(endpoint: Endpoint, timeout: float) -> Any:
+def _connect_mysql(endpoint: Endpoint, timeout: float, local_files: bool = False) -> Any:
     import pymysql
 
     where = _mysql_socket(endpoint.socket) if endpoint.socket else {"host": endpoint.host, "port": endpoint.port}
-    return pymysql.connect(**where, user=endpoint.user, password=endpoint.password,
+    return pymysql.connect(**where, user=endpoint.user, password=endpoint.password, local_infile=local_files,
                            database=endpoint.database, autocommit=True, connect_timeout=max(1, int(timeout)))
 
 
@@ -183,4 +196,83 @@ def postgres_wire(version_query: str = "select version()") -> SqlClient:
 
 def mysql_wire(version_query: str, needs: tuple[str, ...] = ()) -> SqlClient:
     return SqlClient("mysql wire", _connect_mysql, version_query, sqlalchemy_driver="mysql+pymysql", needs=needs,
-                     sqlalchemy_socket_args=_mysql_socket)
+                     sqlalchemy_socket_args=_mysql_socket, local_files=True)
+
+
+class KeyValueSession:
+    """A session on an embedded key-value store. Every session of one path shares one open store
+    (RocksDB locks its directory against a second opener, even in the same process); the last
+    session to close closes it."""
+
+    def __init__(self, shared: "_SharedStore"):
+        self._shared = shared
+        self.raw = shared.store
+        self._closed = False
+
+    def execute(self, operation: Callable[[Any], Any]) -> Any:
+        return operation(self.raw)
+
+    def family(self, name: str) -> Any:
+        """The store's column family `name` (a key space of its own), created on first use."""
+        return self._shared.family(name)
+
+    def version(self) -> str:
+        return self._shared.client.version(self.raw, self._shared.path)
+
+    def ready(self) -> None:
+        self.raw.get(b"")
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._shared.release()
+
+
+class _SharedStore:
+    def __init__(self, client: "KeyValueClient", path: Path):
+        self.client, self.path = client, path
+        self.store = client.open_store(path)
+        self.families: dict[str, Any] = {}
+        self.users = 0
+
+    def family(self, name: str) -> Any:
+        if name not in self.families:
+            self.families[name] = self.client.create_family(self.store, name)
+        return self.families[name]
+
+    def release(self) -> None:
+        with _stores_lock:
+            self.users -= 1
+            if self.users:
+                return
+            _stores.pop(self.path, None)
+        for handle in self.families.values():  # a family's handle keeps the store (and its lock) alive
+            handle.close()
+        self.store.close()
+
+
+_stores: dict[Path, _SharedStore] = {}
+_stores_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class KeyValueClient:
+    """An embedded key-value store: `open_store(path)` opens (creating) it, `create_family(store,
+    name)` adds a key space, `version(store, path)` names the library and the store's version."""
+
+    open_store: Callable[[Path], Any]
+    create_family: Callable[[Any, str], Any]
+    version: Callable[[Any, Path], str]
+    protocol: str = "in-process key-value"
+    needs: tuple[str, ...] = ()
+
+    def open(self, endpoint: Endpoint, timeout: float = 10.0, *, local_files: bool = False) -> KeyValueSession:
+        if local_files:
+            raise TypeError(f"the {self.protocol} client has no server to send files to")
+        path = Path(endpoint.path)
+        with _stores_lock:
+            shared = _stores.get(path)
+            if shared is None:
+                shared = _stores[path] = _SharedStore(self, path)
+            shared.users += 1
+        return KeyValueSession(shared)

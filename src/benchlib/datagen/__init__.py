@@ -1,0 +1,2 @@
+"""Deterministic, streamed data generators for the notebooks' tables (`ssb`: the Star Schema
+Benchmark's five tables). A generator yields chunks of column arrays, never the whole table."""

@@ -1,0 +1,208 @@
+"""The arithmetic of the load-insert-fetch notebook, on plain frames so it is tested with known
+answers: one row per load, per-repetition operation figures and their means with 95% CIs, the
+key-order ratios, B-tree against LSM contrasts with Welch's test, the generator's figures, and this
+run beside seed 001's table."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from ... import results
+from .workload import AFTER_LOAD, FETCH, GENERATE, INSERT, LOAD, OPERATIONS
+
+LATENCIES = ("latency_mean", "latency_p50", "latency_p95", "latency_p99")
+
+
+def _labels(frame: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame([json.loads(x) if isinstance(x, str) else {} for x in frame["labels"]], index=frame.index)
+
+
+def _readings(m: pd.DataFrame, phase: str, metrics: list[str], scopes=("client", "server", "embedded")) -> pd.DataFrame:
+    """Readings of `phase` windows, one column per metric, keyed by engine start, labels and
+    repetition (min_count: a reading stored as NULL stays NaN)."""
+    rows = m[(m["phase"] == phase) & (m["window"] == "phase") & m["metric"].isin(metrics) & m["scope"].isin(scopes)]
+    wide = rows.groupby(["instance_id", "labels", "repetition", "metric"])["value"].sum(min_count=1).unstack("metric")
+    return wide.reindex(columns=metrics)
+
+
+def _costs(m: pd.DataFrame, phase: str, metric: str = "cpu_time") -> pd.DataFrame:
+    costs = results.phase_costs(m, metric)
+    return costs[(costs["phase"] == phase) & ~costs["is_baseline"]].set_index(["instance_id", "labels", "repetition"])
+
+
+def _client_cpu(m: pd.DataFrame, phase: str) -> pd.Series:
+    rows = m[(m["phase"] == phase) & (m["window"] == "phase") & (m["scope"] == "client") & (m["metric"] == "cpu_time")]
+    return rows.groupby(["instance_id", "labels", "repetition"])["value"].sum(min_count=1)
+
+
+def loads(measurements: pd.DataFrame) -> pd.DataFrame:
+    """One row per load: regime, engine, order, bulk path, rows, wall seconds, rows per second,
+    the engine's CPU in the load window and after it (settle: flushes, compactions, purge), its
+    CPU per row, the client's CPU, the after-load maintenance's CPU, bytes per row by the engine's
+    own size functions and by its data directory's growth, and the peak memory growth of this
+    process during the load."""
+    m = measurements
+    if m[m["phase"] == LOAD].empty:
+        return pd.DataFrame(columns=["regime", "engine", "order", "method", "main", "rows", "wall_s", "rows_per_s"])
+    costs = _costs(m, LOAD)
+    keyed = costs[["engine", "value", "wall_s", "settle_value", "settle_wall_s", "net", "net_with_settle"]]
+    rows = _readings(m, LOAD, ["operations", "process_peak_rss_growth_bytes"])
+    out = keyed.join(rows).join(_client_cpu(m, LOAD).rename("client_cpu_s"))
+    # The maintenance window carries the same labels as its load: matched by labels on each start.
+    after = _costs(m, AFTER_LOAD).reset_index()[["instance_id", "labels", "value", "wall_s"]]
+    after = after.rename(columns={"value": "maintenance_cpu_s", "wall_s": "maintenance_wall_s"})
+    sizes = _readings(m, AFTER_LOAD, ["table_bytes", "index_bytes", "datadir_growth_bytes"]).reset_index()
+    sizes = sizes.drop(columns="repetition").merge(after, on=["instance_id", "labels"], how="left")
+    out = out.reset_index().merge(sizes, on=["instance_id", "labels"], how="left")
+    labels = _labels(out)
+    n = out["operations"]
+    per_row = n.where(n > 0)
+    frame = pd.DataFrame({
+        "regime": labels.get("regime"), "engine": out["engine"], "order": labels.get("order"),
+        "method": labels.get("method"), "main": labels.get("main"), "table": labels.get("table"), "rows": n,
+        "wall_s": out["wall_s"], "rows_per_s": n / out["wall_s"],
+        "engine_cpu_s": out["value"], "settle_cpu_s": out["settle_value"], "settle_wall_s": out["settle_wall_s"],
+        "engine_cpu_us_per_row": out["net_with_settle"] * 1e6 / per_row,
+        "client_cpu_s": out["client_cpu_s"], "maintenance_cpu_s": out["maintenance_cpu_s"],
+        "table_bytes_per_row": out["table_bytes"] / per_row, "index_bytes_per_row": out["index_bytes"] / per_row,
+        "datadir_bytes_per_row": out["datadir_growth_bytes"] / per_row,
+        "peak_rss_growth_mb": out["process_peak_rss_growth_bytes"] / 2 ** 20,
+    })
+    frame["engine_bytes_per_row"] = frame["table_bytes_per_row"] + frame["index_bytes_per_row"].fillna(0)
+    return frame.reset_index(drop=True)
+
+
+def operations(measurements: pd.DataFrame) -> pd.DataFrame:
+    """One row per engine start, operation and repetition: operations, latencies at the client
+    (ms), the engine's CPU per operation (idle rate taken away, µs), the client's CPU per
+    operation (servers), the engine's own storage reads per operation, rows per fetch."""
+    m = measurements
+    frames = []
+    for phase in OPERATIONS:
+        if m[m["phase"] == phase].empty:
+            continue
+        costs = _costs(m, phase)[["engine", "net", "wall_s"]]
+        readings = _readings(m, phase, ["operations", "rows", "engine_reads", *LATENCIES])
+        out = costs.join(readings).join(_client_cpu(m, phase).rename("client_cpu_s")).reset_index()
+        n = out["operations"].where(out["operations"] > 0)
+        labels = _labels(out)
+        frames.append(pd.DataFrame({
+            "regime": labels.get("regime"), "engine": out["engine"], "operation": phase,
+            "repetition": out["repetition"], "operations": out["operations"],
+            **{c: out[c] for c in LATENCIES},
+            "engine_cpu_us": out["net"] * 1e6 / n, "client_cpu_us": out["client_cpu_s"] * 1e6 / n,
+            "reads_per_op": out["engine_reads"] / n, "rows_per_op": out["rows"] / n,
+            "ops_per_s": n / out["wall_s"],
+        }))
+    if not frames:
+        return pd.DataFrame(columns=["regime", "engine", "operation", "repetition", *LATENCIES])
+    return pd.concat(frames, ignore_index=True)
+
+
+SUMMARY_VALUES = (*LATENCIES, "engine_cpu_us", "client_cpu_us", "reads_per_op", "rows_per_op", "ops_per_s")
+
+
+def summarize_operations(ops: pd.DataFrame) -> pd.DataFrame:
+    """Mean over repetitions per regime, engine and operation, with the standard deviation and
+    the 95% CI half width (Student t) of each figure; n repetitions."""
+    if ops.empty:
+        return pd.DataFrame(columns=["regime", "engine", "operation", "n"])
+    g = ops.groupby(["regime", "engine", "operation"], sort=False)
+    out = g[list(SUMMARY_VALUES)].mean()
+    n = g.size()
+    for col in SUMMARY_VALUES:
+        sd = g[col].std(ddof=1)
+        out[f"{col}_std"] = sd
+        out[f"{col}_ci95"] = [results.t_quantile_975(int(k) - 1) * s / math.sqrt(k) if k > 1 else float("nan")
+                              for k, s in zip(n, sd)]
+    out["n"] = n
+    return out.reset_index()
+
+
+def contrast(summary: pd.DataFrame, regime: str, operation: str, a: str, b: str, column: str) -> dict | None:
+    """Engine b against engine a on one figure: the ratio b / a with its 95% CI and Welch's test
+    (results.contrast); None when either was not measured."""
+    s = summary[(summary["regime"] == regime) & (summary["operation"] == operation)].set_index("engine")
+    if a not in s.index or b not in s.index:
+        return None
+    rows = [pd.Series({"value": s.at[e, column], "value_ci95": s.at[e, f"{column}_ci95"],
+                       "value_std": s.at[e, f"{column}_std"], "n": s.at[e, "n"]}) for e in (a, b)]
+    return results.contrast(rows[0], rows[1], "value")
+
+
+def key_order(load_rows: pd.DataFrame) -> pd.DataFrame:
+    """Per regime, engine and bulk path: the random-order load against the key-order one (time,
+    rows per second, bytes per row). One load each: single measurements, no CI."""
+    if load_rows.empty or not {"key", "random"} <= set(load_rows["order"]):
+        return pd.DataFrame(columns=["regime", "engine", "method", "time_ratio", "size_ratio"])
+    keyed = load_rows.set_index(["regime", "engine", "method", "order"])
+    out = []
+    for (regime, engine, method), _ in load_rows.groupby(["regime", "engine", "method"], sort=False):
+        if (regime, engine, method, "key") not in keyed.index or (regime, engine, method, "random") not in keyed.index:
+            continue
+        k, r = keyed.loc[(regime, engine, method, "key")], keyed.loc[(regime, engine, method, "random")]
+        out.append({"regime": regime, "engine": engine, "method": method,
+                    "key_s": k["wall_s"], "random_s": r["wall_s"], "time_ratio": r["wall_s"] / k["wall_s"],
+                    "key_bytes_per_row": k["engine_bytes_per_row"], "random_bytes_per_row": r["engine_bytes_per_row"],
+                    "size_ratio": r["engine_bytes_per_row"] / k["engine_bytes_per_row"]
+                    if k["engine_bytes_per_row"] else np.nan,
+                    "key_datadir_per_row": k["datadir_bytes_per_row"],
+                    "random_datadir_per_row": r["datadir_bytes_per_row"]})
+    return pd.DataFrame(out)
+
+
+def generator(measurements: pd.DataFrame) -> pd.DataFrame:
+    """The generator's windows: rows, wall seconds, rows per second, its CPU, the growth of this
+    process's peak memory, and the staging (generate and write the CSV file) of the run's table."""
+    m = measurements[(measurements["phase"] == GENERATE) & (measurements["window"] == "phase")]
+    if m.empty:
+        return pd.DataFrame(columns=["order", "rows", "wall_s", "rows_per_s"])
+    wall = m[(m["metric"] == "wall_time") & m["scope"].isin(["server", "embedded"])].groupby("labels")["value"].first()
+    metrics = ["rows", "generator_cpu_time", "process_peak_rss_growth_bytes", "staging_wall_time", "staged_bytes"]
+    read = m[m["metric"].isin(metrics)].groupby(["labels", "metric"])["value"].first().unstack("metric")
+    read = read.reindex(columns=metrics).join(wall.rename("wall_s")).reset_index()
+    labels = _labels(read)
+    return pd.DataFrame({
+        "order": labels["order"], "rows": read["rows"], "wall_s": read["wall_s"],
+        "rows_per_s": read["rows"] / read["wall_s"], "cpu_s": read["generator_cpu_time"],
+        "peak_rss_growth_mb": read["process_peak_rss_growth_bytes"] / 2 ** 20,
+        "staging_rows_per_s": read["rows"] / read["staging_wall_time"],
+        "staged_bytes_per_row": read["staged_bytes"] / read["rows"],
+    }).sort_values(["rows", "order"]).reset_index(drop=True)
+
+
+# -- seed 001 ------------------------------------------------------------------------------------------
+SEED_CORES = 8
+
+
+def beside_seed(reference: pd.DataFrame, load_rows: pd.DataFrame, summary: pd.DataFrame, *, cores: int,
+                regime: str = "cached") -> pd.DataFrame:
+    """Seed 001's row per system beside this run's engine that stands for it (its `engine` column):
+    load rows/s and rows/s per core (the seed: 8 vCPU), insert and fetch latency (mean, ms). Systems
+    with no engine here (cloud services) keep the seed's figures only."""
+    main = load_rows[(load_rows["regime"] == regime) & (load_rows["main"] == True)]  # noqa: E712 (labels are bools)
+    main = main.set_index("engine")
+    ops = summary[summary["regime"] == regime].set_index(["engine", "operation"])
+    rows = []
+    for ref in reference.itertuples():
+        fetch = (ref.fetch_ms_low + ref.fetch_ms_high) / 2  # "1-2 ms": its middle
+        rows.append({"system": ref.system, "source": "seed 001", "engine": ref.engine if isinstance(ref.engine, str)
+                     else None, "rows": ref.rows, "load_rows_per_s": ref.load_rows_per_s,
+                     "load_rows_per_s_per_core": ref.load_rows_per_s / SEED_CORES,
+                     "insert_ms": ref.insert_ms, "insert_bound": ref.insert_bound, "fetch_ms": fetch,
+                     "fetch_text": f"{ref.fetch_ms_low:g}-{ref.fetch_ms_high:g}" if ref.fetch_ms_low != ref.fetch_ms_high
+                     else f"{ref.fetch_ms_low:g}", "note": ref.note if isinstance(ref.note, str) else ""})
+        engine = ref.engine if isinstance(ref.engine, str) else None
+        if engine is None or engine not in main.index:
+            continue
+        load = main.loc[engine]
+        insert = ops.loc[(engine, INSERT["key"]), "latency_mean"] if (engine, INSERT["key"]) in ops.index else np.nan
+        fetch = ops.loc[(engine, FETCH), "latency_mean"] if (engine, FETCH) in ops.index else np.nan
+        rows.append({"system": ref.system, "source": "this run", "engine": engine, "rows": load["rows"],
+                     "load_rows_per_s": load["rows_per_s"], "load_rows_per_s_per_core": load["rows_per_s"] / cores,
+                     "insert_ms": insert, "insert_bound": "=", "fetch_ms": fetch, "fetch_text": f"{fetch:.3g}",
+                     "note": ""})
+    return pd.DataFrame(rows)

@@ -1,0 +1,60 @@
+"""The B-tree/LSM notebook at tiny scale: every engine's loads (both orders, MyRocks' bulk mode)
+landed in the store with the generator's exact row count, sizes and data directory growth; its
+inserts and fetches with client latencies and checked row counts; RocksDB's compactions in settle
+windows; the generator at two scales; and a report that answers from the numbers."""
+import json
+
+import pytest
+
+from benchlib import batch, results
+from benchlib.store import Store
+
+pytestmark = [pytest.mark.notebook, pytest.mark.docker]
+
+NOTEBOOK = batch.find_notebook("07-btree-vs-lsm")
+
+
+def _labels(frame):
+    return [json.loads(x) for x in frame["labels"]]
+
+
+def test_loads_inserts_and_fetches_land_in_the_store(tiny_run, run_ids_in):
+    (run_id,) = run_ids_in(tiny_run.executed)
+    m = results.measurements(run_id, Store.default())
+    params = batch.load_params(batch.params_file(NOTEBOOK, "tiny"))
+    assert set(m["engine"]) == set(params["engines"])
+    loads = m[(m["phase"] == "load") & (m["metric"] == "cpu_time") & (m["window"] == "phase")]
+    done = {(e, lab["order"], lab["method"]) for e, lab in zip(loads["engine"], _labels(loads))}
+    assert {(e, o) for e, o, _ in done} == {(e, o) for e in params["engines"] for o in ("key", "random")}
+    assert ("mariadb-myrocks", "random", "LOAD DATA, rocksdb_bulk_load") in done
+    rows = set(loads["check_value"])
+    assert len(rows) == 1 and 2900 < rows.pop() < 3100 and set(loads["check_status"]) == {"ok"}
+    sizes = m[(m["phase"] == "after-load maintenance") & (m["metric"] == "table_bytes")]
+    assert (sizes["value"] > 0).all() and set(sizes["engine"]) == set(params["engines"])
+    growth = m[m["metric"] == "datadir_growth_bytes"]
+    assert growth["value"].notna().all()
+    # RocksDB works on its own threads after a write returns: its loads have settle windows, SQLite's none.
+    settle = set(m[(m["phase"] == "load") & (m["window"] == "settle")]["engine"])
+    assert "rocksdb" in settle and "sqlite" not in settle and "postgres" in settle
+    for phase, expected in (("insert in key order", params["inserts"]), ("insert in random order", params["inserts"])):
+        ops = m[(m["phase"] == phase) & (m["metric"] == "operations")]
+        assert len(ops) == len(params["engines"]) * params["repetitions"] and set(ops["value"]) == {expected}
+        assert set(ops["check_value"]) == {expected} and set(ops["check_status"]) == {"ok"}
+    fetch = m[(m["phase"] == "fetch by customer") & (m["metric"] == "rows")]
+    assert (fetch["value"] == fetch["check_expected"]).all() and (fetch["value"] > 0).all()
+    latency = m[m["metric"] == "latency_p99"]
+    assert (latency["value"] > 0).all() and set(latency["unit"]) == {"ms"}
+    generator = m[(m["phase"] == "generate") & (m["metric"] == "rows")]
+    scales = sorted(lab["scale_rows"] for lab in _labels(generator) if lab["order"] == "key")
+    assert scales[-1] >= 10 * scales[-2]
+
+
+def test_report_answers_from_the_numbers(tiny_run):
+    page = tiny_run.html.read_text()
+    for heading in ("The three questions, answered here", "Does primary-key order matter?", "B-tree against LSM tree",
+                    "Beside seed 001", "The generator"):
+        assert heading in page
+    assert "loaded fastest" in page and "Seed 001 says the LSM side wins at inserting one row" in page
+    assert "44,951,022" in page and "BigTable" in page
+    names = {p.name for p in tiny_run.figures}
+    assert {"load-rows-per-second.png", "operation-latency-cached.png", "seed001-load-per-core.png"} <= names

@@ -1,0 +1,162 @@
+"""The load-insert-fetch workload without engines: parameters checked before anything starts
+(each message naming the value), the plan of loads and steps, the key-value row layout, and the
+report's arithmetic on frames with known answers."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchlib import results
+from benchlib.engines import ENGINES, get_engine
+from benchlib.errors import ParameterError
+from benchlib.workloads import load_fetch
+from benchlib.workloads.load_fetch import analysis, dialects
+from benchlib.workloads.load_fetch.workload import (FETCH, GENERATE, INSERT, LoadFetchParams, generator_scales,
+                                                    validate_parameters)
+
+GOOD = dict(engines=["sqlite", "rocksdb"], rows=3000, seed=1, load_orders=["key", "random"], variant_loads=True,
+            regimes=["cached"], inserts=20, fetches=10, cached_buffer_pool_mb=64, limited_buffer_pool_mb=16,
+            limited_memory_mb=512, repetitions=2, max_repetitions=3, ci_target=0.05, warmup=False, pin_cpus=False,
+            idle_seconds=0.2, max_settle_seconds=0.3)
+
+
+@pytest.mark.parametrize("name, value, fragment", [
+    ("rows", 999, "rows must be an integer >= 1000, got 999"),
+    ("rows", "1M", "rows must be an integer >= 1000, got '1M'"),
+    ("seed", -1, "seed must be an integer >= 0, got -1"),
+    ("load_orders", ["key", "sorted"], "load_orders must be a non-empty list of key, random (each once), got 'sorted'"),
+    ("load_orders", [], "load_orders must be a non-empty list"),
+    ("regimes", ["io-bound"], "regimes must be a non-empty list of cached, memory-limited (each once), got 'io-bound'"),
+    ("inserts", 0, "inserts must be an integer >= 1, got 0"),
+    ("fetches", 2.5, "fetches must be an integer >= 1, got 2.5"),
+    ("limited_memory_mb", 64, "limited_memory_mb must be an integer >= 128, got 64"),
+    ("limited_buffer_pool_mb", 600, "limited_buffer_pool_mb=600 must be below limited_memory_mb=512"),
+    ("inserts", 400, "inserts x max_repetitions = 1,200 must be at most the table's 750 orders"),
+    ("warmup", True, "warmup must be false in the load_fetch workload"),
+    ("idle_seconds", 0, "idle_seconds must be a number > 0 in the load_fetch workload"),
+    ("engines", ["sqlite", "oracle"], "does not support engine 'oracle'"),
+    ("engines", ["sqlite", "postgress"], "unknown engine 'postgress'"),
+])
+def test_bad_value_is_named_before_anything_starts(name, value, fragment):
+    with pytest.raises(ParameterError) as err:
+        validate_parameters({**GOOD, name: value})
+    assert fragment in str(err.value)
+
+
+def test_an_embedded_engine_needs_the_cached_regime():
+    with pytest.raises(ParameterError, match="engine 'sqlite': it runs in this process: regimes"):
+        validate_parameters({**GOOD, "regimes": ["memory-limited"]})
+
+
+def test_too_little_disk_is_refused_before_anything_starts(monkeypatch, tmp_path):
+    from benchlib.workloads.load_fetch import workload
+
+    monkeypatch.setattr(workload, "_free", lambda folder: 10 * 2 ** 30)  # 10 GiB free everywhere
+    with pytest.raises(ParameterError, match=r"rows=100,000,000 needs about 18.6 GiB for its staged CSV files but "):
+        validate_parameters({**GOOD, "rows": 100_000_000})
+    with pytest.raises(ParameterError, match=r"engine 'sqlite': rows=30,000,000 needs about 14.0 GiB of disk \(2 "
+                                             r"loaded table\(s\) at ~150 bytes per row"):
+        validate_parameters({**GOOD, "rows": 30_000_000})
+    skipped = {}  # from "all available": skipped with the reason, not refused
+    kept = LoadFetchParams.narrow_engines(["sqlite", "rocksdb"], skipped, {**GOOD, "rows": 30_000_000}, explicit=False)
+    assert kept == [] and "14.0 GiB" in skipped["rocksdb"]
+    assert validate_parameters({**GOOD, "rows": 3_000_000}).engines == ["sqlite", "rocksdb"]
+
+
+def test_the_main_load_comes_first_and_carries_the_operations():
+    params = validate_parameters(GOOD)
+    loads = params.loads(get_engine("mariadb-myrocks"))
+    assert [(o, m.name, main) for o, m, main in loads] == [
+        ("key", "LOAD DATA LOCAL INFILE", True), ("random", "LOAD DATA LOCAL INFILE", False),
+        ("key", "LOAD DATA, rocksdb_bulk_load", False), ("random", "LOAD DATA, rocksdb_bulk_load", False)]
+    only_random = validate_parameters({**GOOD, "load_orders": ["random"], "variant_loads": False})
+    assert [(o, main) for o, _, main in only_random.loads(get_engine("postgres"))] == [("random", True)]
+    workload = load_fetch.WORKLOAD
+    starts = workload.starts(params)
+    assert [(s.engine, s.labels["regime"]) for s in starts] == [("sqlite", "cached"), ("rocksdb", "cached")]
+    first = [s.name for s in workload.steps(params, starts[0], 1)]
+    assert first[0] == GENERATE and first[1].startswith("load key order") and first[-3:] == [*INSERT.values(), FETCH]
+    assert GENERATE not in [s.name for s in workload.steps(params, starts[1], 1)]
+    assert [s.name for s in workload.steps(params, starts[1], 2)] == [*INSERT.values(), FETCH]
+
+
+def test_servers_get_their_buffer_and_memory_limit_per_regime():
+    params = LoadFetchParams(**{**GOOD, "engines": ["postgres", "mysql", "sqlite"],
+                                "regimes": ["cached", "memory-limited"]})
+    starts = {(s.engine, s.labels["regime"]): s for s in load_fetch.WORKLOAD.starts(params)}
+    assert ("sqlite", "memory-limited") not in starts
+    assert starts[("postgres", "cached")].config["shared_buffers"] == "64MB"
+    assert starts[("postgres", "memory-limited")].memory_limit_mb == 512
+    mysql = starts[("mysql", "memory-limited")].config
+    assert mysql["innodb_buffer_pool_size"] == "16M" and mysql["local_infile"] == "ON"
+
+
+def test_every_engine_with_a_dialect_has_a_bulk_path_and_says_how_it_sizes_its_table():
+    supported = [k for k, e in ENGINES.items() if load_fetch.supports(e)]
+    assert {"postgres", "mysql", "mariadb", "mariadb-myrocks", "sqlite", "duckdb", "rocksdb", "ferretdb"} <= set(supported)
+    assert not {"cockroachdb", "yugabytedb", "tidb", "oracle", "sqlserver"} & set(supported)
+    for key in supported:
+        d = load_fetch.dialect_for(get_engine(key))
+        assert d.methods and d.sizes_source and d.structure in dialects.STRUCTURES and d.disk_bytes_per_row > 0, key
+    assert {k: load_fetch.dialect_for(get_engine(k)).structure for k in ("mariadb", "mariadb-myrocks", "rocksdb")} == {
+        "mariadb": "B-tree", "mariadb-myrocks": "LSM", "rocksdb": "LSM"}
+
+
+def test_key_value_rows_keep_key_order_and_decode_back():
+    from benchlib.datagen import ssb
+
+    rows = list(next(ssb.LineOrder(ssb.Scale.from_lineorders(5000), seed=1).chunks("random")).rows())[:500]
+    encoded = [dialects._key_value(r) for r in rows]
+    assert [dialects._decode(k, v) for k, v, _ in encoded] == rows
+    by_bytes = [r for _, r in sorted(zip((k for k, _, _ in encoded), rows))]
+    assert by_bytes == sorted(rows, key=lambda r: (r[0], r[1]))
+    assert all(index.startswith(r[2].to_bytes(4, "big")) for (_, _, index), r in zip(encoded, rows))
+
+
+def test_generator_scales_are_ten_times_apart_and_several_chunks_long():
+    assert generator_scales(3000) == (393_216, 3_932_160)
+    assert generator_scales(44_951_022) == (4_495_102, 44_951_022)
+
+
+def _ops(values: dict[str, list[float]], operation: str = FETCH) -> pd.DataFrame:
+    rows = [{"regime": "cached", "engine": e, "operation": operation, "repetition": i + 1, "latency_mean": v,
+             **{c: v for c in analysis.SUMMARY_VALUES if c != "latency_mean"}}
+            for e, vs in values.items() for i, v in enumerate(vs)]
+    return pd.DataFrame(rows)
+
+
+def test_operation_means_carry_student_t_intervals_and_welch_verdicts():
+    summary = analysis.summarize_operations(_ops({"mariadb": [4.0, 5.0, 6.0], "mariadb-myrocks": [8.0, 9.0, 10.0]}))
+    row = summary.set_index("engine").loc["mariadb"]
+    assert row["latency_mean"] == 5.0 and row["n"] == 3
+    assert row["latency_mean_ci95"] == pytest.approx(4.303 * 1.0 / math.sqrt(3))
+    c = analysis.contrast(summary, "cached", FETCH, "mariadb", "mariadb-myrocks", "latency_mean")
+    assert c["ratio"] == pytest.approx(1.8) and c["beyond_noise"] is True
+    same = analysis.summarize_operations(_ops({"sqlite": [1.0, 2.0, 3.0], "rocksdb": [1.5, 2.0, 2.5]}))
+    assert analysis.contrast(same, "cached", FETCH, "sqlite", "rocksdb", "latency_mean")["beyond_noise"] is False
+    assert analysis.contrast(same, "cached", FETCH, "sqlite", "duckdb", "latency_mean") is None
+
+
+def test_key_order_ratios_and_seed_beside_this_run():
+    loads = pd.DataFrame([
+        {"regime": "memory-limited", "engine": "mysql", "order": o, "method": "LOAD DATA LOCAL INFILE", "main": o == "key",
+         "rows": 200_000, "wall_s": s, "rows_per_s": 200_000 / s, "engine_bytes_per_row": b, "datadir_bytes_per_row": b}
+        for o, s, b in (("key", 3.0, 137.0), ("random", 18.0, 184.0))])
+    ratios = analysis.key_order(loads).iloc[0]
+    assert ratios["time_ratio"] == pytest.approx(6.0) and ratios["size_ratio"] == pytest.approx(184 / 137)
+    reference = results.reference("seed001_load_fetch")
+    assert list(reference["system"]) == ["MySQL", "AlloyDB", "MongoDB", "RocksDB", "Google Datastore", "BigTable"]
+    # The published rates are rows / load time (to the seed's rounding) where the seed gives one.
+    published = reference[reference["load_rate_source"] == "published"]
+    assert np.allclose(published["rows"] / published["load_s"], published["load_rows_per_s"], rtol=1e-3)
+    cached = loads.assign(regime="cached")
+    summary = analysis.summarize_operations(pd.concat([_ops({"mysql": [2.0, 2.0]}, INSERT["key"]),
+                                                       _ops({"mysql": [1.0, 1.0]})]))
+    beside = analysis.beside_seed(reference, cached, summary, cores=2)
+    mysql = beside[beside["system"] == "MySQL"].set_index("source")
+    assert mysql.at["seed 001", "load_rows_per_s_per_core"] == pytest.approx(24_491 / 8)
+    assert mysql.at["this run", "load_rows_per_s_per_core"] == pytest.approx(200_000 / 3.0 / 2)
+    assert mysql.at["this run", "insert_ms"] == 2.0 and mysql.at["this run", "fetch_ms"] == 1.0
+    assert mysql.at["seed 001", "fetch_ms"] == 1.5 and mysql.at["seed 001", "fetch_text"] == "1-2"
+    assert set(beside[beside["system"] == "BigTable"]["source"]) == {"seed 001"}
