@@ -239,5 +239,7 @@ class ClusteredReport(RunReport):
                 "the rows equal) and gave its user a fresh password. Each regime's battery so begins from the same "
                 "freshly loaded table; within a regime the writes reach the later tests, in seed 003's order. The "
                 "copy is dropped from the page cache: the IO-bound memory limit covers what its own reads cache, as "
-                "when it loaded the table itself.")
+                "when it loaded the table itself. PostgreSQL's tests begin after a checkpoint in every regime (after "
+                "the load's VACUUM ANALYZE, or at the end of the snapshot's recovery), so a test's first write to "
+                "each page logs a full-page image in both.")
         return super().caveats([*notes, *extra])
