@@ -154,7 +154,7 @@ def _show_run(run_id: str) -> int:
 
 def _cleanup(args: argparse.Namespace) -> int:
     from . import perf
-    from .lifecycle import managed_containers, reap_stale
+    from .lifecycle import managed_containers, managed_networks, reap_stale
     from .liveness import reap_dead_runs
 
     aborted = reap_dead_runs()
@@ -165,7 +165,10 @@ def _cleanup(args: argparse.Namespace) -> int:
         containers = managed_containers()
         for c in containers:
             c.remove(force=True, v=True)
-        print(f"removed {len(containers)} benchlib container(s)")
+        networks = managed_networks()  # clusters' networks: empty once their containers are gone
+        for n in networks:
+            n.remove()
+        print(f"removed {len(containers)} benchlib container(s) and {len(networks)} cluster network(s)")
     else:
         print(f"removed {len(reap_stale())} stale benchlib container(s)")
     return 0

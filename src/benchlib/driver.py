@@ -56,6 +56,7 @@ class EngineStart:
     # servers only), "children" (a benchmark client run as a child process), or None.
     client: str | None = DRIVER_CLIENT
     perf_only_for_hardware: bool = False  # throughput loads: perf's -a -G taxes every context switch
+    nodes: int | None = None  # a cluster's node count (None: its declared count)
 
     @property
     def name(self) -> str:
@@ -233,7 +234,7 @@ class _Driver:
         try:
             with start_engine(start.engine, run_id=run.run_id, config=start.config or None,
                               cpuset=self.cpu_plan.engine_cpus, unix_socket=start.unix_socket,
-                              memory_limit_mb=start.memory_limit_mb) as instance:
+                              memory_limit_mb=start.memory_limit_mb, nodes=start.nodes) as instance:
                 meter = run.meter(instance, repetitions[0], self.settle, labels=dict(start.labels),
                                   client=self._client(instance, start), warmup=False,
                                   perf_only_for_hardware=start.perf_only_for_hardware)

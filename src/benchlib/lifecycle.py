@@ -2,8 +2,11 @@
 
 Server engines run in containers started through testcontainers-python, ports published on
 127.0.0.1 only, a fresh random password per start. Embedded engines run in this process and
-expose the same interface. Containers carry labels naming their owner process, so a runner
-killed with SIGKILL leaves nothing behind after the next start (`reap_stale`)."""
+expose the same interface. A cluster engine is N containers on a Docker network of its own,
+started node by node as its declaration says and ready once the cluster counts every member; it
+is one instance, measured as the sum of its nodes' cgroups and node by node. Containers and
+networks carry labels naming their owner process, so a runner killed with SIGKILL leaves nothing
+behind after the next start (`reap_stale`)."""
 from __future__ import annotations
 
 import atexit
@@ -26,6 +29,7 @@ LABEL_MANAGED = "benchlib.managed"
 LABEL_OWNER = "benchlib.owner"
 LABEL_ENGINE = "benchlib.engine"
 LABEL_RUN = "benchlib.run"
+LABEL_NODE = "benchlib.node"
 SOCKET_MOUNT = "/run/benchlib-socket"  # where a server's Unix socket directory is mounted in its container
 
 
@@ -57,8 +61,16 @@ def managed_containers(client=None) -> list:
     return (client or docker_client()).containers.list(all=True, filters={"label": f"{LABEL_MANAGED}=true"})
 
 
+def managed_networks(client=None) -> list:
+    """Every network a benchlib cluster made."""
+    from .docker_host import docker_client
+
+    return (client or docker_client()).networks.list(filters={"label": f"{LABEL_MANAGED}=true"})
+
+
 def reap_stale(client=None) -> list[str]:
-    """Remove benchlib containers whose owner process is gone. Returns their short ids."""
+    """Remove benchlib containers whose owner process is gone, then their clusters' networks.
+    Returns the containers' short ids."""
     import docker.errors
 
     removed = []
@@ -69,10 +81,17 @@ def reap_stale(client=None) -> list[str]:
             except (docker.errors.NotFound, docker.errors.APIError):
                 continue  # another process is reaping it at the same moment
             removed.append(container.short_id)
+    for network in managed_networks(client):
+        if not _owner_alive(network.attrs.get("Labels", {}).get(LABEL_OWNER, "")):
+            try:
+                network.remove()
+            except (docker.errors.NotFound, docker.errors.APIError):
+                continue
     return removed
 
 
 _live_containers: dict[str, Any] = {}
+_live_networks: dict[str, Any] = {}
 _live_lock = threading.Lock()
 
 
@@ -86,11 +105,32 @@ def _remove_live_containers() -> None:
             except Exception:
                 pass
         _live_containers.clear()
+        for network in list(_live_networks.values()):
+            try:
+                network.remove()
+            except Exception:
+                pass
+        _live_networks.clear()
+
+
+@dataclass
+class NodeInstance:
+    """One running node of a cluster: its role and name on the cluster's network, its container
+    and cgroup, and where it answers (None: a role that serves no SQL, TiKV say)."""
+
+    role: str
+    name: str
+    container_id: str
+    scope: cgroups.Scope
+    endpoint: Endpoint | None
+    provenance: dict[str, Any]
 
 
 @dataclass
 class Instance:
-    """A running engine: how to talk to it, what to measure, and where it came from."""
+    """A running engine: how to talk to it, what to measure, and where it came from. A cluster's
+    endpoint, container id and version are its entry node's; `scope` sums every node's cgroup and
+    `nodes` holds each node."""
 
     engine: Engine
     endpoint: Endpoint
@@ -99,6 +139,7 @@ class Instance:
     provenance: dict[str, Any]
     _sessions: list[Session] = field(default_factory=list)
     socket_endpoint: Endpoint | None = None  # started with unix_socket=True: the server's socket on this host
+    nodes: list[NodeInstance] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -128,12 +169,28 @@ class Instance:
         """The container's cgroup path, as `perf stat -G` takes it (None when embedded)."""
         return self.scope.perf_cgroup
 
-    def session(self, timeout: float = 10.0, *, unix_socket: bool = False) -> Session:
+    def session(self, timeout: float = 10.0, *, unix_socket: bool = False, node: str | None = None) -> Session:
         """A new session (its own connection), closed when the instance stops; through the
-        server's Unix socket with `unix_socket` (the instance must have been started with one)."""
-        session = self.engine.client.open(self._endpoint(unix_socket), timeout)
+        server's Unix socket with `unix_socket` (the instance must have been started with one);
+        on one node of a cluster with `node` (its name, `node2`)."""
+        endpoint = self._node(node).endpoint if node is not None else self._endpoint(unix_socket)
+        session = self.engine.client.open(endpoint, timeout)
         self._sessions.append(session)
         return session
+
+    def _node(self, name: str) -> NodeInstance:
+        found = next((n for n in self.nodes if n.name == name), None)
+        if found is None:
+            raise ParameterError(f"{self.key} has no node {name!r}" + (
+                f" (its nodes: {', '.join(n.name for n in self.nodes)})" if self.nodes else " (it is not a cluster)"))
+        if found.endpoint is None:
+            raise ParameterError(f"{self.key} node {name} serves no SQL (role {found.role})")
+        return found
+
+    @property
+    def sql_nodes(self) -> list[str]:
+        """The nodes a client can query, entry node first."""
+        return [n.name for n in self.nodes if n.endpoint is not None]
 
     def connect(self, *, unix_socket: bool = False) -> Any:
         """The driver's own connection of a new session (DB-API for SQL engines)."""
@@ -200,15 +257,22 @@ class start:
     `unix_socket`: the server also listens on a Unix socket in a host directory mounted into the
     container (`Instance.socket_endpoint`); an engine without one fails here, before any start.
     `memory_limit_mb` caps the container's memory, page cache included (an IO-bound regime: a
-    file the engine reads through the OS cache must not stay cached beyond the limit)."""
+    file the engine reads through the OS cache must not stay cached beyond the limit).
+    `nodes`: a cluster's node count (default: its declaration's); checked before any container.
+    A cluster's cpuset and memory limit apply to each of its nodes."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
                  startup_timeout: float | None = None, cpuset: str | None = None, unix_socket: bool = False,
-                 memory_limit_mb: int | None = None):
+                 memory_limit_mb: int | None = None, nodes: int | None = None):
         self.engine = get_engine(key)
         if unix_socket and (self.engine.server is None or self.engine.server.socket_setting is None):
             raise ParameterError(f"{key} has no Unix socket to connect through "
                                  f"({'it runs in-process' if self.engine.server is None else 'none declared'})")
+        cluster = self.engine.cluster
+        if cluster is None and nodes not in (None, 1):
+            raise ParameterError(f"nodes of {key} must be 1: it is a single-node engine, got {nodes!r}")
+        # The whole plan (names, counts) is checked here, before any image or container.
+        self.plan = cluster.plan(cluster.nodes if nodes is None else nodes, key) if cluster else ()
         self.unix_socket = unix_socket
         self.config = dict(config or {})
         self.cpuset = cpuset  # Docker cpuset_cpus of a server engine (benchlib.cpus); embedded: ignored
@@ -220,7 +284,9 @@ class start:
 
     def __enter__(self) -> Instance:
         try:
-            if self.engine.server is not None:
+            if self.engine.cluster is not None:
+                self.instance = self._start_cluster(self.engine)
+            elif self.engine.server is not None:
                 self.instance = self._start_server(self.engine)
             else:
                 self.instance = self._start_embedded(self.engine)
@@ -270,17 +336,7 @@ class start:
         server = engine.server
         assert server is not None
         creds = Credentials(server.user, secrets.token_urlsafe(18), server.database)
-        container = DockerContainer(image.ref).with_envs(**server.env(creds))
-        # Published on loopback only: with_exposed_ports would bind 0.0.0.0 and ::.
-        container.ports[f"{server.port}/tcp"] = ("127.0.0.1", None)
-        labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
-        if self.run_id:
-            labels[LABEL_RUN] = self.run_id
-        limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
-        if self.memory_limit_mb:
-            # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
-            limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
-        container.with_kwargs(labels=labels, **limits)
+        container = self._container(DockerContainer, image.ref, engine, creds, publish=True)
         config = dict(self.config)
         socket_dir: Path | None = None
         if self.unix_socket:
@@ -322,6 +378,206 @@ class start:
             self._wait_socket(instance)
         return instance
 
+    def _labels(self, engine: Engine) -> dict[str, str]:
+        labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
+        if self.run_id:
+            labels[LABEL_RUN] = self.run_id
+        return labels
+
+    def _container(self, container_class, image_ref: str, engine: Engine, creds: Credentials, *, publish: bool,
+                   **kwargs: Any):
+        """A container of `engine` not yet started: its env conventions, labels, limits and, with
+        `publish`, the client port on 127.0.0.1."""
+        server = engine.server
+        assert server is not None
+        container = container_class(image_ref).with_envs(**server.env(creds))
+        if publish:
+            # Published on loopback only: with_exposed_ports would bind 0.0.0.0 and ::.
+            container.ports[f"{server.port}/tcp"] = ("127.0.0.1", None)
+        limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
+        if self.memory_limit_mb:
+            # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
+            limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
+        labels = {**self._labels(engine), **kwargs.pop("labels", {})}
+        container.with_kwargs(labels=labels, **limits, **kwargs)
+        return container
+
+    # -- cluster -------------------------------------------------------------------------------
+    def _start_cluster(self, engine: Engine) -> Instance:
+        """Every node of the plan on a network of its own: each started once the one before it
+        answers (or, with an `init` step, all first, then init), its join statements run as soon
+        as it answers; then the entry node's `formed` statements, and readiness: the cluster
+        counts every member. Any failure stops every node and removes the network."""
+        from .docker_host import configure_testcontainers, docker_client
+        from .images import resolve_cluster_images
+
+        client = docker_client()
+        reap_stale(client)
+        cluster, server = engine.cluster, engine.server
+        assert cluster is not None and server is not None
+        images = resolve_cluster_images(engine)  # every role's image before the first container
+        config = {**server.default_config, **self.config}
+        server.check_storage(config)
+        commands = {node.name: cluster.role(node.role).command(node, config) for node in self.plan}
+        configure_testcontainers()
+        from testcontainers.core.container import DockerContainer
+        from testcontainers.core.network import Network
+
+        creds = Credentials(server.user, secrets.token_urlsafe(18), server.database)
+        started = time.perf_counter()
+        network = Network(docker_network_kw={"labels": self._labels(engine)}).create()
+        self._register_network(network)
+        running: list[tuple[Any, Any, Endpoint | None]] = []  # node, container, endpoint
+        answered: dict[str, float] = {}  # node -> seconds from the first start until it answered and joined
+        for node in self.plan:
+            role = cluster.role(node.role)
+            image = images[role.name]
+            container = self._container(DockerContainer, image.ref, engine, creds, publish=role.sql,
+                                        labels={LABEL_NODE: node.name}, hostname=node.name,
+                                        **({"user": role.user} if role.user else {}))
+            container.with_network(network).with_network_aliases(node.name)
+            if commands[node.name]:
+                container.with_command(commands[node.name])
+            try:
+                container.start()
+            finally:
+                if container.get_wrapped_container() is not None:
+                    self._register(container)
+            endpoint = (Endpoint(container.get_container_host_ip(), int(container.get_exposed_port(server.port)),
+                                 creds.user, creds.password, creds.database) if role.sql else None)
+            running.append((node, container, endpoint))
+            if cluster.init is None:
+                self._join(engine, node, container, endpoint, creds)
+                answered[node.name] = time.perf_counter() - started
+        if cluster.init is not None:
+            self._init(engine, running)
+            for node, container, endpoint in running:
+                self._join(engine, node, container, endpoint, creds)
+                answered[node.name] = time.perf_counter() - started
+        entry = next(r for r in running if r[0].role == cluster.entry_role)
+        entry_session = engine.client.open(entry[2], timeout=10.0)
+        try:
+            for statement in cluster.formed:
+                entry_session.execute(statement)
+            self._wait_members(engine, entry_session, running)
+        finally:
+            entry_session.close()
+        startup = time.perf_counter() - started
+
+        nodes = []
+        for node, container, endpoint in running:
+            wrapped = container.get_wrapped_container()
+            wrapped.reload()
+            scope = cgroups.scope_for_pid(wrapped.attrs["State"]["Pid"])
+            image = images[node.role]
+            version = None
+            if endpoint is not None:
+                session = engine.client.open(endpoint, timeout=10.0)
+                try:
+                    version = session.version()
+                finally:
+                    session.close()
+            nodes.append(NodeInstance(node.role, node.name, wrapped.id, scope, endpoint, {
+                "role": node.role, "node": node.name, "image_ref": image.ref, "image_id": image.image_id,
+                "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
+                "server_version": version, "container_id": wrapped.id, "cgroup": scope.perf_cgroup,
+                # From the cluster's first container until this node answered and joined.
+                "startup_seconds": answered[node.name],
+            }))
+        scope = cgroups.cluster_scope([n.scope for n in nodes])
+        entry_node = next(n for n in nodes if n.name == entry[0].name)
+        main = images[entry[0].role]
+        instance = Instance(engine, entry[2], entry_node.container_id, scope, {
+            "engine": engine.key, "kind": engine.kind, "image_ref": main.ref, "image_id": main.image_id,
+            "image_digest": main.digest, "image_source": main.source, "image_note": main.note,
+            "server_version": entry_node.provenance["server_version"], "startup_seconds": startup,
+            "config": {**self.config, "nodes": len(nodes),
+                       **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {})},
+            "container_id": ",".join(n.container_id for n in nodes),
+            "cgroup": ",".join(n.scope.perf_cgroup or "" for n in nodes), "cpuset": self.cpuset,
+            "nodes": [n.provenance for n in nodes],
+        }, nodes=nodes)
+        return instance
+
+    def _join(self, engine: Engine, node, container, endpoint: Endpoint | None, creds: Credentials) -> None:
+        """Wait until the node answers (a node serving no SQL: until its container runs), then run
+        its role's join statements on it."""
+        if endpoint is None:
+            return
+        self._wait_ready(engine, container, endpoint, what=f"{engine.key} node {node.name}")
+        statements = engine.cluster.role(node.role).join(node, creds)
+        if not statements:
+            return
+        session = engine.client.open(endpoint, timeout=10.0)
+        try:
+            for statement in statements:
+                try:
+                    session.execute(statement)
+                except Exception as exc:
+                    raise EngineStartError(
+                        f"{engine.key} node {node.name} could not join: {statement.split(' password')[0]!r} failed: "
+                        f"{exc}; last log lines:\n{_log_tail(container.get_wrapped_container())}") from None
+        finally:
+            session.close()
+
+    def _init(self, engine: Engine, running) -> None:
+        """The cluster's init command in its first node, once every container runs."""
+        first = running[0][1].get_wrapped_container()
+        command = engine.cluster.init(tuple(r[0] for r in running))
+        deadline = time.monotonic() + (self.startup_timeout or engine.server.startup_timeout)
+        while True:
+            code, output = first.exec_run(command)
+            if code == 0:
+                return
+            if time.monotonic() > deadline:
+                raise EngineStartError(f"{engine.key}: {' '.join(command)} failed (exit {code}): "
+                                       f"{output.decode(errors='replace')[-500:]}")
+            time.sleep(0.5)  # the other nodes may not listen yet
+
+    def _wait_members(self, engine: Engine, session: Session, running) -> None:
+        """Poll the cluster's members query on the entry node until it counts every member; a
+        node whose container exits fails the start at once, with its last log lines."""
+        cluster = engine.cluster
+        expected = cluster.expected_members(tuple(r[0] for r in running))
+        timeout = self.startup_timeout or engine.server.startup_timeout
+        deadline = time.monotonic() + timeout
+        counted: Any = None
+        while True:
+            try:
+                counted = int(session.execute(cluster.members)[0][0])
+            except Exception as exc:  # a member still joining can make the query itself fail
+                counted = f"error: {exc}"
+            if counted == expected:
+                return
+            for node, container, _ in running:
+                wrapped = container.get_wrapped_container()
+                wrapped.reload()
+                if wrapped.status in ("exited", "dead"):
+                    raise EngineStartError(f"{engine.key} node {node.name} exited while the cluster formed; last log "
+                                           f"lines:\n{_log_tail(wrapped)}")
+            if time.monotonic() > deadline:
+                tails = "\n".join(f"-- {node.name}:\n{_log_tail(container.get_wrapped_container(), 8)}"
+                                  for node, container, _ in running)
+                raise EngineStartError(f"{engine.key}: the cluster counted {counted} of {expected} members after "
+                                       f"{timeout:.0f}s ({cluster.members}); last log lines:\n{tails}")
+            time.sleep(0.1)
+
+    def _register_network(self, network) -> None:
+        """Removed after every container (cleanup runs in reverse): Docker refuses to remove a
+        network that still has endpoints."""
+        with _live_lock:
+            _live_networks[network.name] = network
+
+        def remove() -> None:
+            with _live_lock:
+                _live_networks.pop(network.name, None)
+            try:
+                network.remove()
+            except Exception:
+                pass  # reap_stale removes it once its owner is gone
+
+        self._cleanup.append(remove)
+
     def _wait_socket(self, instance: Instance) -> None:
         """The socket appears a moment after TCP answers on some servers (MySQL creates it last)."""
         deadline = time.monotonic() + 30.0
@@ -350,8 +606,9 @@ class start:
 
         self._cleanup.append(remove)
 
-    def _wait_ready(self, engine: Engine, container, endpoint: Endpoint) -> str:
+    def _wait_ready(self, engine: Engine, container, endpoint: Endpoint, what: str | None = None) -> str:
         """Poll login + ready + version; fail fast if the container exits."""
+        what = what or engine.key
         assert engine.server is not None
         timeout = self.startup_timeout or engine.server.startup_timeout
         deadline = time.monotonic() + timeout
@@ -370,12 +627,12 @@ class start:
             wrapped.reload()
             if wrapped.status in ("exited", "dead"):
                 raise EngineStartError(
-                    f"{engine.key} container exited during start-up (image {container.image}); "
+                    f"{what} container exited during start-up (image {container.image}); "
                     f"last log lines:\n{_log_tail(wrapped)}"
                 )
             time.sleep(0.05)
         raise EngineStartError(
-            f"{engine.key} was not ready within {timeout:.0f}s (image {container.image}); last error: "
+            f"{what} was not ready within {timeout:.0f}s (image {container.image}); last error: "
             f"{last_error}; last log lines:\n{_log_tail(wrapped)}"
         )
 
