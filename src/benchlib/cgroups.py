@@ -20,6 +20,22 @@ class Sample:
     io_write_bytes: int | None
     memory_peak_bytes: int | None
     memory_current_bytes: int | None
+    # Bytes through the container's network interfaces (its own network namespace, loopback
+    # excluded); None for a process scope, which shares the host's.
+    net_rx_bytes: int | None = None
+    net_tx_bytes: int | None = None
+    parts: tuple["Sample", ...] = ()  # a cluster's: each node's sample, this one their sum
+
+    @classmethod
+    def total(cls, parts: tuple["Sample", ...]) -> "Sample":
+        """The sum of node samples: a counter any node lacks is None for the cluster too. The
+        memory peak is the sum of each node's own peak (an upper bound of the cluster's)."""
+        def add(name: str) -> int | None:
+            values = [getattr(p, name) for p in parts]
+            return None if any(v is None for v in values) else sum(values)
+        return cls(*(add(f) for f in ("cpu_ns", "user_ns", "system_ns", "io_read_bytes", "io_write_bytes",
+                                      "memory_peak_bytes", "memory_current_bytes", "net_rx_bytes", "net_tx_bytes")),
+                   parts=parts)
 
 
 @dataclass(frozen=True)
@@ -27,7 +43,7 @@ class Scope:
     """What to read for one engine. `perf_cgroup` is the path `perf stat -G` takes (relative to
     the perf_event hierarchy, or to cgroup2 when perf_event has no v1 mount); None means a process."""
 
-    kind: str  # cgroup | process | children
+    kind: str  # cgroup | cluster | process | children
     layout: str  # v1 | v2 | hybrid | process
     perf_cgroup: str | None
     cpu_dir: Path | None
@@ -37,20 +53,44 @@ class Scope:
     memory_dir: Path | None
     memory_v1: bool
     pid: int | None = None
+    nodes: tuple["Scope", ...] = ()  # a cluster's: one cgroup scope per node
 
     def sample(self) -> Sample:
         if self.kind == "process":
             return _process_sample()
         if self.kind == "children":
             return _children_sample()
+        if self.kind == "cluster":
+            return Sample.total(tuple(node.sample() for node in self.nodes))
         cpu, user, system = _cpu(self.cpu_dir, self.cpu_v1)
         io_read, io_write = _io(self.io_dir, self.io_v1)
         peak, current = _memory(self.memory_dir, self.memory_v1)
-        return Sample(cpu, user, system, io_read, io_write, peak, current)
+        rx, tx = _net(self.pid)
+        return Sample(cpu, user, system, io_read, io_write, peak, current, rx, tx)
+
+    @property
+    def containers(self) -> bool:
+        """Accounted by cgroups (one container, or a cluster's): it has background work to settle."""
+        return self.kind in ("cgroup", "cluster")
+
+    @property
+    def perf_cgroups(self) -> tuple[str, ...]:
+        """The cgroups `perf stat -G` counts for this scope: one, or each node's."""
+        scopes = self.nodes if self.kind == "cluster" else (self,)
+        return tuple(s.perf_cgroup for s in scopes if s.perf_cgroup)
 
     @property
     def source(self) -> str:
+        if self.kind == "cluster":
+            return CLUSTER_SOURCE
         return {"process": "process", "children": "children"}.get(self.kind, "cgroup")
+
+
+# What the summed rows of a cluster's windows came from.
+CLUSTER_SOURCE = "cgroup, sum of nodes"
+# The scope (store column) of a cluster node's own rows: beside the cluster's summed rows (scope
+# `server`), never part of an engine's cost by themselves.
+NODE_SCOPE = "node"
 
 
 def _mounts() -> tuple[dict[str, Path], Path | None]:
@@ -120,6 +160,12 @@ def scope_for_pid(pid: int) -> Scope:
     else:
         perf_cgroup = (member_v2 or "/").lstrip("/")
     return Scope("cgroup", layout(), perf_cgroup or None, cpu_dir, cpu_v1, io_dir, io_v1, memory_dir, memory_v1, pid)
+
+
+def cluster_scope(nodes: list[Scope]) -> Scope:
+    """A cluster engine: its nodes' cgroups, sampled together and summed."""
+    first = nodes[0]
+    return Scope("cluster", first.layout, None, None, False, None, False, None, False, None, tuple(nodes))
 
 
 def process_scope() -> Scope:
@@ -205,6 +251,25 @@ def _memory(directory: Path | None, v1: bool) -> tuple[int | None, int | None]:
     if v1:
         return _read_int(directory / "memory.max_usage_in_bytes"), _read_int(directory / "memory.usage_in_bytes")
     return _read_int(directory / "memory.peak"), _read_int(directory / "memory.current")
+
+
+def _net(pid: int | None) -> tuple[int | None, int | None]:
+    """Received and sent bytes of every interface but loopback in `pid`'s network namespace."""
+    if pid is None:
+        return None, None
+    try:
+        lines = Path(f"/proc/{pid}/net/dev").read_text().splitlines()[2:]
+    except OSError:
+        return None, None
+    rx = tx = 0
+    for line in lines:
+        name, _, counters = line.partition(":")
+        fields = counters.split()
+        if name.strip() == "lo" or len(fields) < 9:
+            continue
+        rx += int(fields[0])
+        tx += int(fields[8])
+    return rx, tx
 
 
 def _process_sample() -> Sample:

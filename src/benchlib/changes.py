@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import results
+from .cgroups import NODE_SCOPE
 from .errors import ParameterError
 from .store import Store
 
@@ -113,8 +114,10 @@ def observations(run_ids: list[str], store: Store | None = None) -> tuple[pd.Dat
     m = (store or Store.default()).query(
         "select run_id, instance_id, engine, labels, phase, repetition, \"window\", scope, metric, unit, value "
         "from measurements where run_id in (select unnest(?)) and \"window\" in (select unnest(?)) "
-        "and value is not null and scope <> 'harness'",  # the harness's own waits are not a figure
-        [list(run_ids), list(OWN_WINDOWS + (SETTLE,))])
+        # The harness's own waits are not a figure; a cluster node's own rows are not either: its
+        # cluster's summed rows already carry the engine's cost.
+        "and value is not null and scope not in ('harness', ?)",
+        [list(run_ids), list(OWN_WINDOWS + (SETTLE,)), NODE_SCOPE])
     keys = ["run_id", "instance_id", "engine", "labels", "phase", "repetition"]
     frame = m.assign(group=m["scope"].isin(results.ENGINE_SCOPES).map({True: ENGINE, False: CLIENT}),
                      own=m["window"].isin(OWN_WINDOWS), baseline=m["window"] == "baseline")

@@ -170,7 +170,7 @@ def _show_run(run_id: str) -> int:
 
 def _cleanup(args: argparse.Namespace) -> int:
     from . import perf
-    from .lifecycle import managed_containers, managed_volumes, reap_stale
+    from .lifecycle import managed_containers, managed_networks, managed_volumes, reap_stale
     from .liveness import reap_dead_runs
 
     aborted = reap_dead_runs()
@@ -184,7 +184,11 @@ def _cleanup(args: argparse.Namespace) -> int:
         volumes = managed_volumes()
         for v in volumes:
             v.remove(force=True)
-        print(f"removed {len(containers)} benchlib container(s) and {len(volumes)} data volume(s)")
+        networks = managed_networks()  # clusters' networks: empty once their containers are gone
+        for n in networks:
+            n.remove()
+        print(f"removed {len(containers)} benchlib container(s), {len(volumes)} data volume(s) and "
+              f"{len(networks)} cluster network(s)")
     else:
         print(f"removed {len(reap_stale())} stale benchlib container(s) and data volume(s)")
     return 0

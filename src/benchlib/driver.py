@@ -66,6 +66,7 @@ class EngineStart:
     # later start; `restore`: the name of such a snapshot this start begins from.
     data_volume: bool = False
     restore: str | None = None
+    nodes: int | None = None  # a cluster's node count (None: its declared count)
 
     @property
     def name(self) -> str:
@@ -280,7 +281,7 @@ class _Driver:
             with start_engine(start.engine, run_id=run.run_id, config=start.config or None,
                               cpuset=self.cpu_plan.engine_cpus, unix_socket=start.unix_socket,
                               memory_limit_mb=start.memory_limit_mb, cpu_limit=start.cpu_limit,
-                              data_volume=start.data_volume, restore=restored) as instance:
+                              data_volume=start.data_volume, restore=restored, nodes=start.nodes) as instance:
                 meter = run.meter(instance, repetitions[0], self.settle, labels=dict(start.labels),
                                   client=self._client(instance, start), warmup=False,
                                   perf_only_for_hardware=start.perf_only_for_hardware)
@@ -332,7 +333,7 @@ class _Driver:
     def steps(self, ctx: StartContext, repetition: int) -> None:
         warmup = repetition == 0
         # Once per repetition, on the engine's CPUs: how fast the host itself was just then.
-        on_engine_cpus = ctx.instance.scope.kind == "cgroup"
+        on_engine_cpus = ctx.instance.scope.containers
         ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
                             repetition=repetition, warmup=warmup)
         step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state, ctx.snapshots,

@@ -197,6 +197,28 @@ def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
     return ResolvedImage(ref, image.id, "local-build", None, note, not isinstance(image, _NotBuilt))
 
 
+def resolve_cluster_images(engine: Engine, *, build: bool = True) -> dict[str, ResolvedImage]:
+    """Each role's image of a cluster engine: its own official image (TiKV, PD), else the
+    engine's (`resolve_image`). Every one is resolved before the first container starts; the
+    first that cannot be had fails the cluster, named."""
+    assert engine.cluster is not None
+    own = resolve_image(engine, build=build)
+    images = {}
+    for role in engine.cluster.roles:
+        if role.image is None:
+            images[role.name] = own
+            continue
+        from .docker_host import docker_client
+
+        ref = official_ref(role.image)
+        image, why = _official(docker_client(), ref, allow_pull=build)
+        if image is None:
+            raise EngineUnavailableError(f"{engine.key}: its {role.name} nodes run {_official_only(role.image, why)}")
+        images[role.name] = ResolvedImage(ref, image.id, "official", _repo_digest(image, ref),
+                                          f"official image, {why}", not isinstance(image, _NotBuilt))
+    return images
+
+
 def _official_only(image: str | None, why_not: str) -> str:
     """Why an engine with no offline build cannot run: worded the same in `benchlib engines`,
     in a skipped engine's reason and in the error for an explicit request."""
@@ -208,9 +230,12 @@ def _official_only(image: str | None, why_not: str) -> str:
 
 
 def availability(engine: Engine) -> Availability:
-    """What `resolve_image` would do, without pulling or building anything."""
+    """What `resolve_image` would do, without pulling or building anything (for a cluster: for
+    every role's image)."""
     try:
         resolved = resolve_image(engine, build=False)
+        if engine.cluster is not None:
+            resolve_cluster_images(engine, build=False)
     except (EngineUnavailableError, ImageBuildError) as exc:
         return Availability("unavailable", str(exc))
     if resolved.source == "official":

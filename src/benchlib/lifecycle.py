@@ -2,12 +2,15 @@
 
 Server engines run in containers started through testcontainers-python, ports published on
 127.0.0.1 only, a fresh random password per start. Embedded engines run in this process and
-expose the same interface. Containers carry labels naming their owner process, so a runner
-killed with SIGKILL leaves nothing behind after the next start (`reap_stale`).
+expose the same interface. A cluster engine is N containers on a Docker network of its own,
+started node by node as its declaration says and ready once the cluster counts every member; it
+is one instance, measured as the sum of its nodes' cgroups and node by node. Containers, networks
+and volumes carry labels naming their owner process, so a runner killed with SIGKILL leaves
+nothing behind after the next start (`reap_stale`).
 
 A server's data can live on a volume of the start's own (`data_volume=True`); a snapshot of it
 (`Instance.snapshot_data`) lets a later start of the same image begin from the same data
-(`restore=`) instead of loading it again. Volumes carry the same owner labels as containers."""
+(`restore=`) instead of loading it again."""
 from __future__ import annotations
 
 import atexit
@@ -30,6 +33,7 @@ LABEL_MANAGED = "benchlib.managed"
 LABEL_OWNER = "benchlib.owner"
 LABEL_ENGINE = "benchlib.engine"
 LABEL_RUN = "benchlib.run"
+LABEL_NODE = "benchlib.node"
 SOCKET_MOUNT = "/run/benchlib-socket"  # where a server's Unix socket directory is mounted in its container
 
 
@@ -68,9 +72,16 @@ def managed_volumes(client=None) -> list:
     return (client or docker_client()).volumes.list(filters={"label": f"{LABEL_MANAGED}=true"})
 
 
+def managed_networks(client=None) -> list:
+    """Every network a benchlib cluster made."""
+    from .docker_host import docker_client
+
+    return (client or docker_client()).networks.list(filters={"label": f"{LABEL_MANAGED}=true"})
+
+
 def reap_stale(client=None) -> list[str]:
-    """Remove benchlib containers, then data volumes, whose owner process is gone. Returns the
-    containers' short ids and the volumes' names."""
+    """Remove benchlib containers, then data volumes and clusters' networks, whose owner process is
+    gone. Returns the containers' short ids and the volumes' names."""
     import docker.errors
 
     from .docker_host import docker_client
@@ -91,6 +102,12 @@ def reap_stale(client=None) -> list[str]:
             except (docker.errors.NotFound, docker.errors.APIError):
                 continue  # being reaped by another process, or still mounted by a container being removed
             removed.append(volume.name)
+    for network in managed_networks(client):
+        if not _owner_alive(network.attrs.get("Labels", {}).get(LABEL_OWNER, "")):
+            try:
+                network.remove()
+            except (docker.errors.NotFound, docker.errors.APIError):
+                continue
     return removed
 
 
@@ -160,6 +177,7 @@ class DataSnapshot:
 
 
 _live_containers: dict[str, Any] = {}
+_live_networks: dict[str, Any] = {}
 _live_lock = threading.Lock()
 
 
@@ -173,21 +191,42 @@ def _remove_live_containers() -> None:
             except Exception:
                 pass
         _live_containers.clear()
+        for network in list(_live_networks.values()):
+            try:
+                network.remove()
+            except Exception:
+                pass
+        _live_networks.clear()
 
 
-def loopback_container(image_ref: str, port: int, env: Mapping[str, str], labels: Mapping[str, str],
+@dataclass
+class NodeInstance:
+    """One running node of a cluster: its role and name on the cluster's network, its container
+    and cgroup, and where it answers (None: a role that serves no SQL, TiKV say)."""
+
+    role: str
+    name: str
+    container_id: str
+    scope: cgroups.Scope
+    endpoint: Endpoint | None
+    provenance: dict[str, Any]
+
+
+def loopback_container(image_ref: str, port: int | None, env: Mapping[str, str], labels: Mapping[str, str],
                        **kwargs: Any):
     """A testcontainers container (not yet started) of `image_ref` with `port` published on
-    127.0.0.1 only, carrying benchlib's labels (`_labels`: its owner process) so that a killed
-    owner's container is reaped by the next benchlib process."""
+    127.0.0.1 only (None: nothing published, a cluster node no client talks to), carrying
+    benchlib's labels (`_labels`: its owner process) so that a killed owner's container is reaped
+    by the next benchlib process."""
     from .docker_host import configure_testcontainers
 
     configure_testcontainers()
     from testcontainers.core.container import DockerContainer
 
     container = DockerContainer(image_ref).with_envs(**env)
-    # Published on loopback only: with_exposed_ports would bind 0.0.0.0 and ::.
-    container.ports[f"{port}/tcp"] = ("127.0.0.1", None)
+    if port is not None:
+        # Published on loopback only: with_exposed_ports would bind 0.0.0.0 and ::.
+        container.ports[f"{port}/tcp"] = ("127.0.0.1", None)
     container.with_kwargs(labels=dict(labels), **kwargs)
     return container
 
@@ -211,7 +250,9 @@ def track(container):
 
 @dataclass
 class Instance:
-    """A running engine: how to talk to it, what to measure, and where it came from."""
+    """A running engine: how to talk to it, what to measure, and where it came from. A cluster's
+    endpoint, container id and version are its entry node's; `scope` sums every node's cgroup and
+    `nodes` holds each node."""
 
     engine: Engine
     endpoint: Endpoint
@@ -222,6 +263,7 @@ class Instance:
     socket_endpoint: Endpoint | None = None  # started with unix_socket=True: the server's socket on this host
     data_volume: str | None = None  # started with data_volume=True or restore=: the volume holding its data
     run_id: str | None = None  # the run that started it (its containers and volumes carry it)
+    nodes: list[NodeInstance] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -251,11 +293,14 @@ class Instance:
         """The container's cgroup path, as `perf stat -G` takes it (None when embedded)."""
         return self.scope.perf_cgroup
 
-    def session(self, timeout: float = 10.0, *, unix_socket: bool = False, local_files: bool = False) -> Session:
+    def session(self, timeout: float = 10.0, *, unix_socket: bool = False, local_files: bool = False,
+                node: str | None = None) -> Session:
         """A new session (its own connection), closed when the instance stops; through the
         server's Unix socket with `unix_socket` (the instance must have been started with one);
-        `local_files`: allowed to send this host's files to the server's bulk load."""
-        session = self.engine.client.open(self._endpoint(unix_socket), timeout, local_files=local_files)
+        `local_files`: allowed to send this host's files to the server's bulk load; on one node of
+        a cluster with `node` (its name, `node2`)."""
+        endpoint = self._node(node).endpoint if node is not None else self._endpoint(unix_socket)
+        session = self.engine.client.open(endpoint, timeout, local_files=local_files)
         self._sessions.append(session)
         return session
 
@@ -278,6 +323,20 @@ class Instance:
             raise EngineStartError(f"{self.key}: Docker's storage driver "
                                    f"{(attrs.get('GraphDriver') or {}).get('Name')!r} shows no merged directory")
         return Path(merged) / (path or "/").lstrip("/")
+
+    def _node(self, name: str) -> NodeInstance:
+        found = next((n for n in self.nodes if n.name == name), None)
+        if found is None:
+            raise ParameterError(f"{self.key} has no node {name!r}" + (
+                f" (its nodes: {', '.join(n.name for n in self.nodes)})" if self.nodes else " (it is not a cluster)"))
+        if found.endpoint is None:
+            raise ParameterError(f"{self.key} node {name} serves no SQL (role {found.role})")
+        return found
+
+    @property
+    def sql_nodes(self) -> list[str]:
+        """The nodes a client can query, entry node first."""
+        return [n.name for n in self.nodes if n.endpoint is not None]
 
     def connect(self, *, unix_socket: bool = False) -> Any:
         """The driver's own connection of a new session (DB-API for SQL engines)."""
@@ -381,12 +440,14 @@ class start:
     `cpu_limit` caps a server's CPU in cores (a CFS quota, Docker's --cpus): a smaller instance.
     `data_volume`: the server's data directory on a volume of this start's own, so that
     `Instance.snapshot_data` can copy it; `restore`: begin from such a snapshot instead (same
-    engine and image; the volume is this start's from then on)."""
+    engine and image; the volume is this start's from then on).
+    `nodes`: a cluster's node count (default: its declaration's); checked before any container.
+    A cluster's cpuset, memory and CPU limits apply to each of its nodes."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
                  startup_timeout: float | None = None, cpuset: str | None = None, unix_socket: bool = False,
                  memory_limit_mb: int | None = None, cpu_limit: float | None = None, data_volume: bool = False,
-                 restore: DataSnapshot | None = None):
+                 restore: DataSnapshot | None = None, nodes: int | None = None):
         self.engine = get_engine(key)
         if unix_socket and (self.engine.server is None or self.engine.server.socket_setting is None):
             raise ParameterError(f"{key} has no Unix socket to connect through "
@@ -400,6 +461,11 @@ class start:
             raise ParameterError(f"a {restore.engine} data snapshot cannot start {key}")
         self.data_volume = data_volume or restore is not None
         self.restore = restore
+        cluster = self.engine.cluster
+        if cluster is None and nodes not in (None, 1):
+            raise ParameterError(f"nodes of {key} must be 1: it is a single-node engine, got {nodes!r}")
+        # The whole plan (names, counts) is checked here, before any image or container.
+        self.plan = cluster.plan(cluster.nodes if nodes is None else nodes, key) if cluster else ()
         self.unix_socket = unix_socket
         self.config = dict(config or {})
         self.cpuset = cpuset  # Docker cpuset_cpus of a server engine (benchlib.cpus); embedded: ignored
@@ -412,7 +478,9 @@ class start:
 
     def __enter__(self) -> Instance:
         try:
-            if self.engine.server is not None:
+            if self.engine.cluster is not None:
+                self.instance = self._start_cluster(self.engine)
+            elif self.engine.server is not None:
                 self.instance = self._start_server(self.engine)
             else:
                 self.instance = self._start_embedded(self.engine)
@@ -470,14 +538,7 @@ class start:
             volume = _create_volume(client, engine, self.run_id, "data")
         if volume is not None:  # registered before the container: removed after it
             self._cleanup.append(lambda: _remove_volume(client, volume))
-        limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
-        if self.memory_limit_mb:
-            # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
-            limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
-        if self.cpu_limit:
-            limits["nano_cpus"] = int(self.cpu_limit * 1e9)
-        container = loopback_container(image.ref, server.port, server.env(creds), _labels(engine, self.run_id),
-                                       **limits)
+        container = self._container(image.ref, engine, creds, publish=True)
         if volume is not None:
             # An empty volume is filled with the image's own data directory at its first mount.
             container.with_volume_mapping(volume, server.data_dir, "rw")
@@ -541,6 +602,196 @@ class start:
             session.close()
         return replace(endpoint, password=fresh.password)
 
+    def _container(self, image_ref: str, engine: Engine, creds: Credentials, *, publish: bool, **kwargs: Any):
+        """A container of `engine` not yet started: its env conventions, labels, limits and, with
+        `publish`, the client port on 127.0.0.1."""
+        server = engine.server
+        assert server is not None
+        limits = {"cpuset_cpus": self.cpuset} if self.cpuset else {}
+        if self.memory_limit_mb:
+            # Swap equal to memory: no swap, so the limit is a limit and not a slower tier.
+            limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
+        if self.cpu_limit:
+            limits["nano_cpus"] = int(self.cpu_limit * 1e9)
+        labels = {**_labels(engine, self.run_id), **kwargs.pop("labels", {})}
+        return loopback_container(image_ref, server.port if publish else None, server.env(creds), labels,
+                                  **limits, **kwargs)
+
+    # -- cluster -------------------------------------------------------------------------------
+    def _start_cluster(self, engine: Engine) -> Instance:
+        """Every node of the plan on a network of its own: each started once the one before it
+        answers (or, with an `init` step, all first, then init), its join statements run as soon
+        as it answers; then the entry node's `formed` statements, and readiness: the cluster
+        counts every member. Any failure stops every node and removes the network."""
+        from .docker_host import configure_testcontainers, docker_client
+        from .images import resolve_cluster_images
+
+        client = docker_client()
+        reap_stale(client)
+        cluster, server = engine.cluster, engine.server
+        assert cluster is not None and server is not None
+        images = resolve_cluster_images(engine)  # every role's image before the first container
+        config = {**server.default_config, **self.config}
+        server.check_storage(config)
+        commands = {node.name: cluster.role(node.role).command(node, config) for node in self.plan}
+        configure_testcontainers()
+        from testcontainers.core.network import Network
+
+        creds = Credentials(server.user, secrets.token_urlsafe(18), server.database)
+        started = time.perf_counter()
+        network = Network(docker_network_kw={"labels": _labels(engine, self.run_id)}).create()
+        self._register_network(network)
+        running: list[tuple[Any, Any, Endpoint | None]] = []  # node, container, endpoint
+        answered: dict[str, float] = {}  # node -> seconds from the first start until it answered and joined
+        for node in self.plan:
+            role = cluster.role(node.role)
+            image = images[role.name]
+            container = self._container(image.ref, engine, creds, publish=role.sql,
+                                        labels={LABEL_NODE: node.name}, hostname=node.name,
+                                        **({"user": role.user} if role.user else {}))
+            container.with_network(network).with_network_aliases(node.name)
+            if commands[node.name]:
+                container.with_command(commands[node.name])
+            try:
+                container.start()
+            finally:
+                if container.get_wrapped_container() is not None:
+                    self._register(container)
+            endpoint = (Endpoint(container.get_container_host_ip(), int(container.get_exposed_port(server.port)),
+                                 creds.user, creds.password, creds.database) if role.sql else None)
+            running.append((node, container, endpoint))
+            if cluster.init is None:
+                self._join(engine, node, container, endpoint, creds)
+                answered[node.name] = time.perf_counter() - started
+        if cluster.init is not None:
+            self._init(engine, running)
+            for node, container, endpoint in running:
+                self._join(engine, node, container, endpoint, creds)
+                answered[node.name] = time.perf_counter() - started
+        entry = next(r for r in running if r[0].role == cluster.entry_role)
+        entry_session = engine.client.open(entry[2], timeout=10.0)
+        try:
+            for statement in cluster.formed:
+                entry_session.execute(statement)
+            self._wait_members(engine, entry_session, running)
+        finally:
+            entry_session.close()
+        startup = time.perf_counter() - started
+
+        nodes = []
+        for node, container, endpoint in running:
+            wrapped = container.get_wrapped_container()
+            wrapped.reload()
+            scope = cgroups.scope_for_pid(wrapped.attrs["State"]["Pid"])
+            image = images[node.role]
+            version = None
+            if endpoint is not None:
+                session = engine.client.open(endpoint, timeout=10.0)
+                try:
+                    version = session.version()
+                finally:
+                    session.close()
+            nodes.append(NodeInstance(node.role, node.name, wrapped.id, scope, endpoint, {
+                "role": node.role, "node": node.name, "image_ref": image.ref, "image_id": image.image_id,
+                "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
+                "server_version": version, "container_id": wrapped.id, "cgroup": scope.perf_cgroup,
+                # From the cluster's first container until this node answered and joined.
+                "startup_seconds": answered[node.name],
+            }))
+        scope = cgroups.cluster_scope([n.scope for n in nodes])
+        entry_node = next(n for n in nodes if n.name == entry[0].name)
+        main = images[entry[0].role]
+        instance = Instance(engine, entry[2], entry_node.container_id, scope, {
+            "engine": engine.key, "kind": engine.kind, "image_ref": main.ref, "image_id": main.image_id,
+            "image_digest": main.digest, "image_source": main.source, "image_note": main.note,
+            "server_version": entry_node.provenance["server_version"], "startup_seconds": startup,
+            "config": {**self.config, "nodes": len(nodes),
+                       **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {})},
+            "container_id": ",".join(n.container_id for n in nodes),
+            "cgroup": ",".join(n.scope.perf_cgroup or "" for n in nodes), "cpuset": self.cpuset,
+            "nodes": [n.provenance for n in nodes],
+        }, nodes=nodes)
+        return instance
+
+    def _join(self, engine: Engine, node, container, endpoint: Endpoint | None, creds: Credentials) -> None:
+        """Wait until the node answers (a node serving no SQL: until its container runs), then run
+        its role's join statements on it."""
+        if endpoint is None:
+            return
+        self._wait_ready(engine, container, endpoint, what=f"{engine.key} node {node.name}")
+        statements = engine.cluster.role(node.role).join(node, creds)
+        if not statements:
+            return
+        session = engine.client.open(endpoint, timeout=10.0)
+        try:
+            for statement in statements:
+                try:
+                    session.execute(statement)
+                except Exception as exc:
+                    raise EngineStartError(
+                        f"{engine.key} node {node.name} could not join: {statement.split(' password')[0]!r} failed: "
+                        f"{exc}; last log lines:\n{_log_tail(container.get_wrapped_container())}") from None
+        finally:
+            session.close()
+
+    def _init(self, engine: Engine, running) -> None:
+        """The cluster's init command in its first node, once every container runs."""
+        first = running[0][1].get_wrapped_container()
+        command = engine.cluster.init(tuple(r[0] for r in running))
+        deadline = time.monotonic() + (self.startup_timeout or engine.server.startup_timeout)
+        while True:
+            code, output = first.exec_run(command)
+            if code == 0:
+                return
+            if time.monotonic() > deadline:
+                raise EngineStartError(f"{engine.key}: {' '.join(command)} failed (exit {code}): "
+                                       f"{output.decode(errors='replace')[-500:]}")
+            time.sleep(0.5)  # the other nodes may not listen yet
+
+    def _wait_members(self, engine: Engine, session: Session, running) -> None:
+        """Poll the cluster's members query on the entry node until it counts every member; a
+        node whose container exits fails the start at once, with its last log lines."""
+        cluster = engine.cluster
+        expected = cluster.expected_members(tuple(r[0] for r in running))
+        timeout = self.startup_timeout or engine.server.startup_timeout
+        deadline = time.monotonic() + timeout
+        counted: Any = None
+        while True:
+            try:
+                counted = int(session.execute(cluster.members)[0][0])
+            except Exception as exc:  # a member still joining can make the query itself fail
+                counted = f"error: {exc}"
+            if counted == expected:
+                return
+            for node, container, _ in running:
+                wrapped = container.get_wrapped_container()
+                wrapped.reload()
+                if wrapped.status in ("exited", "dead"):
+                    raise EngineStartError(f"{engine.key} node {node.name} exited while the cluster formed; last log "
+                                           f"lines:\n{_log_tail(wrapped)}")
+            if time.monotonic() > deadline:
+                tails = "\n".join(f"-- {node.name}:\n{_log_tail(container.get_wrapped_container(), 8)}"
+                                  for node, container, _ in running)
+                raise EngineStartError(f"{engine.key}: the cluster counted {counted} of {expected} members after "
+                                       f"{timeout:.0f}s ({cluster.members}); last log lines:\n{tails}")
+            time.sleep(0.1)
+
+    def _register_network(self, network) -> None:
+        """Removed after every container (cleanup runs in reverse): Docker refuses to remove a
+        network that still has endpoints."""
+        with _live_lock:
+            _live_networks[network.name] = network
+
+        def remove() -> None:
+            with _live_lock:
+                _live_networks.pop(network.name, None)
+            try:
+                network.remove()
+            except Exception:
+                pass  # reap_stale removes it once its owner is gone
+
+        self._cleanup.append(remove)
+
     def _wait_socket(self, instance: Instance) -> None:
         """The socket appears a moment after TCP answers on some servers (MySQL creates it last)."""
         deadline = time.monotonic() + 30.0
@@ -557,8 +808,9 @@ class start:
     def _register(self, container) -> None:
         self._cleanup.append(track(container))
 
-    def _wait_ready(self, engine: Engine, container, endpoint: Endpoint) -> str:
+    def _wait_ready(self, engine: Engine, container, endpoint: Endpoint, what: str | None = None) -> str:
         """Poll login + ready + version; fail fast if the container exits."""
+        what = what or engine.key
         assert engine.server is not None
         timeout = self.startup_timeout or engine.server.startup_timeout
         deadline = time.monotonic() + timeout
@@ -577,12 +829,12 @@ class start:
             wrapped.reload()
             if wrapped.status in ("exited", "dead"):
                 raise EngineStartError(
-                    f"{engine.key} container exited during start-up (image {container.image}); "
+                    f"{what} container exited during start-up (image {container.image}); "
                     f"last log lines:\n{_log_tail(wrapped)}"
                 )
             time.sleep(0.05)
         raise EngineStartError(
-            f"{engine.key} was not ready within {timeout:.0f}s (image {container.image}); last error: "
+            f"{what} was not ready within {timeout:.0f}s (image {container.image}); last error: "
             f"{last_error}; last log lines:\n{_log_tail(wrapped)}"
         )
 

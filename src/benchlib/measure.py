@@ -72,6 +72,21 @@ def calibration_loop(iterations: int = CALIBRATION_ITERATIONS) -> int:
     for _ in range(iterations):
         x = (x * 1103515245 + 12345) & 0x7FFFFFFF
     return x
+
+
+NODE_SCOPE = cgroups.NODE_SCOPE
+NODE_SEPARATOR = ":"
+
+
+def node_instance_id(cluster_instance_id: str, node: str) -> str:
+    """`mariadb-galera-0003:node2`: a file name in the store, which no instance id otherwise holds."""
+    return f"{cluster_instance_id}{NODE_SEPARATOR}{node}"
+
+
+def cluster_instance_of(instance_id: str) -> str:
+    return instance_id.rpartition(NODE_SEPARATOR)[0]
+
+
 # Windows of a warm-up repetition: stored, never part of a cost (results read exact window names).
 WARMUP_PREFIX = "warmup-"
 
@@ -158,6 +173,8 @@ class Run:
             return next(self._seq)
 
     def record_instance(self, instance: Instance) -> str:
+        """One `instances` row per engine start; a cluster's also one per node (kind `node`,
+        instance id `<cluster's>/<node>`), with the node's own container, cgroup, image and version."""
         instance_id = f"{instance.key}-{self.next_seq():04d}"
         p = instance.provenance
         self.store.write_instance({
@@ -168,6 +185,17 @@ class Run:
             "startup_seconds": p["startup_seconds"], "container_id": p["container_id"],
             "cgroup": p["cgroup"], "started_at": utcnow(),
         })
+        for node in p.get("nodes", ()):
+            self.store.write_instance({
+                "run_id": self.run_id, "instance_id": node_instance_id(instance_id, node["node"]),
+                "engine": instance.key, "kind": NODE_SCOPE, "image_ref": node["image_ref"],
+                "image_id": node["image_id"], "image_digest": node["image_digest"],
+                "image_source": node["image_source"], "image_note": node["image_note"],
+                "server_version": node["server_version"],
+                "config": as_json({"role": node["role"], "node": node["node"]}),
+                "startup_seconds": node["startup_seconds"], "container_id": node["container_id"],
+                "cgroup": node["cgroup"], "started_at": utcnow(),
+            })
         return instance_id
 
     def meter(self, instance: Instance, repetition: int = 1, settle: SettlePolicy | None = None, *,
@@ -288,7 +316,7 @@ class Meter:
         """Whether the engine works after a call returns: a server (purge, flushing, checkpoints),
         or an embedded library with threads of its own (RocksDB's compactions)."""
         embedded = self.instance.engine.embedded
-        return self.instance.scope.kind == "cgroup" or (embedded is not None and embedded.background_work)
+        return self.instance.scope.containers or (embedded is not None and embedded.background_work)
 
     # -- windows -----------------------------------------------------------------------------------
     def _perf_window(self) -> perf.PerfWindow | None:
@@ -297,7 +325,8 @@ class Meter:
         scope = self.instance.scope
         if scope.kind == "process":
             return perf.PerfWindow(pid=scope.pid).prepare()
-        return perf.PerfWindow(cgroup=scope.perf_cgroup).prepare()
+        cgroups_ = scope.perf_cgroups
+        return perf.PerfWindow(cgroup=cgroups_[0] if len(cgroups_) == 1 else cgroups_).prepare()
 
     def baseline(self, seconds: float, action: Callable[[], Any] | None = None, name: str = "idle", *,
                  repetition: int | None = None, warmup: bool | None = None,
@@ -457,7 +486,6 @@ class Meter:
                 rows.append({**common, "metric": metric, "value": value, "unit": unit, "source": src, "scope": scope,
                              "status": status or ("ok" if value is not None else "unsupported")})
 
-            b, a = w.before, w.after
             add("wall_time", w.wall_seconds, "s", "clock")
             if w.name != "settle":
                 for metric, value, unit, src, scope, status in readings.rows:
@@ -467,23 +495,47 @@ class Meter:
                 add("cpu_time", _delta(cb.cpu_ns, ca.cpu_ns, 1e-9), "s", csrc, scope="client")
                 add("cpu_user_time", _delta(cb.user_ns, ca.user_ns, 1e-9), "s", csrc, scope="client")
                 add("cpu_system_time", _delta(cb.system_ns, ca.system_ns, 1e-9), "s", csrc, scope="client")
-            add("cpu_time", _delta(b.cpu_ns, a.cpu_ns, 1e-9), "s", source)
-            add("cpu_user_time", _delta(b.user_ns, a.user_ns, 1e-9), "s", source)
-            add("cpu_system_time", _delta(b.system_ns, a.system_ns, 1e-9), "s", source)
-            add("io_read_bytes", _delta(b.io_read_bytes, a.io_read_bytes, 1), "bytes", source)
-            add("io_write_bytes", _delta(b.io_write_bytes, a.io_write_bytes, 1), "bytes", source)
-            # A peak that could not be reset at the window start covers the engine's lifetime:
-            # it gets its own name so nobody reads it as the window's peak.
-            peak_metric = "memory_peak_bytes" if w.peak_is_window else "memory_peak_since_start_bytes"
-            add(peak_metric, a.memory_peak_bytes, "bytes", source)
-            for event, (metric, unit, scale) in perf.EVENTS.items():
-                reading = (w.perf_readings or {}).get(event)
-                if reading is None:
-                    add(metric, None, unit, "perf", self._perf_status if w.perf_readings is None else "unsupported")
-                else:
-                    add(metric, reading.value * scale if reading.value is not None else None, unit, "perf",
-                        reading.status)
+            self._resource_rows(add, w.before, w.after, w.perf_readings, w.peak_is_window, source,
+                                memory_total=bool(w.after.parts))
+            # A cluster: each node's own rows beside the sum, under the node's instance id.
+            for i, node in enumerate(self.instance.nodes):
+                node_common = {**common, "instance_id": node_instance_id(self.instance_id, node.name)}
+
+                def add_node(metric: str, value: float | None, unit: str, src: str, status: str | None = None,
+                             node_common: dict = node_common) -> None:
+                    add(metric, value, unit, src, status, scope=NODE_SCOPE, common=node_common)
+
+                add_node("wall_time", w.wall_seconds, "s", "clock")
+                node_perf = None if w.perf_readings is None else {
+                    event: r.parts[i] for event, r in w.perf_readings.items() if len(r.parts) > i}
+                self._resource_rows(add_node, w.before.parts[i], w.after.parts[i], node_perf, w.peak_is_window,
+                                    node.scope.source)
         self.run.store.append_measurements(self.run.run_id, seq, rows)
+
+    def _resource_rows(self, add, b: cgroups.Sample, a: cgroups.Sample, perf_readings, peak_is_window: bool,
+                       source: str, *, memory_total: bool = False) -> None:
+        """The rows of one scope's window: CPU, I/O, memory, network and perf counters."""
+        add("cpu_time", _delta(b.cpu_ns, a.cpu_ns, 1e-9), "s", source)
+        add("cpu_user_time", _delta(b.user_ns, a.user_ns, 1e-9), "s", source)
+        add("cpu_system_time", _delta(b.system_ns, a.system_ns, 1e-9), "s", source)
+        add("io_read_bytes", _delta(b.io_read_bytes, a.io_read_bytes, 1), "bytes", source)
+        add("io_write_bytes", _delta(b.io_write_bytes, a.io_write_bytes, 1), "bytes", source)
+        if a.net_rx_bytes is not None:  # a container's own network namespace; a process has none of its own
+            add("net_rx_bytes", _delta(b.net_rx_bytes, a.net_rx_bytes, 1), "bytes", source)
+            add("net_tx_bytes", _delta(b.net_tx_bytes, a.net_tx_bytes, 1), "bytes", source)
+        # A peak that could not be reset at the window start covers the engine's lifetime: it gets
+        # its own name so nobody reads it as the window's peak. A cluster's is the sum of each
+        # node's peak, which need not have come at the same moment.
+        peak_metric = "memory_peak_bytes" if peak_is_window else "memory_peak_since_start_bytes"
+        add(peak_metric.replace("_bytes", "_node_sum_bytes") if memory_total else peak_metric, a.memory_peak_bytes,
+            "bytes", source)
+        for event, (metric, unit, scale) in perf.EVENTS.items():
+            reading = (perf_readings or {}).get(event)
+            if reading is None:
+                add(metric, None, unit, "perf", self._perf_status if perf_readings is None else "unsupported")
+            else:
+                add(metric, reading.value * scale if reading.value is not None else None, unit, "perf",
+                    reading.status)
 
 
 def wait_until_quiet(scope: cgroups.Scope, policy: SettlePolicy, t_start: float, cpu_start_ns: int,
@@ -516,7 +568,10 @@ def _cpu_seconds(before: cgroups.Sample, after: cgroups.Sample) -> float:
 
 
 def _reset_peak(scope: cgroups.Scope) -> bool:
-    """cgroup v1 lets a peak be reset (write 0 to memory.max_usage_in_bytes)."""
+    """cgroup v1 lets a peak be reset (write 0 to memory.max_usage_in_bytes); a cluster's, on
+    every node."""
+    if scope.kind == "cluster":
+        return all([_reset_peak(node) for node in scope.nodes])
     if scope.kind != "cgroup" or not scope.memory_v1 or scope.memory_dir is None:
         return False
     try:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, ClassVar, Iterable
 
 from .errors import ParameterError
-from .validation import ALL_AVAILABLE, engine_selection, engine_settings, keep_runnable, require
+from .validation import ALL_AVAILABLE, cluster_nodes, engine_selection, engine_settings, keep_runnable, require
 
 Check = Callable[[str, Any, dict], Any]
 
@@ -129,10 +129,19 @@ def price_map() -> Check:
     return check
 
 
-def engines() -> Check:
-    """The engine selection: checked late, by the parameters class's own `runs_engine`."""
+def engines(*, clusters: bool = False) -> Check:
+    """The engine selection (or, with `clusters`, the cluster selection): checked late, by the
+    parameters class's own `runs_engine`."""
     def check(name: str, value: Any, checked: dict) -> Any:
         return value  # resolved by Parameters.validate, which knows the class
+    check.clusters = clusters  # type: ignore[attr-defined]
+    return check
+
+
+def nodes_per_cluster() -> Check:
+    """Node counts of the clusters that run ({} : each its declared count)."""
+    def check(name: str, value: Any, checked: dict) -> dict[str, int]:
+        return cluster_nodes(name, value, checked["clusters"])
     return check
 
 
@@ -177,12 +186,16 @@ class Parameters:
             if f.metadata["late"] and not ordered[index - 1].metadata["late"]:
                 cls.check_plain(checked, values)  # every plain value known good before Docker is asked
             value = values[f.name]
-            if f.name == "engines":
+            clusters = getattr(f.metadata["check"], "clusters", None)
+            if clusters is not None:
                 explicit = value != ALL_AVAILABLE
-                runnable, skipped = engine_selection(value, lambda e: cls.runs_engine(e, checked),
-                                                     f"the {cls.WORKLOAD} workload")
-                checked["engines"] = cls.narrow_engines(runnable, skipped, checked, explicit=explicit)
-                if not checked["engines"]:
+                runnable, skipped_here = engine_selection(value, lambda e: cls.runs_engine(e, checked),
+                                                          f"the {cls.WORKLOAD} workload", clusters=clusters,
+                                                          name=f.name)
+                skipped.update(skipped_here)
+                narrow = cls.narrow_clusters if clusters else cls.narrow_engines
+                checked[f.name] = narrow(runnable, skipped, checked, explicit=explicit)
+                if not checked[f.name] and not clusters:
                     raise ParameterError(f"no engine can run the {cls.WORKLOAD} workload with these parameters: "
                                          + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
             else:
@@ -204,6 +217,24 @@ class Parameters:
     def cannot_run(cls, engine, checked: dict[str, Any]) -> str | None:
         """Why `engine` has nothing to run with these values (None: it runs)."""
         return None
+
+    @classmethod
+    def narrow_clusters(cls, runnable: list[str], skipped: dict[str, str], checked: dict[str, Any], *,
+                        explicit: bool) -> list[str]:
+        """A cluster runs beside its single node, which its figures are compared with: one whose
+        single node is not among the engines fails when asked for by name, else it is skipped."""
+        from .engines import get_engine
+
+        singles = {get_engine(k).name for k in checked.get("engines", [])}
+        engines = ", ".join(checked.get("engines", []))
+
+        def single_missing(key: str) -> str | None:
+            single = get_engine(key).variant_of
+            return None if single in singles else f"its single node {single} is not among the engines ({engines})"
+
+        return keep_runnable(runnable, single_missing, skipped, explicit=explicit, refuse=lambda key, reason: ParameterError(
+            f"clusters lists {key}, but {reason}: it runs beside its single node, add {get_engine(key).variant_of} "
+            "to engines"))
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:

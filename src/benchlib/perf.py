@@ -38,6 +38,20 @@ class Reading:
     unit: str
     status: str  # ok | unsupported | not_counted
     running_pct: float | None = None
+    parts: tuple["Reading", ...] = ()  # a cluster's: each node's reading, this one their sum
+
+    @classmethod
+    def total(cls, parts: tuple["Reading", ...]) -> "Reading":
+        """The sum over a cluster's nodes: unsupported anywhere is unsupported; a node never
+        scheduled (not counted) adds nothing, and all of them idle is not counted."""
+        first = parts[0]
+        statuses = {p.status for p in parts}
+        if "unsupported" in statuses:
+            return cls(first.event, None, first.unit, "unsupported", parts=parts)
+        counted = [p.value for p in parts if p.status == "ok"]
+        if not counted:
+            return cls(first.event, None, first.unit, "not_counted", parts=parts)
+        return cls(first.event, sum(counted), first.unit, "ok", parts=parts)
 
 
 def parse_csv(text: str, cgroup_mode: bool) -> dict[str, Reading]:
@@ -46,7 +60,19 @@ def parse_csv(text: str, cgroup_mode: bool) -> dict[str, Reading]:
     Fields: value, unit, event, [cgroup,] run-time, %running, metric, metric unit.
     `<not supported>` means the host cannot count the event; `<not counted>` means the counter
     never ran (an idle cgroup is never scheduled) - both are stored without a number."""
-    readings: dict[str, Reading] = {}
+    return {event: reading for (_, event), reading in _parse(text, cgroup_mode).items()}
+
+
+def parse_csv_by_cgroup(text: str) -> dict[str, dict[str, Reading]]:
+    """Cgroup mode output of several cgroups: cgroup -> event -> reading."""
+    out: dict[str, dict[str, Reading]] = {}
+    for (cgroup, event), reading in _parse(text, cgroup_mode=True).items():
+        out.setdefault(cgroup, {})[event] = reading
+    return out
+
+
+def _parse(text: str, cgroup_mode: bool) -> dict[tuple[str, str], Reading]:
+    readings: dict[tuple[str, str], Reading] = {}
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
@@ -54,18 +80,19 @@ def parse_csv(text: str, cgroup_mode: bool) -> dict[str, Reading]:
         if len(fields) < 3:
             continue
         raw, unit, event = fields[0].strip(), fields[1].strip(), fields[2].strip()
+        key = (fields[3].strip() if cgroup_mode and len(fields) > 3 else "", event)
         pct_index = 5 if cgroup_mode else 4
         try:
             pct = float(fields[pct_index]) if len(fields) > pct_index and fields[pct_index] else None
         except ValueError:
             pct = None
         if raw == "<not supported>":
-            readings[event] = Reading(event, None, unit, "unsupported")
+            readings[key] = Reading(event, None, unit, "unsupported")
         elif raw == "<not counted>":
-            readings[event] = Reading(event, None, unit, "not_counted")
+            readings[key] = Reading(event, None, unit, "not_counted")
         else:
             try:
-                readings[event] = Reading(event, float(raw), unit, "ok", pct)
+                readings[key] = Reading(event, float(raw), unit, "ok", pct)
             except ValueError:
                 continue
     return readings
@@ -113,14 +140,16 @@ class PerfError(RuntimeError):
 
 class PerfWindow:
     """One counting window. `prepare()` starts perf disabled; `enable()` / `disable()` are exact;
-    `result()` stops perf and returns its readings."""
+    `result()` stops perf and returns its readings. Several cgroups (a cluster's nodes) are counted
+    by one perf: each reading is their sum, with each cgroup's reading in its `parts`, in order."""
 
     ACK_TIMEOUT = 10.0
 
-    def __init__(self, *, cgroup: str | None = None, pid: int | None = None, events: list[str] | None = None):
+    def __init__(self, *, cgroup: str | tuple[str, ...] | None = None, pid: int | None = None,
+                 events: list[str] | None = None):
         if (cgroup is None) == (pid is None):
             raise ValueError("give exactly one of cgroup (a container) or pid (an embedded engine)")
-        self.cgroup = cgroup
+        self.cgroups = (cgroup,) if isinstance(cgroup, str) else cgroup
         self.pid = pid
         self.events = events or list(EVENTS)
         self._dir = Path(tempfile.mkdtemp(prefix=_dir_prefix()))
@@ -131,9 +160,10 @@ class PerfWindow:
         ctl, ack, out = self._dir / "ctl", self._dir / "ack", self._dir / "out.csv"
         cmd = ["perf", "stat", "-x,", "--no-big-num", "-o", str(out), "--delay=-1",
                f"--control=fifo:{ctl},{ack}", "-e", ",".join(self.events)]
-        if self.cgroup is not None:
-            # -e must come before -G, with one cgroup entry per event.
-            cmd += ["-a", "-G", ",".join([self.cgroup] * len(self.events))]
+        if self.cgroups is not None:
+            # -e must come before -G, with one cgroup entry per event: the events repeat per cgroup.
+            cmd[-1] = ",".join(self.events * len(self.cgroups))
+            cmd += ["-a", "-G", ",".join(c for c in self.cgroups for _ in self.events)]
         else:
             cmd += ["-p", str(self.pid)]
         return cmd
@@ -171,7 +201,14 @@ class PerfWindow:
         out = self._dir / "out.csv"
         text = out.read_text() if out.exists() else ""
         self._close()
-        readings = parse_csv(text, cgroup_mode=self.cgroup is not None)
+        if self.cgroups is not None and len(self.cgroups) > 1:
+            by_cgroup = parse_csv_by_cgroup(text)
+            readings = {}
+            if all(c in by_cgroup for c in self.cgroups):
+                events = [e for e in self.events if all(e in by_cgroup[c] for c in self.cgroups)]
+                readings = {e: Reading.total(tuple(by_cgroup[c][e] for c in self.cgroups)) for e in events}
+        else:
+            readings = parse_csv(text, cgroup_mode=self.cgroups is not None)
         if not readings:
             raise PerfError(f"perf stat produced no counts (exit {self._proc.returncode}): {stderr.decode()[-500:]}")
         return readings

@@ -8,13 +8,14 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from .engines import ENGINES
+from .engines import CLUSTERS, ENGINES
 
 # Engines a reference article measured that benchlib has no module for (MariaDB Xpand, a cloud
 # service): drawn beside the modules' own, which come last so a module always wins.
 _REFERENCE_ENGINES = {"xpand": ("MariaDB Xpand", "#7B3F00")}
-ENGINE_COLORS = {**{k: c for k, (_, c) in _REFERENCE_ENGINES.items()}, **{k: e.color for k, e in ENGINES.items()}}
-ENGINE_TITLES = {**{k: t for k, (t, _) in _REFERENCE_ENGINES.items()}, **{k: e.title for k, e in ENGINES.items()}}
+_DECLARED = {**ENGINES, **CLUSTERS}
+ENGINE_COLORS = {**{k: c for k, (_, c) in _REFERENCE_ENGINES.items()}, **{k: e.color for k, e in _DECLARED.items()}}
+ENGINE_TITLES = {**{k: t for k, (t, _) in _REFERENCE_ENGINES.items()}, **{k: e.title for k, e in _DECLARED.items()}}
 # For keys nobody declared (an engine imported from another store, say): still drawn, in a
 # colour fixed by the key so it is the same in every figure.
 _FALLBACK_COLORS = ("#8C564B", "#E377C2", "#7F7F7F", "#17BECF", "#BCBD22", "#9467BD")

@@ -69,9 +69,10 @@ ENGINE_SCOPES = ("server", "embedded")
 COST_WINDOWS = ("baseline", "phase", "settle")
 
 
-def engine_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """The engine's own rows (its cgroup, or the process of an embedded engine), not the client's."""
-    return df[df["scope"].isin(ENGINE_SCOPES)]
+def engine_rows(df: pd.DataFrame, scopes: tuple[str, ...] = ENGINE_SCOPES) -> pd.DataFrame:
+    """The engine's own rows (its cgroup, a cluster's summed cgroups, or the process of an
+    embedded engine), not the client's; `scopes=(NODE_SCOPE,)`: a cluster's nodes, each its own."""
+    return df[df["scope"].isin(scopes)]
 
 
 # The engine cost metrics cost_metric chooses between, preferred first, with their units.
@@ -91,12 +92,12 @@ def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
             f"perf's instructions:u on this host was {statuses}")
 
 
-def phase_costs(df: pd.DataFrame, metric: str) -> pd.DataFrame:
+def phase_costs(df: pd.DataFrame, metric: str, scopes: tuple[str, ...] = ENGINE_SCOPES) -> pd.DataFrame:
     """Per engine start, variant (labels) and phase: the engine's metric in the phase window, in
     the settle window, and both with the engine's idle rate x duration subtracted (the idle rate
     comes from the baseline window of the same engine start). Baseline windows appear as their
-    own phase."""
-    df = engine_rows(df)
+    own phase. `scopes=(NODE_SCOPE,)`: per cluster node instead (each node's own idle rate)."""
+    df = engine_rows(df, scopes)
     df = df[df["window"].isin(COST_WINDOWS)]  # warm-up windows are kept in the store, never in a cost
     keys = ["run_id", "instance_id", "engine", "repetition", "labels", "phase"]
     wide = (df[df["metric"].isin([metric, "wall_time"])]

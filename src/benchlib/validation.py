@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from .engines import ENGINES, Engine, get_engine
+from .engines import CLUSTERS, ENGINES, Engine, get_engine
 from .errors import EngineUnavailableError, ParameterError
 
 ALL_AVAILABLE = "all available"
@@ -40,35 +40,46 @@ def engine_settings(name: str, value: Any, engines: Iterable[str]) -> dict[str, 
 
 
 def engine_selection(value: Any, supports: Callable[[Engine], bool] = lambda engine: True,
-                     workload: str = "this workload") -> tuple[list[str], dict[str, str]]:
+                     workload: str = "this workload", *, clusters: bool = False,
+                     name: str = "engines") -> tuple[list[str], dict[str, str]]:
     """Engines to run, and those skipped with their reason.
 
     An explicit list must name engines the workload supports and that can run here (else the
     error says why not); "all available" runs every engine that can, and reports the others as
-    skipped with the reason."""
+    skipped with the reason. Single-node engines and clusters are chosen apart (`clusters`): a
+    cluster is asked for where a workload offers it (its `clusters` parameter), and an empty list
+    of clusters runs none."""
+    pool = CLUSTERS if clusters else ENGINES
     explicit = value != ALL_AVAILABLE
     if isinstance(value, str) and explicit:
         value = [value]
-    keys = list(ENGINES) if not explicit else value
+    keys = list(pool) if not explicit else value
+    if clusters and isinstance(keys, (list, tuple)) and not keys:
+        return [], {}
     if not isinstance(keys, (list, tuple)) or not keys or not all(isinstance(k, str) for k in keys):
-        raise ParameterError(f"engines must be a non-empty list of engine keys or {ALL_AVAILABLE!r}, got {value!r}")
+        what = "a list of cluster keys" if clusters else "a non-empty list of engine keys"
+        raise ParameterError(f"{name} must be {what} or {ALL_AVAILABLE!r}, got {value!r}")
     for key in keys:
-        get_engine(key)  # UnknownEngineError lists the known keys
+        engine = get_engine(key)  # UnknownEngineError lists the known keys
+        if (engine.cluster is not None) != clusters:
+            raise ParameterError(
+                f"{name} lists {key!r}, a cluster: {workload} runs clusters only through its clusters parameter"
+                if not clusters else f"{name} lists {key!r}, which is not a cluster (clusters: {', '.join(CLUSTERS)})")
     if len(set(keys)) != len(keys):
-        raise ParameterError(f"engines lists an engine twice: {keys!r}")
+        raise ParameterError(f"{name} lists an engine twice: {keys!r}")
     skipped: dict[str, str] = {}
 
     def unsupported(key: str) -> str | None:
         return None if supports(get_engine(key)) else f"{workload} has no dialect for it"
 
     def refuse_unsupported(key: str, reason: str) -> Exception:
-        supported = [k for k in ENGINES if supports(get_engine(k))]
+        supported = [k for k in pool if supports(get_engine(k))]
         return ParameterError(f"{workload} does not support engine {key!r}; it supports: {', '.join(supported)}")
 
     supported = keep_runnable(keys, unsupported, skipped, explicit=explicit, refuse=refuse_unsupported)
     runnable = keep_runnable(supported, unavailable_reason, skipped, explicit=explicit, refuse=lambda key, reason:
                              EngineUnavailableError(f"engine {key!r} cannot run on this host: {reason}"))
-    if not runnable:
+    if not runnable and not clusters:
         raise EngineUnavailableError(f"no engine can run on this host: {skipped}")
     return runnable, {k: skipped[k] for k in keys if k in skipped}
 
@@ -87,6 +98,21 @@ def keep_runnable(keys: Iterable[str], reason_not_to_run: Callable[[str], str | 
         else:
             skipped[key] = reason
     return keep
+
+
+def cluster_nodes(name: str, value: Any, clusters: Iterable[str]) -> dict[str, int]:
+    """Node counts per cluster ({"mariadb-galera": 5}), each for a cluster that runs and within
+    what its declaration allows; a cluster not named runs its declared count."""
+    if not isinstance(value, dict):
+        raise ParameterError(f"{name} must map cluster keys to node counts, e.g. {{'mariadb-galera': 3}}, got "
+                             f"{value!r}")
+    clusters = list(clusters)
+    for key, nodes in value.items():
+        if key not in clusters:
+            raise ParameterError(f"{name} has a node count for {key!r}, which is not among the clusters that run "
+                                 f"({', '.join(clusters) or 'none'})")
+        get_engine(key).cluster.check_nodes(key, nodes)
+    return {k: int(v) for k, v in value.items()}
 
 
 def unavailable_reason(key: str) -> str | None:

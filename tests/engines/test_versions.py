@@ -16,7 +16,8 @@ from benchlib.workloads.dml import dialect_for
 
 pytestmark = pytest.mark.docker
 
-VERSIONED = [k for k, e in ALL_ENGINES.items() if e.version and e.server]
+# Clusters start several containers each: tests/engines/test_clusters.py covers their one version.
+VERSIONED = [k for k, e in ALL_ENGINES.items() if e.version and e.server and e.cluster is None]
 PRODUCT = {"postgres": "PostgreSQL", "mysql": "MySQL", "mariadb": "MariaDB", "ferretdb": "FerretDB",
            "mongodb": "MongoDB"}  # what the server calls itself
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from benchlib import plots
-from benchlib.engines import ALL_ENGINES, ENGINES, get_engine
+from benchlib.engines import ALL_ENGINES, CLUSTERS, ENGINES, get_engine
 from benchlib.errors import ParameterError, UnknownEngineError
 from benchlib.workloads.dml import DIALECTS, dialect_for
 
@@ -24,7 +24,7 @@ def test_every_server_version_is_a_key_and_defaults_are_plain_keys():
 def test_a_pinned_version_runs_that_major_and_keeps_the_engine_identity(key):
     engine = get_engine(key)
     name, _, version = key.partition("@")
-    base = ENGINES[name]
+    base = {**ENGINES, **CLUSTERS}[name]
     assert engine.key == key and engine.name == name and engine.version == version
     assert engine.title == f"{base.title} {version}" and plots.engine_title(key) == engine.title
     assert plots.engine_color(key) == base.color == engine.color  # versions share their engine's colour

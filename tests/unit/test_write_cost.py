@@ -14,7 +14,7 @@ from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERAT
 
 GOOD = dict(engines=["sqlite", "duckdb"], rows=1000, rows_per_txn=[1, 10, 1000], rows_per_stmt=[1, 100],
             server_generated=True, repetitions=1, idle_seconds=0.1, pk_kind="uuid", max_settle_seconds=1,
-            max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False)
+            max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, clusters=[], cluster_nodes={})
 
 
 @pytest.mark.parametrize("name, value, fragment", [
@@ -191,3 +191,69 @@ def test_plain_values_are_refused_before_any_engine_is_looked_at():
     # cockroachdb cannot run here (official image only); the bad cell must be named first all the same.
     with pytest.raises(ParameterError, match="rows_per_txn value 7 does not divide rows"):
         validate_parameters({**GOOD, "engines": ["cockroachdb"], "rows_per_txn": [7]})
+
+
+def _replication_rows():
+    """cells() output of two repetitions: PostgreSQL and its replica cluster in two cells."""
+    rows = []
+    for engine, one_row, bulk, p50 in (("postgres", (100.0, 110.0), (10.0, 12.0), 0.0002),
+                                       ("postgres-replica-sync", (200.0, 230.0), (15.0, 15.0), 0.0005)):
+        for rep in (0, 1):
+            rows.append({"engine": engine, "repetition": rep + 1, "rows_per_txn": 1, "rows_per_stmt": 1,
+                         "rows_from": CLIENT_VALUES, "cpu_us_per_row": one_row[rep], "txn_latency_p50": p50,
+                         "txn_latency_p95": 2 * p50})
+            rows.append({"engine": engine, "repetition": rep + 1, "rows_per_txn": 100, "rows_per_stmt": 100,
+                         "rows_from": CLIENT_VALUES, "cpu_us_per_row": bulk[rep], "txn_latency_p50": 100 * p50,
+                         "txn_latency_p95": 200 * p50})
+    return pd.DataFrame(rows)
+
+
+def test_replication_compares_each_cluster_with_its_single_node_per_cell():
+    r = analysis.replication(_replication_rows()).set_index(["rows_per_txn", "rows_per_stmt"])
+    one = r.loc[(1, 1)]
+    assert one["cluster"] == "postgres-replica-sync" and one["single"] == "postgres"
+    assert one["single_us"] == pytest.approx(105.0) and one["cluster_us"] == pytest.approx(215.0)
+    assert one["ratio"] == pytest.approx(215 / 105)
+    assert one["added_us_per_commit"] == pytest.approx(110.0)  # one row per commit
+    assert one["single_ci95"] == pytest.approx(12.706 * 7.0710678 / 2 ** 0.5)  # t(1) x sd / sqrt(n)
+    assert one["cluster_txn_latency_p50"] == pytest.approx(0.0005) and one["n"] == 2
+    bulk = r.loc[(100, 100)]
+    assert bulk["added_us_per_row"] == pytest.approx(4.0) and bulk["added_us_per_commit"] == pytest.approx(400.0)
+    assert bulk["cluster_us_per_commit"] == pytest.approx(1500.0)
+
+
+def test_replication_needs_the_single_node_in_the_same_run():
+    rows = _replication_rows()
+    assert analysis.replication(rows[rows["engine"] != "postgres"]).empty
+    assert analysis.replication(rows[rows["engine"] == "postgres"]).empty  # no cluster: nothing to compare
+
+
+def test_node_cells_give_each_node_its_own_idle_rate_and_bytes():
+    labels = json.dumps({"rows_per_txn": 1, "rows_per_stmt": 1, "rows_from": CLIENT_VALUES}, sort_keys=True)
+    rows = []
+    for node, idle, cpu, rx in (("primary1", 0.02, 0.52, 300_000.0), ("standby1", 0.01, 0.21, 150_000.0)):
+        iid = f"postgres-replica-sync-0001:{node}"
+        base = {"run_id": "r", "instance_id": iid, "engine": "postgres-replica-sync", "repetition": 1,
+                "scope": "node", "status": "ok", "source": "cgroup"}
+        rows += [{**base, "labels": "{}", "phase": "idle", "window": "baseline", "metric": "cpu_time",
+                  "value": idle, "seq": 0, "check_value": None},
+                 {**base, "labels": "{}", "phase": "idle", "window": "baseline", "metric": "wall_time",
+                  "value": 1.0, "seq": 0, "check_value": None}]
+        for window, value, wall in (("phase", cpu, 10.0), ("settle", 0.0, 1.0)):
+            rows += [{**base, "labels": labels, "phase": "insert", "window": window, "metric": metric, "value": v,
+                      "seq": 1, "check_value": 1000.0}
+                     for metric, v in (("cpu_time", value), ("wall_time", wall), ("net_rx_bytes", rx if window ==
+                                                                                   "phase" else 0.0),
+                                       ("net_tx_bytes", 1000.0))]
+    instances = pd.DataFrame([{"instance_id": f"postgres-replica-sync-0001:{n}", "kind": "node",
+                               "config": json.dumps({"role": r, "node": n})}
+                              for n, r in (("primary1", "primary"), ("standby1", "standby"))])
+    nodes = analysis.node_cells(pd.DataFrame(rows), instances).set_index("node")
+    assert nodes.loc["primary1", "cpu_us_per_row"] == pytest.approx((0.52 - 0.02 * 11) * 1e3)  # 300 µs
+    assert nodes.loc["standby1", "cpu_us_per_row"] == pytest.approx((0.21 - 0.01 * 11) * 1e3)  # 100 µs
+    assert nodes.loc["standby1", "role"] == "standby"
+    assert nodes.loc["primary1", "net_rx_per_row"] == pytest.approx(300.0)
+    assert nodes.loc["standby1", "net_tx_per_row"] == pytest.approx(2.0)  # both windows
+    shares = analysis.node_summary(nodes.reset_index()).set_index("node")["share"]
+    assert shares["primary1"] == pytest.approx(0.75) and shares["standby1"] == pytest.approx(0.25)
+

@@ -183,11 +183,13 @@ def check_parameters(notebook: Path, params: dict[str, Any]) -> Any:
 def engines_to_run(checked: Any) -> tuple[str, ...]:
     """The engine keys a workload's checked parameters will start: its `engines` (every workload
     that starts engines declares them so; one that starts none, like a comparison of stored runs,
-    has no such field)."""
-    engines = getattr(checked, "engines", None)
-    if not isinstance(engines, (list, tuple)):
-        return ()
-    return tuple(str(key) for key in engines)
+    has no such field), and its `clusters` where it runs clusters beside them."""
+    keys: list[str] = []
+    for field_name in ("engines", "clusters"):
+        chosen = getattr(checked, field_name, None)
+        if isinstance(chosen, (list, tuple)):
+            keys += [str(key) for key in chosen]
+    return tuple(keys)
 
 
 def plan_engines(plan: list[Planned]) -> list[str]:

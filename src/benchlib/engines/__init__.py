@@ -1,21 +1,30 @@
 """The engine catalog: one module per engine, one registry.
 
-`ENGINES` holds each engine at its default version (what "all available" runs and what the full
-lifecycle tests cover); `ALL_ENGINES` adds every declared `key@version`. `get_engine` accepts both."""
+`ENGINES` holds each single-node engine at its default version (what "all available" runs and what
+the full lifecycle tests cover); `CLUSTERS` each cluster engine (N containers as one instance,
+asked for by name or through a workload's `clusters` choice); `ALL_ENGINES` adds every declared
+`key@version`. `get_engine` accepts all of them."""
 from __future__ import annotations
 
 from ..errors import UnknownEngineError
-from . import (cockroachdb, duckdb, ferretdb, mariadb, mariadb_myrocks, mongodb, mysql, oracle, postgres, rocksdb,
-               sqlite, sqlserver, tidb, yugabytedb)
-from .base import Credentials, Embedded, Engine, Recipe, Server, Version
+from . import (cockroachdb, cockroachdb_cluster, duckdb, ferretdb, mariadb, mariadb_galera, mariadb_myrocks, mongodb,
+               mysql, mysql_group_replication, oracle, postgres, postgres_replica, postgres_replica_async, rocksdb,
+               sqlite, sqlserver, tidb, tidb_cluster, yugabytedb, yugabytedb_cluster)
+from .base import Cluster, Credentials, Embedded, Engine, Node, Recipe, Role, Server, Version
 from .clients import DocumentClient, Endpoint, KeyValueClient, Session, SqlClient
 
 ENGINES: dict[str, Engine] = {m.ENGINE.key: m.ENGINE
                               for m in (postgres, mysql, mariadb, mariadb_myrocks, sqlite, duckdb, rocksdb, ferretdb,
                                          # seed 000's other engines: official images only
                                          mongodb, oracle, sqlserver, tidb, yugabytedb, cockroachdb)}
+CLUSTERS: dict[str, Engine] = {m.ENGINE.key: m.ENGINE
+                               for m in (mariadb_galera, postgres_replica, postgres_replica_async,
+                                         mysql_group_replication,
+                                         # seed 000's distributed engines as clusters: official images only
+                                         cockroachdb_cluster, yugabytedb_cluster, tidb_cluster)}
 ALL_ENGINES: dict[str, Engine] = {
-    **ENGINES, **{f"{e.key}@{v}": e.at(v) for e in ENGINES.values() for v in e.versions},
+    **ENGINES, **CLUSTERS,
+    **{f"{e.key}@{v}": e.at(v) for e in (*ENGINES.values(), *CLUSTERS.values()) for v in e.versions},
 }
 
 
@@ -26,11 +35,12 @@ def get_engine(key: str) -> Engine:
     except (KeyError, TypeError):
         pass
     name, at, version = key.partition("@") if isinstance(key, str) else (key, "", "")
-    if at and name in ENGINES:
-        return ENGINES[name].at(version)  # raises, naming the versions it has
-    raise UnknownEngineError(f"unknown engine {key!r}; known engines: {', '.join(ENGINES)} (versions: "
-                             f"{', '.join(k for k in ALL_ENGINES if '@' in k)})") from None
+    known = {**ENGINES, **CLUSTERS}
+    if at and name in known:
+        return known[name].at(version)  # raises, naming the versions it has
+    raise UnknownEngineError(f"unknown engine {key!r}; known engines: {', '.join(ENGINES)}; clusters: "
+                             f"{', '.join(CLUSTERS)} (versions: {', '.join(k for k in ALL_ENGINES if '@' in k)})") from None
 
 
-__all__ = ["ALL_ENGINES", "ENGINES", "Credentials", "DocumentClient", "Embedded", "Endpoint", "Engine", "Recipe",
-           "Server", "Session", "SqlClient", "Version", "get_engine"]
+__all__ = ["ALL_ENGINES", "CLUSTERS", "ENGINES", "Cluster", "Credentials", "DocumentClient", "Embedded", "Endpoint",
+           "Engine", "Node", "Recipe", "Role", "Server", "Session", "SqlClient", "Version", "get_engine"]

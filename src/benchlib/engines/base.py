@@ -2,6 +2,7 @@
 
     Engine(key, title, color, family, client=..., server=Server(...))    # a container
     Engine(key, title, color, family, client=..., embedded=Embedded(...)) # in this process
+    Engine(key, title, color, family, client=..., server=Server(...), cluster=Cluster(...))  # N containers
 
 `family` names the dialect family workloads fall back to (the MySQL family shares one dialect:
 MySQL, MariaDB, later TiDB). What differs per wire protocol lives in a client (`clients.py`),
@@ -9,7 +10,12 @@ never in `if engine == ...` branches; what a workload says to an engine lives in
 
 A server declares the major versions it can be asked for (`postgres@15`), each with its official
 tag and its offline recipe; the bare key runs the default version. `Engine.at(version)` is the
-engine pinned to one of them: the registry derives every `key@version` from the declarations."""
+engine pinned to one of them: the registry derives every `key@version` from the declarations.
+
+A cluster is a server engine whose `cluster` says how N containers of it (or of other images, for
+roles such as TiDB's PD and TiKV) form one: the roles in start order, each node's command, SQL a
+node runs once it answers (a join), SQL the entry node runs once every node answers, and the query
+that says how many members the cluster counts (readiness)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -158,6 +164,113 @@ class Server:
 
 
 @dataclass(frozen=True)
+class Node:
+    """One node of a cluster being started, as its role's callables see it."""
+
+    role: str
+    name: str  # its host name on the cluster's network: the role's name and its index (`node2`)
+    index: int  # 1-based within its role
+    members: tuple[tuple[str, str], ...]  # (role, name) of every node of the cluster, in start order
+
+    @property
+    def first(self) -> bool:
+        return self.index == 1
+
+    def names(self, role: str | None = None) -> list[str]:
+        """The names of `role`'s nodes (default: this node's role), in start order."""
+        wanted = role or self.role
+        return [name for r, name in self.members if r == wanted]
+
+
+@dataclass(frozen=True)
+class Role:
+    """Nodes of one kind. `command(node, config)` is the container command of one node, from the
+    server settings (the engine's defaults and the caller's config, merged)."""
+
+    name: str
+    command: Callable[[Node, Mapping[str, Any]], list[str] | None]
+    count: int | None = None  # None: the scalable role, as many nodes as the node count leaves for it
+    # An official image of its own (TiKV, PD: other programs than the engine's); None: the engine's image.
+    image: str | None = None
+    sql: bool = True  # serves the engine's client protocol on the server's port (published on 127.0.0.1)
+    user: str | None = None  # container user; None: the image's
+    # SQL this node runs once it answers, before the next node starts (a Group Replication join).
+    join: Callable[[Node, Credentials], tuple[str, ...]] = lambda node, credentials: ()
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """How N containers form one engine instance."""
+
+    roles: tuple[Role, ...]  # started in this order, each node of a role after the one before it
+    nodes: int  # the default node count, every role's nodes included
+    min_nodes: int
+    min_reason: str  # why fewer nodes would not be this cluster ("quorum: ...")
+    # SQL on the entry node answering how many members the cluster counts (readiness: every node
+    # of `members_of`, or of every role when None), e.g. Galera's wsrep_cluster_size.
+    members: str
+    members_of: str | None = None
+    # SQL the entry node runs once every node answers, before readiness (PostgreSQL's
+    # synchronous_standby_names: set earlier, the primary's own set-up would wait for a standby).
+    formed: tuple[str, ...] = ()
+    # A command run in the first node once every container runs (`cockroach init`); nodes answer
+    # SQL only after it. None: each node answers as soon as it is up.
+    init: Callable[[tuple[Node, ...]], list[str]] | None = None
+    max_nodes: int = 7  # beyond this a 2-core host measures contention, not replication
+    topology: str = ""  # one line for reports: what replicates what, and when a commit returns
+
+    def __post_init__(self) -> None:
+        scalable = [r for r in self.roles if r.count is None]
+        if len(scalable) > 1:
+            raise ValueError("a cluster has at most one role without a fixed count")
+        if not any(r.sql for r in self.roles):
+            raise ValueError("a cluster needs a role that serves SQL (its entry node)")
+        self.plan(self.nodes)  # the declared default must itself be a valid cluster
+
+    @property
+    def fixed_nodes(self) -> int:
+        return sum(r.count for r in self.roles if r.count is not None)
+
+    @property
+    def entry_role(self) -> str:
+        """The role whose first node clients connect to."""
+        return next(r.name for r in self.roles if r.sql)
+
+    def check_nodes(self, key: str, nodes: Any) -> int:
+        """The node count, or a ParameterError naming it (before any container starts)."""
+        import numbers
+
+        if isinstance(nodes, bool) or not isinstance(nodes, numbers.Integral):
+            raise ParameterError(f"nodes of {key} must be an integer >= {self.min_nodes}, got {nodes!r}")
+        if nodes < self.min_nodes:
+            raise ParameterError(f"nodes of {key} must be >= {self.min_nodes} ({self.min_reason}), got {nodes}")
+        if nodes > self.max_nodes:
+            raise ParameterError(f"nodes of {key} must be <= {self.max_nodes} (more nodes than that on one host "
+                                 f"measure contention for its cores, not replication), got {nodes}")
+        if not any(r.count is None for r in self.roles) and nodes != self.fixed_nodes:
+            raise ParameterError(f"nodes of {key} must be {self.fixed_nodes}: its roles have fixed counts, got {nodes}")
+        return int(nodes)
+
+    def plan(self, nodes: int, key: str = "cluster") -> tuple[Node, ...]:
+        """Every node in start order, named after its role."""
+        nodes = self.check_nodes(key, nodes)
+        counts = [(r.name, r.count if r.count is not None else nodes - self.fixed_nodes) for r in self.roles]
+        members = tuple((role, f"{role}{i}") for role, n in counts for i in range(1, n + 1))
+        index = {role: 0 for role, _ in counts}
+        out = []
+        for role, name in members:
+            index[role] += 1
+            out.append(Node(role, name, index[role], members))
+        return tuple(out)
+
+    def role(self, name: str) -> Role:
+        return next(r for r in self.roles if r.name == name)
+
+    def expected_members(self, nodes: tuple[Node, ...]) -> int:
+        return sum(1 for n in nodes if self.members_of is None or n.role == self.members_of)
+
+
+@dataclass(frozen=True)
 class Embedded:
     """An in-process engine: a library, a file in a fresh temporary folder."""
 
@@ -180,13 +293,21 @@ class Engine:
     note: str = ""  # what a reader of a report must know about this engine
     variant_of: str | None = None  # same server, other configuration (mariadb-myrocks of mariadb)
     version: str | None = None  # the pinned major of `key@version`; None: the default
+    # N containers as one instance; `server` is then its nodes' image and client conventions, and
+    # `variant_of` names the single-node engine the cluster is compared with.
+    cluster: Cluster | None = None
 
     def __post_init__(self) -> None:
         if (self.server is None) == (self.embedded is None):
             raise ValueError(f"engine {self.key}: declare exactly one of server= or embedded=")
+        if self.cluster is not None and (self.server is None or self.variant_of is None):
+            raise ValueError(f"engine {self.key}: a cluster declares server= (its nodes) and variant_of= (its "
+                             "single node)")
 
     @property
     def kind(self) -> str:
+        if self.cluster is not None:
+            return "cluster"
         return "server" if self.server is not None else "embedded"
 
     @property

@@ -1,6 +1,7 @@
 """The arithmetic of the write sweep, on plain frames so it is tested with known answers: per
-cell CPU, wall and bytes per row, the ratio to PostgreSQL, and the decomposition of a one-row
-transaction into commit, statement and row work."""
+cell CPU, wall and bytes per row, the ratio to PostgreSQL, the decomposition of a one-row
+transaction into commit, statement and row work, and for clusters what replication adds: each
+cluster against its single node per cell, and each node's share."""
 from __future__ import annotations
 
 import json
@@ -8,8 +9,14 @@ import json
 import pandas as pd
 
 from ... import results
+from ...cgroups import NODE_SCOPE
+from ...engines import get_engine
+from ...errors import UnknownEngineError
+from ...measure import cluster_instance_of
 
 KEYS = ["engine", "rows_per_txn", "rows_per_stmt", "rows_from"]
+CELL = ["rows_per_txn", "rows_per_stmt", "rows_from"]
+LATENCIES = ["txn_latency_p50", "txn_latency_p95"]
 
 
 def _labels(frame: pd.DataFrame) -> pd.DataFrame:
@@ -39,7 +46,10 @@ def cells(measurements: pd.DataFrame, row_bytes: int) -> pd.DataFrame:
     logs = engine[engine["metric"].isin(["engine_log_bytes", "engine_log_bytes_settle"])]
     log_bytes = logs.groupby(keys)["value"].sum(min_count=1)
     log_status = logs.groupby(keys)["status"].agg(lambda s: "ok" if (s == "ok").all() else sorted(set(s) - {"ok"})[0])
-    out = costs.set_index(keys).join(checks.rename("rows")).join(client_cpu.rename("client_cpu_s"))
+    latency = m[(m["scope"] == "client") & m["metric"].isin(LATENCIES) & (m["window"] == "phase")]
+    latency = latency.pivot_table(index=keys, columns="metric", values="value", aggfunc="first").reindex(
+        columns=LATENCIES)  # NaN for runs stored before transactions were timed
+    out = costs.set_index(keys).join(checks.rename("rows")).join(client_cpu.rename("client_cpu_s")).join(latency)
     out = (out.join(io.rename("io_write_bytes")).join(log_bytes.rename("log_bytes"))
            .join(log_status.rename("log_status")))
     out = _labels(out.reset_index())
@@ -135,3 +145,102 @@ def _dominant(parts: dict) -> str:
     if top_ci != top_ci or second_ci != second_ci:
         return f"{name} (one repetition: untested)"
     return name if top - top_ci > second + second_ci else "not separable at this precision"
+def node_cells(measurements: pd.DataFrame, instances: pd.DataFrame) -> pd.DataFrame:
+    """One row per cluster node, repetition and cell: the node's own engine CPU per row (its idle
+    rate subtracted, its settle window included, as for the cluster's sum) and the bytes through
+    its network interface per row, received and sent."""
+    nodes = instances[instances["kind"] == NODE_SCOPE]
+    m = measurements[measurements["scope"] == NODE_SCOPE]
+    if nodes.empty or m.empty:
+        return pd.DataFrame()
+    config = {i: json.loads(c) for i, c in zip(nodes["instance_id"], nodes["config"])}
+    costs = results.phase_costs(m, "cpu_time", scopes=(NODE_SCOPE,))
+    costs = costs[~costs["is_baseline"] & (costs["phase"] == "insert")]
+    keys = ["instance_id", "repetition", "labels"]
+    insert = m[m["phase"] == "insert"]
+    checks = insert.drop_duplicates(["instance_id", "seq"]).groupby(keys)["check_value"].first()
+    net = (insert[insert["metric"].isin(["net_rx_bytes", "net_tx_bytes"])]
+           .pivot_table(index=keys, columns="metric", values="value", aggfunc="sum")
+           .reindex(columns=["net_rx_bytes", "net_tx_bytes"]))
+    out = costs.set_index(keys).join(checks.rename("rows")).join(net).reset_index()
+    out = _labels(out)
+    rows = out["rows"].where(out["rows"] > 0)
+    out["cluster_instance"] = [cluster_instance_of(i) for i in out["instance_id"]]
+    out["node"] = [config.get(i, {}).get("node") for i in out["instance_id"]]
+    out["role"] = [config.get(i, {}).get("role") for i in out["instance_id"]]
+    out["cpu_us_per_row"] = out["net_with_settle"] * 1e6 / rows
+    out["net_rx_per_row"] = out["net_rx_bytes"] / rows
+    out["net_tx_per_row"] = out["net_tx_bytes"] / rows
+    return out
+
+
+def node_summary(node_rows: pd.DataFrame) -> pd.DataFrame:
+    """Per cluster, cell and node: means over repetitions, and the node's share of its cluster's
+    CPU (the sum over its nodes in the same repetition and cell)."""
+    if node_rows.empty:
+        return pd.DataFrame()
+    rows = node_rows.copy()
+    total = rows.groupby(["cluster_instance", "labels"])["cpu_us_per_row"].transform("sum")
+    rows["share"] = rows["cpu_us_per_row"] / total.where(total > 0)
+    keys = ["engine", *CELL, "node", "role"]
+    return (rows.groupby(keys, sort=False)[["cpu_us_per_row", "share", "net_rx_per_row", "net_tx_per_row"]]
+            .mean().reset_index())
+
+
+def single_node_of(cluster: str, engines) -> str | None:
+    """The run's engine a cluster is compared with: the one it is a variant of (same name, any
+    version pinned in the run)."""
+    try:
+        single = get_engine(cluster).variant_of
+    except UnknownEngineError:
+        return None
+    return next((e for e in engines if e.partition("@")[0] == single), None)
+
+
+def _stats(rows: pd.DataFrame, value: str) -> pd.DataFrame:
+    """Mean, standard deviation, n and 95% CI half width of `value` per engine and cell."""
+    return results.summarize(rows[["engine", *CELL, value]].rename(columns={value: "value"}), columns=("value",),
+                             by=("engine", *CELL))
+
+
+def replication(cell_rows: pd.DataFrame) -> pd.DataFrame:
+    """Per cluster and cell: its engine CPU per row (summed over nodes) against its single node's
+    in the same cell, both with 95% CIs over repetitions, the ratio with its CI and Welch's test
+    (results.contrast), what replication adds per row and per commit, and the client's
+    transaction latency (p50, p95) on both."""
+    if cell_rows.empty:
+        return pd.DataFrame()
+    engines = list(dict.fromkeys(cell_rows["engine"]))
+    clusters = [e for e in engines if _is_cluster(e)]
+    stats = _stats(cell_rows, "cpu_us_per_row").set_index(["engine", *CELL])
+    latency = cell_rows.groupby(["engine", *CELL])[LATENCIES].mean()
+    out = []
+    for cluster in clusters:
+        single = single_node_of(cluster, engines)
+        if single is None:
+            continue
+        for cell in stats.loc[cluster].index:
+            if (single, *cell) not in stats.index:
+                continue
+            base, other = stats.loc[(single, *cell)], stats.loc[(cluster, *cell)]
+            c = results.contrast(base, other, "value")
+            per_txn = cell[0]
+            out.append({
+                "cluster": cluster, "single": single, **dict(zip(CELL, cell)),
+                "single_us": c["base_mean"], "single_ci95": c["base_ci95"],
+                "cluster_us": c["mean"], "cluster_ci95": c["ci95"], "n": c["n"], "single_n": c["base_n"],
+                "ratio": c["ratio"], "ratio_ci95": c["ratio_ci95"], "beyond_noise": c["beyond_noise"],
+                "added_us_per_row": c["mean"] - c["base_mean"],
+                "single_us_per_commit": c["base_mean"] * per_txn, "cluster_us_per_commit": c["mean"] * per_txn,
+                "added_us_per_commit": (c["mean"] - c["base_mean"]) * per_txn,
+                **{f"single_{k}": latency.loc[(single, *cell), k] for k in LATENCIES},
+                **{f"cluster_{k}": latency.loc[(cluster, *cell), k] for k in LATENCIES},
+            })
+    return pd.DataFrame(out)
+
+
+def _is_cluster(key: str) -> bool:
+    try:
+        return get_engine(key).cluster is not None
+    except UnknownEngineError:
+        return False

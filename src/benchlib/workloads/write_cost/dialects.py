@@ -123,4 +123,5 @@ WITHOUT_DIALECT = {"cockroachdb": "distributed", "yugabytedb": "distributed", "t
 
 
 def dialect_for(engine: Engine) -> WriteDialect | None:
-    return None if engine.name in WITHOUT_DIALECT else engine.lookup(DIALECTS)
+    # Every key it is looked up by: a cluster of CockroachDB must not fall back to the postgres family.
+    return None if set(engine.lookup_keys) & set(WITHOUT_DIALECT) else engine.lookup(DIALECTS)

@@ -6,7 +6,8 @@ import pandas as pd
 from ... import results
 from ...engines import get_engine
 from ...errors import UnknownEngineError
-from ...plots import engine_order, engine_title, heatmaps
+from ...measure import cluster_instance_of
+from ...plots import engine_color, engine_order, engine_title, heatmaps, stacked_bars
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis
 from ..dml.dialects import key_note
@@ -27,7 +28,12 @@ def _dialect(key: str):
 
 def _architecture(key: str):
     dialect = _dialect(key)
-    name = dialect.architecture if dialect else WITHOUT_DIALECT.get(key.partition("@")[0])
+    if dialect is not None:
+        return ARCHITECTURES[dialect.architecture]
+    try:
+        name = get_engine(key).lookup(WITHOUT_DIALECT)
+    except UnknownEngineError:
+        name = WITHOUT_DIALECT.get(key.partition("@")[0])
     return ARCHITECTURES.get(name) if name else None
 
 
@@ -45,6 +51,10 @@ class WriteCostReport(RunReport):
         self.parts = analysis.decompose(self.cells, value="total_us_per_row") if not self.cells.empty \
             else pd.DataFrame()
         self.engines = engine_order(self.engines)
+        # Clusters beside their single node: what replication adds, and where it lands.
+        self.replication = analysis.replication(self.cells)
+        self.node_rows = analysis.node_cells(self.measurements, self.instances)
+        self.nodes = analysis.node_summary(self.node_rows)
 
     # -- tables ------------------------------------------------------------------------------------
     def txn_table(self, rows_per_stmt: int = 1) -> pd.DataFrame:
@@ -146,6 +156,168 @@ class WriteCostReport(RunReport):
         ours = ours.assign(engine=ours["engine"].str.partition("@")[0])
         return self.ratio_comparison(ours, "cpu_us_per_row", results.reference(), "instructions_gi",
                                      base_engine="postgres", columns=["insert"], reference_name="seed 000")
+
+    # -- clusters ---------------------------------------------------------------------------------
+    @property
+    def clusters(self) -> list[str]:
+        return list(dict.fromkeys(self.replication["cluster"])) if not self.replication.empty else []
+
+    @staticmethod
+    def _cell_label(row) -> str:
+        stmt = SERVER_LABEL if row.rows_from == SERVER_GENERATOR else f"{row.rows_per_stmt:,}/stmt"
+        return f"{row.rows_per_txn:,}/txn · {stmt}"
+
+    def _cluster_title(self, key: str) -> str:
+        nodes = self.instances[(self.instances["engine"] == key) & (self.instances["kind"] == "node")]
+        per_start = nodes.groupby([cluster_instance_of(i) for i in nodes["instance_id"]]).size()
+        count = f" ({int(per_start.iloc[0])} nodes)" if per_start.nunique() == 1 else ""
+        return f"{engine_title(key)}{count}"
+
+    def replication_table(self):
+        """Per cluster and cell: engine CPU per row on the single node and on the cluster (summed
+        over its nodes), each with its 95% CI over repetitions, the ratio (CI by the delta method;
+        `beyond noise` by Welch's test), what replication adds per row and per commit, and the
+        client's transaction latency."""
+        r = self.replication
+        if r.empty:
+            return pd.DataFrame({"": ["no cluster ran beside its single node in this run"]})
+        out = pd.DataFrame({
+            "cluster": [self._cluster_title(c) for c in r["cluster"]],
+            "cell": [self._cell_label(row) for row in r.itertuples()],
+            "single node µs/row": [fmt_ci(v, c) for v, c in zip(r["single_us"], r["single_ci95"])],
+            "cluster µs/row": [fmt_ci(v, c) for v, c in zip(r["cluster_us"], r["cluster_ci95"])],
+            "× single node": [fmt_ci(v, c, "×") for v, c in zip(r["ratio"], r["ratio_ci95"])],
+            "beyond noise": r["beyond_noise"].map({True: "yes", False: "no"}).fillna("n/a (n < 2)"),
+            "added µs/commit": r["added_us_per_commit"].map(fmt),
+            "txn p50 ms (single → cluster)": [f"{fmt(a * 1e3)} → {fmt(b * 1e3)}" for a, b in
+                                              zip(r["single_txn_latency_p50"], r["cluster_txn_latency_p50"])],
+            "txn p95 ms (single → cluster)": [f"{fmt(a * 1e3)} → {fmt(b * 1e3)}" for a, b in
+                                              zip(r["single_txn_latency_p95"], r["cluster_txn_latency_p95"])],
+            "n": r["n"],
+        })
+        return out.style.hide(axis="index")
+
+    def node_table(self):
+        """Per cluster, cell and node: the node's engine CPU per row, its share of the cluster's,
+        and the bytes through its network interface per row."""
+        n = self.nodes
+        if n.empty:
+            return pd.DataFrame({"": ["no cluster in this run"]})
+        out = pd.DataFrame({
+            "cluster": [engine_title(e) for e in n["engine"]],
+            "cell": [self._cell_label(row) for row in n.itertuples()],
+            "node": [f"{node} ({role})" for node, role in zip(n["node"], n["role"])],
+            "engine CPU µs/row": n["cpu_us_per_row"], "share of the cluster's CPU": n["share"],
+            "network received B/row": n["net_rx_per_row"], "network sent B/row": n["net_tx_per_row"],
+        })
+        return (out.style.format("{:.4g}", na_rep="n/a", subset=["engine CPU µs/row", "network received B/row",
+                                                                  "network sent B/row"])
+                .format("{:.0%}", na_rep="n/a", subset=["share of the cluster's CPU"]).hide(axis="index"))
+
+    def _node_split(self) -> pd.DataFrame:
+        """Per cluster and cell: the entry node's and the other nodes' CPU per row (means), beside
+        the single node's."""
+        if self.nodes.empty or self.replication.empty:
+            return pd.DataFrame()
+        entry_roles = {c: get_engine(c).cluster.entry_role for c in self.clusters}
+        rows = []
+        for (engine, *cell), df in self.nodes.groupby(["engine", *analysis.CELL], sort=False):
+            match = self.replication[(self.replication["cluster"] == engine)
+                                     & (self.replication[analysis.CELL] == pd.Series(cell, index=analysis.CELL)).all(1)]
+            if match.empty:
+                continue
+            first = df[df["role"] == entry_roles.get(engine)].head(1)
+            rows.append({"cluster": engine, **dict(zip(analysis.CELL, cell)),
+                         "entry_us": first["cpu_us_per_row"].sum(),
+                         "others_us": df.drop(first.index)["cpu_us_per_row"].sum(),
+                         "others_rx_per_row": df.drop(first.index)["net_rx_per_row"].sum(),
+                         "single_us": match["single_us"].iloc[0]})
+        return pd.DataFrame(rows)
+
+    def replication_figure(self):
+        """Per cluster and cell: the cluster's engine CPU per row stacked by node (the entry node,
+        where the client writes, and the other nodes), the single node's as a marker."""
+        split = self._node_split()
+        if split.empty:
+            import plotly.graph_objects as go
+
+            return go.Figure().update_layout(title="No cluster ran beside its single node in this run",
+                                             template="plotly_white", height=160,
+                                             meta={"benchlib_name": "write-cost-replication"})
+        split = split.assign(cluster_title=[engine_title(c) for c in split["cluster"]],
+                             cell=[self._cell_label(r) for r in split.itertuples()])
+        color = engine_color(self.clusters[0])
+        return stacked_bars(split, x=["cluster_title", "cell"], name="write-cost-replication",
+                            segments={"entry_us": ("entry node (the client writes here)", color),
+                                      "others_us": ("the other nodes", "#BBBBBB")},
+                            marker=("single_us", "single node"), unit="engine CPU µs/row",
+                            title="Engine CPU per row: the cluster, node by node, against its single node")
+
+    def replication_findings(self) -> str:
+        """The closing note on clusters, from the numbers: per cluster what replication adds to a
+        one-row transaction and to the bulk corner, where the added CPU lands, and seed 000's
+        distributed rows beside them."""
+        r = self.replication
+        if r.empty:
+            return ("- No cluster ran beside its single node in this run (`clusters` parameter; the `clusters` "
+                    "parameter set runs every offline cluster).")
+        split = self._node_split()
+        lines = []
+        for cluster in self.clusters:
+            df = r[r["cluster"] == cluster]
+            single = df["single"].iloc[0]
+            one = df[(df["rows_per_txn"] == df["rows_per_txn"].min()) & (df["rows_per_stmt"] == 1)
+                     & (df["rows_from"] == CLIENT_VALUES)].head(1)
+            big = df[df["rows_per_txn"] == df["rows_per_txn"].max()]
+            bulk = big[big["rows_from"] == SERVER_GENERATOR].head(1)
+            bulk = bulk if not bulk.empty else big.sort_values("rows_per_stmt").tail(1)
+            topology = get_engine(cluster).cluster.topology
+            text = f"**{self._cluster_title(cluster)}** ({topology}): "
+            if not one.empty:
+                o = one.iloc[0]
+                text += (f"a {o.rows_per_txn:,}-row transaction costs {fmt_ci(o.cluster_us, o.cluster_ci95)} µs of "
+                         f"engine CPU summed over the nodes against {fmt_ci(o.single_us, o.single_ci95)} µs on a single "
+                         f"{engine_title(single)}: **{fmt_ci(o.ratio, o.ratio_ci95, '×')}** the single node"
+                         f"{'' if o.beyond_noise else ' (not beyond noise)' if o.beyond_noise is False else ''}, "
+                         f"{fmt(o.added_us_per_commit)} µs more per commit; the client waited "
+                         f"{fmt(o.single_txn_latency_p50 * 1e3)} → {fmt(o.cluster_txn_latency_p50 * 1e3)} ms per "
+                         "transaction (p50). ")
+                part = split[(split["cluster"] == cluster) & (split["rows_per_txn"] == o.rows_per_txn)
+                             & (split["rows_per_stmt"] == o.rows_per_stmt) & (split["rows_from"] == o.rows_from)]
+                if not part.empty:
+                    p = part.iloc[0]
+                    added = p.entry_us + p.others_us - p.single_us
+                    if added > 0:
+                        text += (f"Of the CPU replication added, {fmt(100 * (p.entry_us - p.single_us) / added, '%', 2)} "
+                                 f"is on the entry node (sending, certifying or waiting for the others) and "
+                                 f"{fmt(100 * p.others_us / added, '%', 2)} on the other nodes (receiving and "
+                                 f"applying, {fmt(p.others_rx_per_row)} bytes received per row). ")
+            if not bulk.empty:
+                b = bulk.iloc[0]
+                text += (f"In the bulk corner ({self._cell_label(b)}) a row costs {fmt(b.cluster_us)} against "
+                         f"{fmt(b.single_us)} µs: {fmt_ci(b.ratio, b.ratio_ci95, '×')}.")
+            lines.append(text)
+        return "\n".join(f"- {line}" for line in lines) + "\n" + self._seed_distributed_line()
+
+    def _seed_distributed_line(self) -> str:
+        """Seed 000's distributed engines relative to PostgreSQL, beside this run's clusters in the
+        bulk corner relative to the same PostgreSQL cell."""
+        ref = results.reference()
+        ins = ref[ref["phase"] == "insert"].set_index("engine")["instructions_gi"]
+        seed = ", ".join(f"{engine_title(k)} {fmt(ins[k] / ins['postgres'], digits=2)}×"
+                         for k in ("cockroachdb", "yugabytedb", "tidb") if k in ins)
+        corner = self.seed_cell().set_index("engine")["cpu_us_per_row"]
+        pg = next((e for e in corner.index if e.partition("@")[0] == "postgres"), None)
+        ours = ", ".join(f"{engine_title(c)} {fmt(corner[c] / corner[pg], digits=2)}×" for c in self.clusters
+                         if pg is not None and c in corner)
+        return (f"- **Seed 000's distributed rows** (2M rows in two 1M-row `insert ... select`, instructions:u, one "
+                f"node each): {seed} PostgreSQL's insert. Those ran as single nodes (Raft with one replica; TiDB's "
+                "tiup playground), so they price the distributed architecture's write path, not replication between "
+                "machines; the clusters here price replication added to a monolithic engine"
+                + (f" ({ours} PostgreSQL in this run's bulk corner)" if ours else "")
+                + ". This host has no PMU: these are CPU seconds of the containers' cgroups, not instructions, and "
+                  "every node shares the same two cores and a local bridge network, so round trips cost microseconds, "
+                  "not a real network's.")
 
     # -- figures ----------------------------------------------------------------------------------
     def _heatmap(self, value: str, *, title: str, unit: str, name: str, log_color: bool = False, fmt_=fmt,
@@ -275,6 +447,10 @@ class WriteCostReport(RunReport):
                      "driver's too; a server's driver is measured apart (client CPU). The commit / statement / row "
                      "decomposition therefore uses one rule for both kinds, engine + driver CPU per row (a server's "
                      "engine CPU plus its client CPU); the engine-only figures stay in the cell table.")
+        for cluster in self.clusters or [e for e in self.engines if analysis._is_cluster(e)]:
+            notes.append(f"**{engine_title(cluster)}:** {get_engine(cluster).cluster.topology}. Its engine CPU is the "
+                         "sum of its nodes' cgroups (each node's own idle rate subtracted in its per-node figures), "
+                         "and each cell's check counts the rows on every node after the settle window.")
         io = self.measurements[(self.measurements["metric"] == "io_write_bytes")
                                & (self.measurements["scope"] == "server")]["value"]
         if not io.empty and (io.fillna(0) == 0).all():
