@@ -57,6 +57,9 @@ def _start(args: argparse.Namespace) -> int:
             print(f"{key}: {p['server_version']}")
             print(f"  image {p['image_ref']} ({p['image_source']}), {where}, "
                   f"ready in {p['startup_seconds']:.2f}s (start() total {time.perf_counter() - t0:.2f}s)")
+            if p.get("client_path"):
+                print(f"  benchlib's clients use {p['client_path']}")
+            print(f"  durability: {p['durability']}")
     return 0
 
 

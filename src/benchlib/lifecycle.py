@@ -264,6 +264,9 @@ class Instance:
     data_volume: str | None = None  # started with data_volume=True or restore=: the volume holding its data
     run_id: str | None = None  # the run that started it (its containers and volumes carry it)
     nodes: list[NodeInstance] = field(default_factory=list)
+    # The port published on 127.0.0.1, for a person's own tools; benchlib's clients use `endpoint`,
+    # the container's own address where this host reaches it (client_endpoint).
+    published: Endpoint | None = None
 
     @property
     def key(self) -> str:
@@ -271,11 +274,11 @@ class Instance:
 
     @property
     def host(self) -> str | None:
-        return self.endpoint.host
+        return (self.published or self.endpoint).host
 
     @property
     def port(self) -> int | None:
-        return self.endpoint.port
+        return (self.published or self.endpoint).port
 
     @property
     def credentials(self) -> Credentials | None:
@@ -430,6 +433,47 @@ class Instance:
         return f"<Instance {self.key} {where} {self.provenance.get('server_version')!r}>"
 
 
+def client_endpoint(container, port: int, published: Endpoint) -> tuple[Endpoint, str]:
+    """Where benchlib's clients reach a server, and the path said in words. The container's own
+    address on its Docker network where this host reaches it: a published port on 127.0.0.1 is
+    relayed by docker-proxy, a process outside every measured scope whose CPU and copies would sit
+    between the client and the server in each round trip (and compete with sysbench for the
+    client's core). Else the published port."""
+    networks = (container.attrs.get("NetworkSettings") or {}).get("Networks") or {}
+    for name, network in networks.items():
+        address = network.get("IPAddress")
+        if not address:
+            continue
+        try:
+            socket.create_connection((address, port), timeout=1.0).close()
+        except OSError:
+            continue
+        return (replace(published, host=address, port=port),
+                f"the container's address {address}:{port} on Docker network {name} (no docker-proxy)")
+    return published, (f"the published port {published.host}:{published.port} (relayed by docker-proxy where Docker "
+                       "runs its userland proxy)")
+
+
+def read_durability(instance: Instance) -> str:
+    """What a commit waits for on this start, as the engine reports it ("synchronous_commit=on,
+    fsync=on"), or its declared note where it has no setting to read. Read once, right after the
+    start, on a connection of its own."""
+    engine = instance.engine
+    if not engine.durability:
+        return engine.durability_note or "not declared for this engine"
+    session = engine.client.open(instance.endpoint, 10.0)
+    values = []
+    try:
+        for name, query in engine.durability:
+            try:
+                values.append(f"{name}={session.execute(query)[0][-1]}")
+            except Exception as exc:  # a setting this version lacks: said, never guessed
+                values.append(f"{name} unreadable ({type(exc).__name__})")
+    finally:
+        session.close()
+    return ", ".join(values)
+
+
 class start:
     """Start an engine: `with start("postgres") as eng:`. Stops and removes it on exit,
     on Ctrl-C and on errors. `config` holds server settings (postgres `-c`, mysql `--k=v`).
@@ -484,6 +528,7 @@ class start:
                 self.instance = self._start_server(self.engine)
             else:
                 self.instance = self._start_embedded(self.engine)
+            self.instance.provenance["durability"] = read_durability(self.instance)
         except BaseException:
             self._stop()
             raise
@@ -573,6 +618,8 @@ class start:
         container.get_wrapped_container().reload()
         pid = container.get_wrapped_container().attrs["State"]["Pid"]
         scope = cgroups.scope_for_pid(pid)
+        published = endpoint
+        endpoint, client_path = client_endpoint(container.get_wrapped_container(), server.port, published)
         instance = Instance(engine, endpoint, container_id, scope, {
             "engine": engine.key, "kind": engine.kind, "image_ref": image.ref, "image_id": image.image_id,
             "image_digest": image.digest, "image_source": image.source, "image_note": image.note,
@@ -581,8 +628,9 @@ class start:
                        **({"cpu_limit": self.cpu_limit} if self.cpu_limit else {}),
                        **({"data_restored_from": self.restore.taken_from} if self.restore else {})},
             "container_id": container_id, "cgroup": scope.perf_cgroup, "cpuset": self.cpuset,
+            "client_path": client_path,
         })
-        instance.data_volume, instance.run_id = volume, self.run_id
+        instance.data_volume, instance.run_id, instance.published = volume, self.run_id, published
         if socket_dir is not None:
             instance.socket_endpoint = replace(endpoint, host=None, port=None, socket=socket_dir / server.socket_file)
             self._wait_socket(instance)
@@ -679,13 +727,18 @@ class start:
         startup = time.perf_counter() - started
 
         nodes = []
+        published: dict[str, Endpoint | None] = {}
+        client_paths: dict[str, str] = {}
         for node, container, endpoint in running:
             wrapped = container.get_wrapped_container()
             wrapped.reload()
             scope = cgroups.scope_for_pid(wrapped.attrs["State"]["Pid"])
             image = images[node.role]
             version = None
+            published[node.name] = endpoint
             if endpoint is not None:
+                # The single nodes it is compared with are reached the same way.
+                endpoint, client_paths[node.name] = client_endpoint(wrapped, server.port, endpoint)
                 session = engine.client.open(endpoint, timeout=10.0)
                 try:
                     version = session.version()
@@ -701,16 +754,17 @@ class start:
         scope = cgroups.cluster_scope([n.scope for n in nodes])
         entry_node = next(n for n in nodes if n.name == entry[0].name)
         main = images[entry[0].role]
-        instance = Instance(engine, entry[2], entry_node.container_id, scope, {
+        instance = Instance(engine, entry_node.endpoint, entry_node.container_id, scope, {
             "engine": engine.key, "kind": engine.kind, "image_ref": main.ref, "image_id": main.image_id,
             "image_digest": main.digest, "image_source": main.source, "image_note": main.note,
             "server_version": entry_node.provenance["server_version"], "startup_seconds": startup,
             "config": {**self.config, "nodes": len(nodes),
-                       **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {})},
+                       **({"memory_limit_mb": self.memory_limit_mb} if self.memory_limit_mb else {}),
+                       **({"cpu_limit": self.cpu_limit} if self.cpu_limit else {})},
             "container_id": ",".join(n.container_id for n in nodes),
             "cgroup": ",".join(n.scope.perf_cgroup or "" for n in nodes), "cpuset": self.cpuset,
-            "nodes": [n.provenance for n in nodes],
-        }, nodes=nodes)
+            "nodes": [n.provenance for n in nodes], "client_path": client_paths[entry_node.name],
+        }, nodes=nodes, published=published[entry_node.name])
         return instance
 
     def _join(self, engine: Engine, node, container, endpoint: Endpoint | None, creds: Credentials) -> None:

@@ -181,7 +181,9 @@ class Run:
             "run_id": self.run_id, "instance_id": instance_id, "engine": instance.key, "kind": p["kind"],
             "image_ref": p["image_ref"], "image_id": p["image_id"], "image_digest": p["image_digest"],
             "image_source": p["image_source"], "image_note": p["image_note"],
-            "server_version": p["server_version"], "config": as_json(p["config"]),
+            "server_version": p["server_version"],
+            # What the start found out beside what it was asked for: read by the reports' caveats.
+            "config": as_json({**p["config"], **{k: p[k] for k in ("durability", "client_path") if p.get(k)}}),
             "startup_seconds": p["startup_seconds"], "container_id": p["container_id"],
             "cgroup": p["cgroup"], "started_at": utcnow(),
         })

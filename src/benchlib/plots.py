@@ -172,12 +172,13 @@ def normalised_curves(curves: pd.DataFrame, *, title: str, name: str):
 
 def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title: str, name: str, unit: str,
              x_title: str, y_title: str, log_color: bool = False, columns: int = 3,
-             text_format: str | Callable[[float], str] = ".3g", x_order: Sequence | None = None):
+             text_format: str | Callable[[float], str] = ".3g", x_order: Sequence | None = None,
+             empty_note: str = "no values to show"):
     """One heatmap per `facet` value (engines in catalog order, titled by engine), sharing one
     colour scale so the same colour is the same number in every panel; each cell shows its value.
     `log_color`: the colour follows log10 of the value (for figures that span decades). Axes are
     categories in sorted order (`x_order` to choose the x order). `text_format`: a format spec or a
-    function that writes a cell's value."""
+    function that writes a cell's value. With no row, the figure says `empty_note` instead."""
     import math
 
     import plotly.graph_objects as go
@@ -203,6 +204,8 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
             x=xs, y=ys, z=z, text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax, coloraxis="coloraxis",
             hovertemplate=f"{engine_title(key)}<br>{x_title} %{{x}}<br>{y_title} %{{y}}<br>%{{text}} {unit}"
                           "<extra></extra>"), row=i // cols + 1, col=i % cols + 1)
+    if not keys:
+        fig.add_annotation(text=empty_note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
     fig.update_xaxes(type="category", title_text=x_title)
     fig.update_yaxes(type="category", title_text=y_title)
     fig.update_layout(title=title, template="plotly_white", height=300 * nrows + 120,

@@ -11,6 +11,7 @@ needs only the run id:
 """
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Iterable
 
@@ -151,6 +152,37 @@ class RunReport:
                          "Its figures are kept but describe different work.")
         return _markdown(lines)
 
+    def _started(self, key: str) -> dict[str, list[str]]:
+        """Per engine, the distinct values of `key` its starts found out (durability, client path),
+        from the instances' stored configuration; cluster nodes and older runs have none."""
+        seen: dict[str, list[str]] = {}
+        for engine, kind, config in zip(self.instances["engine"], self.instances["kind"], self.instances["config"]):
+            value = json.loads(config or "{}").get(key) if kind != "node" else None
+            if value and value not in seen.setdefault(engine, []):
+                seen[engine].append(value)
+        return {k: v for k, v in seen.items() if v}
+
+    def _client_path_lines(self) -> list[str]:
+        paths = self._started("client_path")
+        relayed = [engine_title(k) for k, v in paths.items() if any(p.startswith("the published port") for p in v)]
+        direct = [engine_title(k) for k, v in paths.items() if k not in relayed]
+        lines = []
+        if direct:
+            lines.append(f"**Client path:** benchlib's clients (the notebook's drivers, sysbench) reached "
+                         f"{', '.join(direct)} at the container's own address on its Docker network, not through the "
+                         "port published on 127.0.0.1, so no userland proxy (docker-proxy) relayed a round trip: no "
+                         "process outside the measured scopes sat between client and server.")
+        if relayed:
+            lines.append(f"**Client path:** {', '.join(relayed)} could only be reached through the port published on "
+                         "127.0.0.1: where Docker's userland proxy (docker-proxy) relays it, the proxy's CPU is in no "
+                         "measured scope, and its relay is in every round trip's wall time.")
+        return lines
+
+    def durability(self) -> dict[str, str]:
+        """Per engine, its durability settings as read when it started (every distinct reading,
+        where starts differed); engines stored before benchlib read them are left out."""
+        return {k: " / ".join(v) for k, v in self._started("durability").items()}
+
     def caveats(self, extra: Iterable[str] = ()) -> str:
         lines = [f"**Cost metric:** {self.metric_explanation}."]
         if self.info.get("status_note"):
@@ -159,6 +191,11 @@ class RunReport:
         for row in local.drop_duplicates("engine").itertuples():
             lines.append(f"**{engine_title(row.engine)}** ran from `{row.image_ref}`, {row.image_note}; its version "
                          f"is `{row.server_version}`, not the official image's.")
+        lines += self._client_path_lines()
+        durability = self.durability()
+        if durability:
+            lines.append("**Durability as each engine started** (what a commit waits for, read from the engine): "
+                         + "; ".join(f"{engine_title(k)} {v}" for k, v in durability.items()) + ".")
         for key, reason in (self.info["parameters"].get("skipped") or {}).items():
             lines.append(f"**{engine_title(key)}** was skipped: {reason}.")
         for key in self.engines:
@@ -181,7 +218,8 @@ class RunReport:
                          "of a throughput benchmark's result).")
         if (self.measurements["scope"] == "client").any():
             lines.append("Client CPU (scope `client`) is the process that drives a server engine (the notebook's "
-                         "Python driver, or sysbench); it is shown beside the engine's, never added to it.")
+                         "Python driver, or sysbench); it is shown beside the engine's, and added to it only where a "
+                         "table or figure says engine + driver.")
         if self.info["cgroup_layout"] in ("v1", "hybrid"):
             lines.append("I/O bytes come from cgroup v1 blkio, which does not see buffered writes flushed later by "
                          "the kernel: on this host they undercount writes.")

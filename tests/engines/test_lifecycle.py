@@ -36,6 +36,12 @@ def test_engine_interface(key):
         session = eng.session()
         session.ready()
         assert session.version() == p["server_version"]
+        # What a commit waits for, read from the engine itself: every declared setting has a value.
+        declared = [name for name, _ in eng.engine.durability]
+        assert p["durability"] and all(f"{name}=" in p["durability"] for name in declared), p["durability"]
+        assert "unreadable" not in p["durability"], p["durability"]
+        if not declared:
+            assert p["durability"] == eng.engine.durability_note
         if isinstance(eng.engine.client, SqlClient):
             session.execute("create table t (id int primary key, value float)")
             session.execute("insert into t values (1, 1.5)")
@@ -64,6 +70,13 @@ def test_server_security_and_stop(key, benchlib_containers):
         bindings = container.attrs["NetworkSettings"]["Ports"][f"{first.engine.server.port}/tcp"]
         assert bindings and {b["HostIp"] for b in bindings} == {"127.0.0.1"}, bindings
         assert first.host == "127.0.0.1"
+        # benchlib's own clients go to the container's address, past docker-proxy, where the host reaches it.
+        addresses = {n["IPAddress"] for n in container.attrs["NetworkSettings"]["Networks"].values()}
+        if first.endpoint.host != "127.0.0.1":
+            assert first.endpoint.host in addresses and first.endpoint.port == first.engine.server.port
+            assert first.provenance["client_path"].startswith("the container's address")
+        else:
+            assert first.provenance["client_path"].startswith("the published port")
         creds = first.credentials
         if "without authentication" not in first.engine.note:
             with pytest.raises(Exception) as err:

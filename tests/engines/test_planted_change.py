@@ -1,10 +1,10 @@
 """A change planted in a real engine is found by the cross-run comparison: two sweep runs of one
-PostgreSQL, the second with a quarter of the CPU quota. A saturated engine burns its cores whatever
-it achieves, so per window its CPU reads its quota either way: the comparison divides by
-transactions and sets TPS and p95 beside the cost, and the throttled engine must be flagged on them.
-A quarter, not a half: with sysbench on the host's other core the full-quota engine is not always
-saturated (one CI run measured 0.77x TPS at half the quota), so a half is too small a plant to
-assert a large drop on."""
+PostgreSQL, the second with half its CPU quota. A saturated engine burns its cores whatever it
+achieves, so per window its CPU reads its quota either way: the comparison divides by transactions
+and sets TPS and p95 beside the cost, and the throttled engine must be flagged on them. The drop is
+not a full half: with sysbench on the host's other core the full-quota engine is not saturated
+(one CI run measured 0.77x TPS), so the test asks for a flag and a drop of at
+least a tenth, not for 0.5x."""
 import pytest
 
 from benchlib import cpus, sysbench
@@ -24,14 +24,14 @@ def _run(store, engine_cpus: float) -> str:
     return sweep.run(params, store=store).run_id
 
 
-def test_a_quarter_of_the_cpu_quota_is_flagged_beyond_noise(store):
+def test_half_the_cpu_quota_is_flagged_beyond_noise(store):
     if not cpus.plan(True).pinned:
         pytest.skip("one CPU: the engine's share cannot be set apart from the client's")
-    base, throttled = _run(store, 1.0), _run(store, 0.25)
+    base, throttled = _run(store, 1.0), _run(store, 0.5)
     report = ComparisonReport([base, throttled], store=store)
     c = report.compared
     assert len(c) == 1 and c["unit"].iloc[0].endswith("per transaction")
     row = c.iloc[0]
-    assert row["tps_flagged"] and row["tps_ratio"] < 0.6, row.to_dict()  # a quarter of the CPU: well under the base TPS
+    assert row["tps_flagged"] and row["tps_ratio"] < 0.9, row.to_dict()  # half the CPU: beyond noise and well under the base TPS
     assert "TPS" in report.findings()
     assert "TPS: base → compared" in report.detail_table().to_html()

@@ -42,3 +42,23 @@ def test_report_tables_from_the_store(run):
     assert (report.summary["cpu_us_per_row"] > 0).all()
     assert "CockroachDB" in set(report.reference_only_table()["engine"])
     assert "not reported" in set(report.amplification_table()["log bytes / row byte"])
+
+
+def test_every_table_figure_and_sentence_renders_without_postgresql(run):
+    """PostgreSQL is the ratios' base: a run without it still renders, and the ratio figure says
+    why it is empty instead of failing."""
+    result, store = run
+    report = write_cost.WriteCostReport(result.run_id, store)
+    assert report.summary["ratio_to_postgres"].isna().all()
+    ratio = report.ratio_figure()
+    assert not ratio.data and ratio.layout.annotations[-1].text.startswith("no ratio: PostgreSQL")
+    assert len(report.cpu_figure().data) == 2  # one panel per engine
+    # Neither engine works after a call returns nor reports its log: each figure says so.
+    assert report.after_figure().layout.annotations[-1].text.startswith("no settle window")
+    assert report.amplification_figure().layout.annotations[-1].text.startswith("no engine in this run reports")
+    for text in (report.findings(), report.what_seed_hides(), report.caveats(), report.replication_findings()):
+        assert isinstance(text, str)
+    assert "SQLite" in report.findings()
+    report.cell_table().to_html()
+    report.decomposition_table()
+

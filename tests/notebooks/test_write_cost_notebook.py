@@ -45,3 +45,12 @@ def test_report_has_heatmaps_and_reference_only_engines(tiny_run):
     assert "the write_cost workload has no dialect for it" in page.replace("&#39;", "'")
     names = {p.name for p in tiny_run.figures}
     assert {"write-cost-cpu.png", "write-cost-ratio.png"} <= names
+
+
+def test_report_splits_a_server_write_into_engine_and_driver_and_states_durability(tiny_run):
+    page = tiny_run.html.read_text().replace("&#39;", "'")
+    assert "commit: engine µs/row" in page and "commit: driver µs/row" in page
+    # What each engine's commit waited for, as it reported it at start.
+    assert "Durability as each engine started" in page and "synchronous_commit=on" in page
+    assert "innodb_flush_log_at_trx_commit=1" in page and "synchronous=" in page
+    assert "Client path:" in page

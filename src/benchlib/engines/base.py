@@ -296,6 +296,11 @@ class Engine:
     # N containers as one instance; `server` is then its nodes' image and client conventions, and
     # `variant_of` names the single-node engine the cluster is compared with.
     cluster: Cluster | None = None
+    # What a commit waits for, read from the engine as it starts ((setting, query) pairs, the
+    # value in the first row's last column) and kept with the start's provenance: a write's cost
+    # depends on it, and images differ. `durability_note` where the engine has no setting to read.
+    durability: tuple[tuple[str, str], ...] = ()
+    durability_note: str = ""
 
     def __post_init__(self) -> None:
         if (self.server is None) == (self.embedded is None):

@@ -28,4 +28,6 @@ ENGINE = Engine(
     client=SqlClient("in-process", _connect, "select 'DuckDB ' || version()", sqlalchemy_wrap=_sqlalchemy_wrap,
                      placeholder="?"),
     embedded=Embedded(library=_library, file_name="bench.duckdb"),
+    durability_note="no durability setting to read: DuckDB writes its WAL at each commit and checkpoints it into "
+                    "the database file past checkpoint_threshold",
 )

@@ -30,4 +30,8 @@ ENGINE = Engine(
         storage_hint="RocksDB (MyRocks) is the engine mariadb-myrocks",
     ),
     note="MariaDB is not MySQL: same wire protocol and family, a different server and storage engine version line.",
+    durability=(("innodb_flush_log_at_trx_commit", "select @@innodb_flush_log_at_trx_commit"),
+                ("log_bin", "select @@log_bin"), ("sync_binlog", "select @@sync_binlog"),
+                ("innodb_doublewrite", "select @@innodb_doublewrite"),
+                ("innodb_flush_method", "select @@innodb_flush_method")),
 )

@@ -32,4 +32,7 @@ ENGINE = replace(
     note="MariaDB with MyRocks: RocksDB (an LSM tree) as the default storage engine, so the workload's tables "
          "are RocksDB tables (the server version string names the default storage engine); rocksdb_max_row_locks "
          "is raised to its maximum so one statement can change more than 1M rows.",
+    durability=(("rocksdb_flush_log_at_trx_commit", "select @@rocksdb_flush_log_at_trx_commit"),
+                ("log_bin", "select @@log_bin"), ("sync_binlog", "select @@sync_binlog"),
+                ("rocksdb_use_direct_reads", "select @@rocksdb_use_direct_reads")),
 )

@@ -33,4 +33,8 @@ ENGINE = Engine(
         # The official image initialises with a temporary server first: slow to become ready.
         startup_timeout=180.0,
     ),
+    durability=(("innodb_flush_log_at_trx_commit", "select @@innodb_flush_log_at_trx_commit"),
+                ("log_bin", "select @@log_bin"), ("sync_binlog", "select @@sync_binlog"),
+                ("innodb_doublewrite", "select @@innodb_doublewrite"),
+                ("innodb_flush_method", "select @@innodb_flush_method")),
 )

@@ -40,4 +40,6 @@ ENGINE = Engine(
         checkpoint="checkpoint",
         password_statements=postgres_password,
     ),
+    durability=(("synchronous_commit", "show synchronous_commit"), ("fsync", "show fsync"),
+                ("full_page_writes", "show full_page_writes"), ("wal_sync_method", "show wal_sync_method")),
 )

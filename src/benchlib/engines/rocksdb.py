@@ -60,4 +60,6 @@ ENGINE = Engine(
          "blocks): an LSM tree in the notebook's process, its flushes and compactions "
          "on its own threads there (counted in that process's CPU and in its settle windows). No SQL and no "
          "secondary index of its own: a workload keeps its index as a second key space.",
+    durability_note="WriteOptions sync=false (rocksdict's default): a write returns once it is in the WAL's OS "
+                    "buffer, not on disk",
 )

@@ -15,7 +15,7 @@ from .workload import CONTENDED, HARNESS, LAYER_NAMES, LOOP_TIME, OPERATIONS, TR
 
 CLIENT_COLOR, SERVER_COLOR, EMBEDDED_COLOR = "#F2A541", "#3B6EA5", "#7A9E7E"
 TRANSPORT_COLORS = {"in-process": EMBEDDED_COLOR, "unix": "#4C9F70", "tcp": "#C8553D"}
-# Seed 002's "local": the most efficient medium the API has. Ours: Unix socket, else TCP loopback.
+# Seed 002's "local": the most efficient medium the API has. Ours: Unix socket, else TCP on this host.
 LOCAL_ORDER = ("in-process", "unix", "tcp")
 # Seed 002 measured ODB: prepared statements through each database's C library. Per engine, the
 # first of these layers that ran stands in for it.
@@ -209,7 +209,7 @@ class ClientApiReport(RunReport):
                                 ("ODB-like", self._seed_like)):
             local, tcp, _ = self._local_and_tcp(layer_of)
             merged[f"this run ({label}), local"] = pd.Series(local, dtype=float)
-            merged[f"this run ({label}), TCP loopback"] = pd.Series(tcp, dtype=float)
+            merged[f"this run ({label}), TCP on this host"] = pd.Series(tcp, dtype=float)
         return _with_ratio_to_postgres(pd.DataFrame(merged), "µs per load")
 
     def contended_comparison(self) -> pd.DataFrame:
@@ -229,7 +229,7 @@ class ClientApiReport(RunReport):
     def seed_layers(self) -> str:
         """Which layer stood in for ODB per engine, and what the MySQL family's two drivers cost."""
         _, _, used = self._local_and_tcp(self._seed_like)
-        lines = [f"ODB-like layer per engine: " + ", ".join(f"{engine_title(e)} `{layer}`" for e, layer in
+        lines = ["ODB-like layer per engine: " + ", ".join(f"{engine_title(e)} `{layer}`" for e, layer in
                                                            sorted(used.items(), key=lambda kv: engine_order(used).index(kv[0])))
                  + " (ODB used prepared statements through each database's C client library; sqlite3 caches "
                    "prepared statements itself)."] if used else []
@@ -269,8 +269,8 @@ class ClientApiReport(RunReport):
         s = s.assign(engine_t=[engine_title(e) for e in s["engine"]])
         return grouped_bars(s, x=["engine_t", "layer"], group="transport", value="loop_us", colors=TRANSPORT_COLORS,
                             unit=f"µs per {operation}", name=f"client-api-transport-{operation}",
-                            title=f"{operation}: wall µs per operation by transport (in-process, Unix socket, TCP "
-                                  "loopback)")
+                            title=f"{operation}: wall µs per operation by transport (in-process, Unix socket, TCP on "
+                                  "this host)")
 
     # -- narrative -------------------------------------------------------------------------------
     def findings(self) -> str:
@@ -330,7 +330,7 @@ class ClientApiReport(RunReport):
                                                                      values="loop_us")
         if {"unix", "tcp"} <= set(pairs.columns):
             for engine, row in pairs.iterrows():
-                lines.append(f"{engine_title(engine)}: Unix socket {fmt(row['unix'])} µs vs TCP loopback "
+                lines.append(f"{engine_title(engine)}: Unix socket {fmt(row['unix'])} µs vs TCP on this host "
                              f"{fmt(row['tcp'])} µs per load: local < remote "
                              f"{'holds' if row['unix'] < row['tcp'] else 'does not hold'} "
                              f"({fmt((row['tcp'] / row['unix'] - 1) * 100, '%', 2)} more over TCP).")
@@ -347,8 +347,9 @@ class ClientApiReport(RunReport):
             f"batch of {self.param('orm_batch_size')}). ORM update and erase first load the object into the session "
             "(a SELECT each), as ORM code does; the driver and Core layers write all 23 members back by id.",
             "Client CPU is the whole notebook process (its other threads included); server CPU is the engine's "
-            "container cgroup. Both share this host's cores, so a TCP or Unix socket round trip here is a loopback "
-            "one: seed 002's remote figures crossed gigabit Ethernet.",
+            "container cgroup. Both share this host's cores, so a TCP or Unix socket round trip here never leaves "
+            "the host (TCP crosses the Docker bridge into the container): seed 002's remote figures crossed gigabit "
+            "Ethernet.",
             "No settle window: deferred engine work (purge, autovacuum, checkpoints) after a window is not counted; "
             "costs are gross, and the idle engine's few ms of CPU per second stay in each window. perf runs only "
             "where it counts hardware events (its cgroup monitoring makes every context switch dearer, and a window "
@@ -367,10 +368,6 @@ class ClientApiReport(RunReport):
             "`c_prepared` can be slower than `c_driver` over TCP). Round trips per load: psycopg outside "
             "autocommit sends BEGIN, the SELECT and COMMIT (3); PyMySQL and `c_driver` the SELECT and COMMIT (2); "
             "`c_prepared` 3; SQLite none.",
-            "TCP loopback reaches a container through Docker's port publishing on 127.0.0.1; where Docker's "
-            "userland proxy (docker-proxy) relays it, as on this project's hosts, the proxy's CPU is in neither "
-            "the server's nor the client's column, so over TCP client + server CPU is less than the work done "
-            "per operation and the wall time includes the relay.",
         ]
         for key in self.engines:
             try:

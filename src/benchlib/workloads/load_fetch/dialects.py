@@ -82,11 +82,9 @@ class SqlDialect:
     text_type: Callable[[int], str] = lambda width: f"varchar({width})"
     notes: tuple[str, ...] = ()
     local_files: bool = False  # the loading session sends a file from this host (LOAD DATA LOCAL)
-    # What a commit waits for, as the engine reports it: (setting, query) pairs.
-    durability_sql: tuple[tuple[str, str], ...] = ()
-    durability_text: str = "no setting reported by the engine"
     # Whether a commit waits for its log on disk at the settings this workload runs (the engines'
-    # defaults; durability_sql shows them): None where the engine does not say.
+    # defaults; each engine's declared durability settings, read at its start, show them): None
+    # where the engine does not say.
     syncs_commit: bool | None = True
     # Disk per line order per loaded table at the load's peak, logs included: the data directory
     # growth seen here at 200,000-250,000 rows, rounded up (the disk check before a run).
@@ -169,11 +167,6 @@ class SqlDialect:
         for statement in self.flush_stats:
             h.work.execute(statement)
 
-    def durability(self, h: Handle) -> str:
-        if not self.durability_sql:
-            return self.durability_text
-        return ", ".join(f"{name}={h.side.execute(query)[0][-1]}" for name, query in self.durability_sql)
-
 
 def _copy_stdin(session, method: Method, staged: Staged, table: str) -> None:
     """psql's \\copy: the client streams the file through COPY ... FROM STDIN."""
@@ -229,8 +222,7 @@ POSTGRES = SqlDialect(
     analyze=("vacuum analyze {table}",),
     # PostgreSQL 15+ publishes a backend's block reads when it goes idle, at most once a second
     # unless asked: flushed after each window so the read counters hold the window's own reads.
-    flush_stats=("select pg_stat_force_next_flush()",),
-    durability_sql=(("synchronous_commit", "show synchronous_commit"), ("fsync", "show fsync")))
+    flush_stats=("select pg_stat_force_next_flush()",))
 
 MYSQL = SqlDialect(
     structure="B-tree", layout="InnoDB: rows in the clustered primary-key B-tree, B-tree secondary index",
@@ -239,20 +231,14 @@ MYSQL = SqlDialect(
               "and table_name = '{table}'",
     sizes_source="information_schema.tables data_length / index_length (after ANALYZE TABLE)",
     datadir_sql="select @@datadir", server_config={"local_infile": "ON"}, analyze=("analyze table {table}",),
-    local_files=True, disk_bytes_per_row=350,  # MySQL's binary log holds every loaded row once more
-    durability_sql=(("innodb_flush_log_at_trx_commit", "select @@innodb_flush_log_at_trx_commit"),
-                    ("log_bin", "select @@log_bin"), ("sync_binlog", "select @@sync_binlog"),
-                    ("innodb_flush_method", "select @@innodb_flush_method")))
+    local_files=True, disk_bytes_per_row=350)  # MySQL's binary log holds every loaded row once more
 
 MYROCKS = replace(MYSQL, structure="LSM", layout="MyRocks: rows in RocksDB keyed by the primary key, the index as "
                   "its own keys (an LSM tree)", methods=(LOAD_DATA, MYROCKS_BULK), disk_bytes_per_row=150,
                   # Its table statistics come from SST files: the memtables flushed first.
                   analyze=("set global rocksdb_force_flush_memtable_now = 1", "analyze table {table}"),
                   sizes_source="information_schema.tables data_length / index_length (after a memtable flush and "
-                               "ANALYZE TABLE)",
-                  durability_sql=(("rocksdb_flush_log_at_trx_commit", "select @@rocksdb_flush_log_at_trx_commit"),
-                                  ("log_bin", "select @@log_bin"), ("sync_binlog", "select @@sync_binlog"),
-                                  ("rocksdb_use_direct_reads", "select @@rocksdb_use_direct_reads")))
+                               "ANALYZE TABLE)")
 
 SQLITE = SqlDialect(
     structure="B-tree", layout="rowid B-tree table + B-tree primary-key and customer indexes", types={},
@@ -262,8 +248,7 @@ SQLITE = SqlDialect(
     sizes_sql="select (select sum(pgsize) from dbstat where name = '{table}'), (select sum(pgsize) from dbstat where "
               "name in (select name from sqlite_master where type = 'index' and tbl_name = '{table}'))",
     sizes_source="dbstat: pages of the table and of its indexes (after ANALYZE)", analyze=("analyze {table}",),
-    disk_bytes_per_row=150,
-    durability_sql=(("synchronous", "pragma synchronous"), ("journal_mode", "pragma journal_mode")))
+    disk_bytes_per_row=150)
 SQLITE_TYPES = {k: "integer" for k in _PG_TYPES}
 
 DUCKDB = SqlDialect(
@@ -296,7 +281,6 @@ class DocumentDialect:
     datadir_path: str = "/var/lib/postgresql/data"  # FerretDB's PostgreSQL, as its recipe runs it
     sizes_source: str = "collStats size / totalIndexSize"
     server_config: Mapping[str, Any] = field(default_factory=dict)
-    durability_text: str = "its PostgreSQL at the image's settings (not readable over the MongoDB protocol)"
     syncs_commit: bool | None = None
     disk_bytes_per_row: int = 2200  # JSONB repeats every field name in every document
 
@@ -354,8 +338,6 @@ class DocumentDialect:
     def datadir(self, h: Handle) -> str | None:
         return self.datadir_path
 
-    def durability(self, h: Handle) -> str:
-        return self.durability_text
 
     def after_window(self, h: Handle) -> None:
         pass
@@ -398,8 +380,6 @@ class KeyValueDialect:
     notes: tuple[str, ...] = ()
     sizes_source: str = "rocksdb.total-sst-files-size of each column family, after a memtable flush"
     server_config: Mapping[str, Any] = field(default_factory=dict)
-    durability_text: str = ("WriteOptions sync=false (rocksdict's default): a write returns once it is in the WAL's OS "
-                            "buffer, not on disk")
     syncs_commit: bool | None = False
     disk_bytes_per_row: int = 150
 
@@ -498,8 +478,6 @@ class KeyValueDialect:
     def datadir(self, h: Handle) -> str | None:
         return None
 
-    def durability(self, h: Handle) -> str:
-        return self.durability_text
 
     def after_window(self, h: Handle) -> None:
         pass

@@ -478,7 +478,7 @@ class LoadFetchReport(RunReport):
             "this process. " + self._driver_share() + "Compare engines of one driver by latency, engines of "
             "different drivers by engine CPU.",
             "Durability is each engine's default, and it differs: what a commit waits for is listed per engine in "
-            "'How the run went' (durability and I/O settings) where the engine reports it. RocksDB through rocksdict writes with sync=false (the "
+            "the durability caveat, as each engine reported it when it started. RocksDB through rocksdict writes with sync=false (the "
             "write returns once it is in the WAL's OS buffer), which a single-row latency compares with engines that "
             "flush their log at commit.",
         ]

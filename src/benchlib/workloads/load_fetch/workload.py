@@ -152,7 +152,6 @@ class Shared:
     staging: dict[str, tuple[float, int]]  # order -> (seconds to generate and write, bytes)
     rows_per_customer: np.ndarray
     customers_with_rows: np.ndarray = field(init=False)
-    noted: set = field(default_factory=set)  # engines whose durability settings the run's note holds
 
     def __post_init__(self) -> None:
         self.customers_with_rows = np.nonzero(self.rows_per_customer)[0]
@@ -224,9 +223,6 @@ class LoadFetch(Workload):
         handle = dialect.open(ctx.instance)
         ctx.state.update(dialect=dialect, handle=handle, counters=dialect.counters(ctx.instance.engine),
                          inserted=Tally(), next_order={"key": 0, "random": 0})
-        if ctx.instance.key not in ctx.shared.noted:
-            ctx.shared.noted.add(ctx.instance.key)
-            ctx.run.note(f"Durability and I/O settings of {ctx.instance.engine.title}: {dialect.durability(handle)}.")
 
     def measure(self, ctx: StepContext, step: Step) -> None:
         what, data = step.data

@@ -50,6 +50,10 @@ class WriteCostReport(RunReport):
         # compare (an embedded engine's driver cannot be taken out of its process).
         self.parts = analysis.decompose(self.cells, value="total_us_per_row") if not self.cells.empty \
             else pd.DataFrame()
+        # A server's two sides apart: the same rule on its engine CPU and on its driver's.
+        servers = self.cells[self.cells["client_us_per_row"].notna()] if not self.cells.empty else self.cells
+        self.side_parts = {side: analysis.decompose(servers, value=value) if not servers.empty else pd.DataFrame()
+                           for side, value in (("engine", "cpu_us_per_row"), ("driver", "client_us_per_row"))}
         self.engines = engine_order(self.engines)
         # Clusters beside their single node: what replication adds, and where it lands.
         self.replication = analysis.replication(self.cells)
@@ -78,13 +82,13 @@ class WriteCostReport(RunReport):
             "engine": [engine_title(e) for e in s["engine"]], "rows/txn": s["rows_per_txn"],
             "rows/stmt": s["statement"], "engine CPU µs/row": s["cpu_us_per_row"],
             "of which after commit": s["after_share"], "client CPU µs/row": s["client_us_per_row"],
-            "engine + driver CPU µs/row": s["total_us_per_row"],
-            "wall µs/row": s["wall_us_per_row"], "× PostgreSQL": s["ratio_to_postgres"],
+            "engine + driver CPU µs/row": s["total_us_per_row"], "engine + driver × PostgreSQL": s["ratio_to_postgres"],
+            "wall µs/row": s["wall_us_per_row"],
             "log B/row": s["log_bytes_per_row"], "log": s["log_status"], "io write B/row": s["io_bytes_per_row"],
             "n": s["n"],
         })
         numeric = ["engine CPU µs/row", "client CPU µs/row", "engine + driver CPU µs/row", "wall µs/row",
-                   "× PostgreSQL", "log B/row", "io write B/row"]
+                   "engine + driver × PostgreSQL", "log B/row", "io write B/row"]
         return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric)
                 .format("{:.0%}", na_rep="n/a", subset=["of which after commit"]).hide(axis="index"))
 
@@ -118,6 +122,23 @@ class WriteCostReport(RunReport):
             "after-commit share (mean of cells)": p["after_share"].map(lambda v: fmt(v * 100, "%", 2)),
             "dominant part of a 1-row transaction": p["dominant"],
         })
+
+    def decomposition_sides_table(self) -> pd.DataFrame:
+        """Server engines only: each part of a one-row transaction on the engine's side (its
+        cgroup) and on the driver's (the client process), with 95% CIs; their sum is the
+        engine + driver decomposition above. Embedded engines have one side."""
+        engine, driver = self.side_parts["engine"], self.side_parts["driver"]
+        if engine.empty:
+            return engine
+        driver = driver.set_index("engine")
+        out = {"engine": [engine_title(e) for e in engine["engine"]]}
+        for name, title in (("one_row_txn", "1-row txn"), ("commit", "commit"), ("statement", "statement"),
+                            ("row", "row")):
+            out[f"{title}: engine µs/row"] = [fmt_ci(v, h) for v, h in zip(engine[f"{name}_us"], engine[f"{name}_ci95"])]
+            out[f"{title}: driver µs/row"] = [fmt_ci(driver.loc[e, f"{name}_us"], driver.loc[e, f"{name}_ci95"])
+                                              if e in driver.index else "n/a" for e in engine["engine"]]
+        out["dominant on the engine's side"] = engine["dominant"].tolist()
+        return pd.DataFrame(out)
 
     def reference_only_table(self) -> pd.DataFrame:
         """Seed 000's engines this run did not measure: its insert row (2M rows, two 1M-row
@@ -321,15 +342,15 @@ class WriteCostReport(RunReport):
 
     # -- figures ----------------------------------------------------------------------------------
     def _heatmap(self, value: str, *, title: str, unit: str, name: str, log_color: bool = False, fmt_=fmt,
-                 skip_postgres: bool = False):
+                 skip_postgres: bool = False, empty_note: str = "no values to show"):
         s = self.summary.dropna(subset=[value])
         if skip_postgres:  # the base of a ratio: 1 in every cell
-            s = s[s["engine"].str.partition("@")[0] != "postgres"]
+            s = s[s["engine"].map(lambda e: e.partition("@")[0]) != "postgres"]
         order = [str(v) for v in sorted(set(s[s["rows_from"] == CLIENT_VALUES]["rows_per_stmt"]))]
         order += [SERVER_LABEL] if (s["rows_from"] == SERVER_GENERATOR).any() else []
         return heatmaps(s, x="statement", y="rows_per_txn", value=value, facet="engine", title=title, name=name,
                         unit=unit, x_title="rows per statement", y_title="rows per transaction",
-                        log_color=log_color, text_format=fmt_, x_order=order)
+                        log_color=log_color, text_format=fmt_, x_order=order, empty_note=empty_note)
 
     def cpu_figure(self):
         return self._heatmap("cpu_us_per_row", unit="µs/row", name="write-cost-cpu", log_color=True,
@@ -337,17 +358,22 @@ class WriteCostReport(RunReport):
 
     def ratio_figure(self):
         return self._heatmap("ratio_to_postgres", unit="× PostgreSQL", name="write-cost-ratio", log_color=True,
-                             title="Engine CPU per row relative to PostgreSQL in the same cell",
-                             fmt_=lambda v: fmt(v, digits=2), skip_postgres=True)
+                             title="Engine + driver CPU per row relative to PostgreSQL's in the same cell",
+                             fmt_=lambda v: fmt(v, digits=2), skip_postgres=True,
+                             empty_note="no ratio: PostgreSQL, the base, did not run (or only one engine did)")
 
     def after_figure(self):
         return self._heatmap("after_share", unit="share", name="write-cost-after-commit", fmt_=".0%",
-                             title="Share of the engine's CPU spent after the statements returned (settle window)")
+                             title="Share of the engine's CPU spent after the statements returned (settle window)",
+                             empty_note="no settle window in this run: only engines that work after a call returns "
+                                        "(servers, embedded engines with threads of their own) get one")
 
     def amplification_figure(self):
         return self._heatmap("log_amplification", unit="log bytes per row byte", name="write-cost-amplification",
                              log_color=True, title=f"Write amplification: engine log bytes per byte of row "
-                                                   f"({self.row_bytes}-byte rows)")
+                                                   f"({self.row_bytes}-byte rows)",
+                             empty_note="no engine in this run reports the bytes of its log (see the amplification "
+                                        "table for the I/O bytes of its scope)")
 
     # -- narrative -------------------------------------------------------------------------------------
     def findings(self) -> str:
