@@ -371,8 +371,9 @@ def _idle_rule(params, policy) -> str:
         return "Idle baseline: none (idle_seconds = 0): costs are not net of an idle rate."
     return (f"Idle baseline: {params.idle_seconds:g} s once per engine start, after waiting up to "
             f"{params.max_settle_seconds:g} s for the engine to be quiet (below {policy.floor_cores:g} of a core over "
-            f"{policy.gate_seconds:g} s; the wait is stored with the baseline as quiet_wait_time): an idle rate well under 1% of a core, subtracted over a phase, moves its "
-            "cost by less than the CI, so a longer baseline buys no precision.")
+            f"{policy.gate_seconds:g} s; the wait is stored with the baseline as quiet_wait_time). The baseline's "
+            "CPU rate is subtracted over each phase and sets the settle threshold; it is stored per start (window "
+            "baseline), so its own spread is in the store beside the phases'.")
 
 
 def _repetition_text(repetition: int) -> str:

@@ -15,7 +15,7 @@ def test_parameter_set_is_valid_here(nb, name):
     batch.check_parameters(nb, batch.load_params(batch.params_file(nb, name)))
 
 
-def test_report_batch_runs_the_dml_and_btree_notebooks_with_their_extra_sets_first():
+def test_report_batch_runs_the_dml_write_cost_and_btree_notebooks_with_their_extra_sets():
     plan = batch.plan_batch("default")
     dml = [p for p in plan if p.notebook.stem.startswith("01-")]
     # default last: notebook 06 compares the newest DML run (the default one) with its rerun
@@ -26,7 +26,12 @@ def test_report_batch_runs_the_dml_and_btree_notebooks_with_their_extra_sets_fir
     btree = [p for p in plan if p.notebook.stem.startswith("07-")]
     assert [p.params_file for p in btree] == ["ferretdb.yaml", "default.yaml"]
     assert btree[0].params["engines"] == ["postgres", "ferretdb"] and "ferretdb" not in btree[1].params["engines"]
-    others = [p for p in plan if not p.notebook.stem.startswith(("01-", "07-"))]
+    # The write sweep, then the clusters beside their single nodes.
+    write = [p for p in plan if p.notebook.stem.startswith("05-")]
+    assert [p.params_file for p in write] == ["default.yaml", "clusters.yaml"]
+    assert write[1].params["clusters"] == "all available" and write[1].params["engines"] == ["postgres", "mariadb",
+                                                                                              "mysql"]
+    others = [p for p in plan if not p.notebook.stem.startswith(("01-", "05-", "07-"))]
     assert {p.params_file for p in others} == {"default.yaml"} and all(p.output_name is None for p in others)
 
 
