@@ -72,3 +72,47 @@ def test_bad_value_is_named(name, value, fragment):
     with pytest.raises(ParameterError) as err:
         validate_parameters({**GOOD, name: value})
     assert fragment in str(err.value)
+
+
+def _window_rows(window, engine_cpu, client_cpu, wall):
+    base = {"engine": "postgres", "labels": '{"test": "t", "threads": 4}', "repetition": 1, "window": window,
+            "unit": "s"}
+    rows = [{**base, "scope": "server", "source": "cgroup", "metric": "cpu_time", "value": engine_cpu},
+            {**base, "scope": "server", "source": "cgroup", "metric": "wall_time", "value": wall}]
+    if client_cpu is not None:
+        rows.append({**base, "scope": "client", "source": "rusage", "metric": "cpu_time", "value": client_cpu})
+    if window == "phase":
+        rows += [{**base, "scope": "client", "source": "sysbench", "metric": k, "value": v}
+                 for k, v in (("transactions", 1000.0), ("tps", 1000.0), ("qps", 1000.0), ("latency_avg", 4.0),
+                              ("latency_p95", 5.0), ("latency_p99", 6.0), ("errors", 0.0), ("reconnects", 0.0))]
+    return rows
+
+
+def test_host_cpu_use_is_the_phase_window_cpu_over_its_own_wall_time():
+    # 1.8 s of engine and 0.1 s of client CPU in a 1 s phase on 2 cores, then 0.5 s of engine CPU
+    # in the settle window: 95% busy, not (1.8 + 0.5 + 0.1) / 2 = 120%.
+    m = pd.DataFrame(_window_rows("phase", 1.8, 0.1, 1.0) + _window_rows("settle", 0.5, None, 0.6))
+    step = analysis.steps(m)
+    assert step["engine_cpu_ms_per_txn"].iloc[0] == pytest.approx(2.3)  # the cost keeps the settle window
+    util = analysis.summarize(step, cores=2)["host_cpu_util"].iloc[0]
+    assert util == pytest.approx(0.95)
+
+
+def test_missing_client_cpu_is_not_read_as_zero():
+    s = _summary("postgres", [(1, 100, 10.0)]).assign(client_cpu_ms_per_txn=float("nan"))
+    p = analysis.price_performance(s, 60.0, {}).iloc[0]
+    assert pd.isna(p["cpu_s_per_million_txn"])
+    m = pd.DataFrame(_window_rows("phase", 1.8, None, 1.0))
+    assert pd.isna(analysis.summarize(analysis.steps(m), cores=2)["host_cpu_util"].iloc[0])
+
+
+def test_the_report_says_whether_the_p95_goal_bound():
+    from benchlib.workloads.sweep.report import SweepReport
+
+    report = object.__new__(SweepReport)  # the narrative rule alone, on a known summary
+    report.goal_ms = 60.0
+    report.summary = pd.concat([_summary("postgres", [(1, 100, 10.0), (8, 300, 40.0)]),
+                                _summary("mysql", [(1, 90, 20.0), (8, 200, 75.0)])])
+    lines = report._goal_lines()
+    assert any(line.startswith("**MySQL, t:** the p95 goal of 60 ms bound at 8 threads (p95 75 ms)") for line in lines)
+    assert lines[-1].startswith("The p95 goal of 60 ms never bound for PostgreSQL t (p95 at most 40 ms, 8 threads)")

@@ -19,11 +19,16 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
     keys = ["engine", "labels", "repetition"]
     readings = (m[(m["source"] == "sysbench") & (m["window"] == "phase")]
                 .pivot_table(index=keys, columns="metric", values="value", aggfunc="first"))
-    engine_cpu = results.engine_rows(m)[lambda d: d["metric"] == "cpu_time"].groupby(keys)["value"].sum(min_count=1)
+    engine = results.engine_rows(m)[lambda d: d["metric"] == "cpu_time"]
+    engine_cpu = engine.groupby(keys)["value"].sum(min_count=1)
     client = m[(m["scope"] == "client") & (m["metric"] == "cpu_time") & (m["source"] != "sysbench")]
     client_cpu = client.groupby(keys)["value"].sum(min_count=1)
+    # How busy the host was while the load ran: the phase window's CPU over the phase's wall time
+    # (the settle window's CPU belongs to the cost per transaction, not to the load's duration).
+    busy = (engine[engine["window"] == "phase"].groupby(keys)["value"].sum(min_count=1).rename("engine_phase_cpu_s"),
+            client[client["window"] == "phase"].groupby(keys)["value"].sum(min_count=1).rename("client_phase_cpu_s"))
     wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(keys)["value"].first()
-    out = readings.join(engine_cpu.rename("engine_cpu_s")).join(client_cpu.rename("client_cpu_s"))
+    out = readings.join(engine_cpu.rename("engine_cpu_s")).join(client_cpu.rename("client_cpu_s")).join(list(busy))
     out = out.join(wall.rename("wall_s")).reset_index()
     labels = [json.loads(x) for x in out["labels"]]
     out.insert(1, "test", [x["test"] for x in labels])
@@ -38,14 +43,16 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
     """Mean over repetitions per engine, test and threads; TPS with its 95% CI; host CPU use."""
     g = step_rows.groupby(["engine", "test", "threads"], sort=False)
     cols = ["tps", "qps", "latency_avg", "latency_p95", "latency_p99", "errors", "reconnects",
-            "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s"]
+            "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s",
+            "engine_phase_cpu_s", "client_phase_cpu_s"]
     out = g[cols].mean()
     n = g.size()
     std = g["tps"].std(ddof=1)
     out["tps_ci95"] = [results.t_quantile_975(int(k) - 1) * s / k ** 0.5 if k > 1 else float("nan")
                        for k, s in zip(n, std)]
     out["n"] = n
-    out["host_cpu_util"] = (out["engine_cpu_s"] + out["client_cpu_s"].fillna(0)) / (out["wall_s"] * cores)
+    # NaN where the client's CPU was not measured: a share of the host is not guessed from half of it.
+    out["host_cpu_util"] = (out["engine_phase_cpu_s"] + out["client_phase_cpu_s"]) / (out["wall_s"] * cores)
     return out.reset_index()
 
 
@@ -76,7 +83,8 @@ def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour
         best = ok.loc[ok["tps"].idxmax()]
         tps = best["tps"]
         price = prices_per_hour.get(engine)
-        cpu_per_txn_s = (best["engine_cpu_ms_per_txn"] + (best["client_cpu_ms_per_txn"] or 0)) / 1e3
+        # Engine + client, or NaN when the client's CPU is missing: never the engine's alone as the sum.
+        cpu_per_txn_s = (best["engine_cpu_ms_per_txn"] + best["client_cpu_ms_per_txn"]) / 1e3
         rows.append({
             "engine": engine, "test": test, "threads": int(best["threads"]), "max_tps_under_goal": tps,
             "p95_ms": best["latency_p95"], "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,

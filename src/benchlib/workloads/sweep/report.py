@@ -96,10 +96,31 @@ class SweepReport(RunReport):
                 f"{k.peak_threads} threads. There a transaction costs the engine {fmt(row['engine_cpu_ms_per_txn'])} "
                 f"ms of CPU and sysbench {fmt(client)} ms ({fmt(share * 100, '%', 2)} of the pair), and the host's "
                 f"CPU is {fmt(row['host_cpu_util'] * 100, '%', 2)} busy.")
+        lines += self._goal_lines()
         cores = self.info["cpu_cores"]
         lines.append(f"Client and server share this host's {cores} cores: past about {cores} busy threads more "
                      "concurrency only queues, so the knee here says as much about the host as about the engine.")
         return "\n".join(f"- {line}" for line in lines)
+
+    def _goal_lines(self) -> list[str]:
+        """Whether the p95 goal bound: seed 004 priced the highest throughput a latency goal allows,
+        which says something only where a step crossed it."""
+        unbound, lines = [], []
+        for (engine, test), df in self.summary.groupby(["engine", "test"], sort=False):
+            over = df[df["latency_p95"] > self.goal_ms].sort_values("threads")
+            if over.empty:
+                unbound.append(f"{engine_title(engine)} {test} (p95 at most {fmt(df['latency_p95'].max())} ms, "
+                               f"{int(df['threads'].max())} threads)")
+            else:
+                first = over.iloc[0]
+                lines.append(f"**{engine_title(engine)}, {test}:** the p95 goal of {fmt(self.goal_ms)} ms bound at "
+                             f"{int(first['threads'])} threads (p95 {fmt(first['latency_p95'])} ms): the price table's "
+                             "throughput is the last step under it.")
+        if unbound:
+            lines.append(f"The p95 goal of {fmt(self.goal_ms)} ms never bound for " + "; ".join(unbound)
+                         + ": there the price table's \"max TPS under the goal\" is only the best step run, not a "
+                           "capacity the goal set (more threads, or a tighter goal, would be needed to find one).")
+        return lines
 
     def caveats(self, extra=()) -> str:
         notes = [
