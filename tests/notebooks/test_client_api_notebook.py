@@ -44,8 +44,8 @@ def test_report_numbers(tiny_run, run_ids_in):
     c = report.contended
     params = batch.load_params(batch.params_file(NOTEBOOK, "tiny"))
     per_worker = contended.inserts_per_worker(params["contended_scale"])
-    expected = params["contended_workers"] * per_worker * (2 + contended.SELECTS_PER_INSERT) + \
-        params["contended_workers"] * len(range(0, per_worker, contended.UPDATE_EVERY))
+    iterations = params["contended_workers"] * per_worker // contended.OBJECTS_PER_ITERATION
+    expected = iterations * sum(contended.PER_ITERATION.values())
     assert set(c["mode"]) == {"threads", "processes"}
     assert (c["operations"] + c["failed"] == expected).all()
     assert (c[c["engine"] == "postgres"]["client_cpu_s"] > 0).all()

@@ -1,8 +1,14 @@
 """Seed 002's contended test: 19,200 inserts, 6,400 updates, 19,200 deletes and 134,400 selects
-from 32 workers on one table (ODB's odb-tests/common/threads), through the raw driver, each
-statement its own transaction. Per worker and per object it inserts: the insert, seven loads
-(its own object and six others anywhere in the table, often already gone), every third object an
-update, then the erase: 3 : 1 : 3 : 21, the seed's proportions.
+from 32 workers on one table, shaped as ODB's odb-tests/common/threads driver, through the raw
+driver. Each worker runs 200 iterations (at scale 1) of four transactions on three objects of its
+own: persist the three; load the first and update it (retried on deadlock: a read lock upgraded to
+a write lock); 20 executions of one query on an unindexed member (the objects every worker has
+updated and not yet erased), each result read to the end; erase the three. Per iteration 3
+inserts, 1 update, 3 deletes and 21 selects: 19,200 : 6,400 : 19,200 : 134,400 over 32 x 200, the
+seed's counts (its 134,400 selects are exactly 6,400 loads plus 20 queries per update). The
+driver's source is not reachable offline here: its shape is taken from its description, checked
+against those four counts. A transaction that fails (deadlock, lock timeout, "database is locked") is rolled
+back and retried whole, at most RETRIES times.
 
 Workers run as threads of this process (one GIL) or as forked processes; each opens its own
 connection before a shared start signal, and the time to completion runs from that signal to
@@ -12,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import random
 import threading
 import time
 import warnings
@@ -20,21 +25,32 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from ...engines import Endpoint, get_engine
-from .dialects import ApiDialect
+from .dialects import COLUMNS, STRINGS, ApiDialect
 from .layers import object_values
+
+QUERIED_MEMBER = STRINGS[0]  # a member with no index: each query scans the table, as ODB's does
 
 SEED_WORKERS = 32
 SEED_COUNTS = {"insert": 19_200, "update": 6_400, "delete": 19_200, "select": 134_400}
-SELECTS_PER_INSERT = 7
-UPDATE_EVERY = 3
+OBJECTS_PER_ITERATION = 3
+QUERIES_PER_ITERATION = 20  # ODB's sub-iterations of the prepared query
+# Statements per iteration, by kind: the persist, load + update, query and erase transactions.
+PER_ITERATION = {"insert": OBJECTS_PER_ITERATION, "update": 1, "delete": OBJECTS_PER_ITERATION,
+                 "select": 1 + QUERIES_PER_ITERATION}
+UPDATED = "another value"  # what the update writes into the queried member, and the query looks for
 RETRIES = 5
 MODES = ("threads", "processes")
 ID_SPAN = 10_000_000  # ids of worker w start at (w + 1) * ID_SPAN
 
 
 def inserts_per_worker(scale: float) -> int:
-    """Seed 002's 600 inserts per worker, scaled, kept a multiple of 3 so the mix stays 3:1:3:21."""
+    """Seed 002's 600 inserts per worker (200 iterations of 3 objects), scaled, kept a multiple of
+    3: whole iterations, so the mix stays 3:1:3:21."""
     return 3 * max(1, round(SEED_COUNTS["insert"] / SEED_WORKERS / 3 * scale))
+
+
+class LostUpdate(Exception):
+    """A worker's own committed update is missing from its query: a wrong result, never retried."""
 
 
 @dataclass
@@ -49,43 +65,77 @@ class WorkerResult:
 def _worker(engine_key: str, endpoint: Endpoint, dialect: ApiDialect, worker: int, workers: int, inserts: int,
             ready: Any, go: Any) -> WorkerResult:
     session = get_engine(engine_key).client.open(endpoint, timeout=30.0)
-    cur = dialect.cursor(session.raw)
+    conn = session.raw
+    dialect.manual_commit(conn)
+    cur = dialect.cursor(conn)
     ts = dialect.timestamp
     counts = {"insert": 0, "update": 0, "delete": 0, "select": 0}
     errors = retries = failed = 0
-    rng = random.Random(worker)
+    queried = dialect.query_by(QUERIED_MEMBER)
 
-    def do(kind: str, sql: str, params: tuple) -> None:
+    def transaction(statements: Callable[[], dict[str, int]], size: int) -> None:
+        """Run `statements` in one transaction, committed; on an error roll back and run it again.
+        Its statements count once it commits; `size` of them count as failed when every attempt
+        failed."""
         nonlocal errors, retries, failed
         for attempt in range(RETRIES + 1):
             try:
-                cur.execute(sql, params)
-                if kind == "select":
-                    cur.fetchall()
-                counts[kind] += 1
-                return
+                if dialect.begin is not None:
+                    dialect.begin(conn)
+                done = statements()
+                conn.commit()
+            except LostUpdate:
+                raise
             except Exception:  # deadlock, lock timeout, "database is locked": the test counts them
                 errors += 1
+                with contextlib.suppress(Exception):
+                    conn.rollback()
                 if attempt == RETRIES:
-                    failed += 1
+                    failed += size
                     return
                 retries += 1
                 time.sleep(0.001 * (attempt + 1))
+                continue
+            for kind, n in done.items():
+                counts[kind] += n
+            return
 
     ready.wait()
     go.wait()
     base = (worker + 1) * ID_SPAN
-    for i in range(inserts):
-        values = object_values(base + i)
-        do("insert", dialect.insert, (*values[:-1], ts(values[-1])))
-        do("select", dialect.select, (base + i,))
-        for _ in range(SELECTS_PER_INSERT - 1):
-            other = (rng.randrange(workers) + 1) * ID_SPAN + rng.randrange(inserts)
-            do("select", dialect.select, (other,))
-        if i % UPDATE_EVERY == 0:
-            v = values[1:]
-            do("update", dialect.update, (v[0] + 1, *v[1:-1], ts(v[-1]), base + i))
-        do("delete", dialect.delete, (base + i,))
+    for i in range(inserts // OBJECTS_PER_ITERATION):
+        ids = [base + OBJECTS_PER_ITERATION * i + k for k in range(OBJECTS_PER_ITERATION)]
+        objects = [object_values(n) for n in ids]
+
+        def persist() -> dict[str, int]:
+            for values in objects:
+                cur.execute(dialect.insert, (*values[:-1], ts(values[-1])))
+            return {"insert": len(objects)}
+
+        def load_and_update() -> dict[str, int]:
+            cur.execute(dialect.select, (ids[0],))
+            row = list(cur.fetchall()[0])
+            row[COLUMNS.index(QUERIED_MEMBER)] = UPDATED
+            cur.execute(dialect.update, (*row[1:-1], ts(objects[0][-1]), ids[0]))
+            return {"select": 1, "update": 1}
+
+        def query() -> dict[str, int]:
+            for _ in range(QUERIES_PER_ITERATION):
+                cur.execute(queried, (UPDATED,))
+                found = any(r[0] == ids[0] for r in cur.fetchall())
+                if not found:
+                    raise LostUpdate(f"worker {worker}: object {ids[0]}, updated in its own committed "
+                                     "transaction, is missing from the query's result")
+            return {"select": QUERIES_PER_ITERATION}
+
+        def erase() -> dict[str, int]:
+            for n in ids:
+                cur.execute(dialect.delete, (n,))
+            return {"delete": len(ids)}
+
+        for statements, size in ((persist, OBJECTS_PER_ITERATION), (load_and_update, 2),
+                                 (query, QUERIES_PER_ITERATION), (erase, OBJECTS_PER_ITERATION)):
+            transaction(statements, size)
     session.close()
     return WorkerResult(counts, errors, retries, failed, time.monotonic())
 

@@ -75,6 +75,9 @@ class ApiDialect:
         sets = ", ".join(f"{c} = {self.placeholder}" for c in MEMBERS)
         return f"update {TABLE} set {sets} where id = {self.placeholder}"
 
+    def query_by(self, member: str) -> str:
+        return f"select {', '.join(COLUMNS)} from {TABLE} where {member} = {self.placeholder}"
+
     @property
     def delete(self) -> str:
         return f"delete from {TABLE} where id = {self.placeholder}"

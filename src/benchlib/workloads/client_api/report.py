@@ -383,11 +383,12 @@ class ClientApiReport(RunReport):
             if dialect.processes_reason and "processes" in self.param("contended_modes", []):
                 notes.append(f"**{engine_title(key)}**: contended test not run with processes: "
                              f"{dialect.processes_reason}.")
-        notes.append("Contended test: seed 002's operation counts and proportions, not ODB's threads test itself "
-                     "(which inserts three objects per transaction, loads and updates in one transaction retried on "
-                     "deadlock, and runs unindexed multi-row queries): here every statement is a point statement on "
-                     "rows of its own worker, so the seed comparison's ratios are indicative only. The raw driver "
-                     "in autocommit (one statement per transaction), workers each on "
+        notes.append("Contended test: shaped as ODB's threads test (odb-tests/common/threads), whose counts seed 002 "
+                     "gives: per iteration, one transaction persisting three objects, one loading the first and "
+                     "updating it (retried on deadlock), one running a query on an unindexed member 20 times (every "
+                     "object any worker has updated and not yet erased, a scan of the table), and one erasing the "
+                     "three; a failed transaction is rolled back and retried whole. The raw driver, not ODB's "
+                     "prepared statements, so the seed comparison's ratios weigh the drivers too. Workers each on "
                      "their own connection, the window opened once every worker was connected (connects and forks "
                      "are outside its wall time and server CPU; a forked worker's CPU is counted whole when it is "
                      f"joined, its connect included), {self.param('contended_workers')} workers at scale "
