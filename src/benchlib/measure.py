@@ -382,8 +382,10 @@ class Meter:
         if not self.defers_work or max_seconds <= 0:
             return 0.0, "no-deferred-work"
         gate = dataclasses.replace(self.settle_policy, quiet_seconds=self.settle_policy.gate_seconds)
+        # The floor is per server: a cluster's summed scope may idle at that rate on every node.
+        floor = gate.floor_cores * max(1, len(scope.nodes))
         t0 = time.perf_counter()
-        outcome = wait_until_quiet(scope, gate, t0, scope.sample().cpu_ns or 0, gate.floor_cores, max_seconds)
+        outcome = wait_until_quiet(scope, gate, t0, scope.sample().cpu_ns or 0, floor, max_seconds)
         return time.perf_counter() - t0, outcome
 
     @contextlib.contextmanager

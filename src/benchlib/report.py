@@ -20,7 +20,7 @@ import pandas as pd
 from . import results
 from .engines import get_engine
 from .errors import UnknownEngineError
-from .measure import WARMUP_PREFIX
+from .measure import NODE_SCOPE, WARMUP_PREFIX
 from .plots import engine_title
 
 
@@ -111,7 +111,9 @@ class RunReport:
     def timing_table(self):
         """Where the run's wall time went: measured windows versus everything else (engine starts,
         set-up, checks), i.e. the harness overhead."""
-        wall = self.measurements[self.measurements["metric"] == "wall_time"]
+        # One wall time per window: a cluster's nodes store their own copies of it (scope node).
+        wall = self.measurements[(self.measurements["metric"] == "wall_time")
+                                 & (self.measurements["scope"] != NODE_SCOPE)]
         measured = wall.groupby("window")["value"].sum()
         ended = self.info["ended_at"]
         total = ((ended if pd.notna(ended) else pd.Timestamp.now(tz="UTC")) - self.info["started_at"]).total_seconds()
@@ -231,10 +233,12 @@ class RunReport:
                          "speed moved that much during the run, whatever the engines did.")
         noisy = m[(m["metric"] == "quiet_wait_time") & (m["status"] != "ok")]
         if not noisy.empty:
-            engines = ", ".join(engine_title(e) for e in dict.fromkeys(noisy["engine"]))
-            lines.append(f"**Idle baseline:** {len(noisy)} baseline(s) ({engines}) followed a wait for quiet that "
-                         "reached its bound: the engine was still busy (start-up or deferred work), so that idle rate "
-                         "is too high and the costs net of it are understated.")
+            reps = ", ".join(f"{engine_title(e)} {'warm-up' if int(r) == 0 else f'repetition {int(r)}'}"
+                             for e, r in zip(noisy["engine"], noisy["repetition"]))
+            lines.append(f"**Idle baseline:** {len(noisy)} baseline(s) ({reps}) followed a wait for quiet that "
+                         "reached its bound: the engine was above the quiet floor until then, and if that work went "
+                         "on into the baseline, its idle rate is too high and the costs net of it in that repetition "
+                         "are understated.")
         lines += [line for line in extra if line]
         return _markdown(lines)
 

@@ -87,8 +87,9 @@ def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
     if not counted.empty and (counted["status"] == "ok").all():
         return (*COST_METRICS[0], "user-space instructions counted by perf (as in seed 000)")
     statuses = ", ".join(sorted(set(counted["status"]))) or "not recorded"
-    sources = ", ".join(sorted(set(df[df["metric"] == "cpu_time"]["source"]))) or "cgroup"
-    return (*COST_METRICS[1], f"CPU seconds (user+system) from {sources} accounting stand in for instructions: "
+    sources = "; ".join(sorted(set(df[df["metric"] == "cpu_time"]["source"]))) or "cgroup"
+    return (*COST_METRICS[1], f"CPU seconds (user+system) from each scope's accounting ({sources}) stand in for "
+            "instructions: "
             f"perf's instructions:u on this host was {statuses}")
 
 

@@ -71,6 +71,8 @@ def test_galera_forms_replicates_and_is_measured_per_node(key, store, leftovers)
     with benchlib.start(key) as eng:
         assert [n.name for n in eng.nodes] == ["node1", "node2", "node3"]
         assert eng.provenance["startup_seconds"] < 60
+        # What a commit waits for, read from the entry node once the cluster formed.
+        assert "wsrep_on=1" in eng.provenance["durability"] or "wsrep_on=ON" in eng.provenance["durability"]
         for node in eng.sql_nodes:  # readiness waited for every member, and each one is synced
             status = dict(eng.query("show status where variable_name in ('wsrep_cluster_size', "
                                     "'wsrep_local_state_comment', 'wsrep_ready')", eng.session(node=node)))
@@ -95,6 +97,8 @@ def test_postgres_sync_replica_waits_for_the_standby(key, store, leftovers):
         rows = eng.query("select application_name, state, sync_state from pg_stat_replication")
         assert rows == [("standby1", "streaming", "sync")]
         assert eng.query("show synchronous_commit") == [("remote_apply",)]
+        assert "synchronous_commit=remote_apply" in eng.provenance["durability"]
+        assert "standby sync_state=sync" in eng.provenance["durability"], eng.provenance["durability"]
         standby = eng.session(node="standby1")
         assert standby.execute("select pg_is_in_recovery()") == [(True,)]
         primary = eng.session()
@@ -113,6 +117,7 @@ def test_group_replication_forms_and_replicates(key, leftovers):
                             "performance_schema.replication_group_members order by member_host")
         assert members == [("node1", "ONLINE", "PRIMARY"), ("node2", "ONLINE", "SECONDARY"),
                            ("node3", "ONLINE", "SECONDARY")]
+        assert "group_replication_single_primary_mode=1" in eng.provenance["durability"], eng.provenance["durability"]
         eng.query("create table r (id int primary key, value varchar(20))")
         eng.query("insert into r values (1, 'on the primary')")
         reader = eng.session(node="node2")

@@ -218,9 +218,9 @@ def engines_of(run_ids: list[str]) -> list[str]:
 
 def measured_seconds(run_ids: list[str]) -> float | None:
     """Wall time the runs spent inside measured windows (baseline, phase, settle, warm-up): each
-    window stores one wall_time row."""
+    window stores one wall_time row (a cluster's nodes their own copies, not counted)."""
     if not run_ids:
         return 0.0
     rows = _from_store("select coalesce(sum(value), 0) from measurements "
-                       "where metric = 'wall_time' and run_id in (select unnest(?))", run_ids)
+                       "where metric = 'wall_time' and scope <> 'node' and run_id in (select unnest(?))", run_ids)
     return None if rows is None else float(rows[0][0])

@@ -1,7 +1,8 @@
-"""MariaDB Galera Cluster: three MariaDB servers replicating every commit synchronously
-(virtually synchronous, multi-primary): at commit a node certifies the transaction's write set
-with the group (one group-communication round), and the commit returns once every node has
-accepted it; the other nodes apply it asynchronously right after. Clients connect to `node1`.
+"""MariaDB Galera Cluster: three MariaDB servers replicating every commit (virtually synchronous,
+multi-primary): at commit a node sends the transaction's write set to the group, which delivers it
+to every node in one total order (one group-communication round); each node certifies it locally
+(the same deterministic test everywhere), the commit returns, and the other nodes apply it on
+their own schedule. Clients connect to `node1`.
 
 Offline, the nodes run the `mariadb@11.8` recipe's image plus Debian's `galera-4` provider and
 what a joining node's state transfer needs (`mariadb-backup`, `socat`): the official mariadb
@@ -50,9 +51,12 @@ ENGINE = replace(
         min_reason="quorum: a 2-node Galera cluster stops accepting writes when either node is lost",
         members="select variable_value from information_schema.global_status where variable_name = "
                 "'wsrep_cluster_size'",
-        topology="every commit is certified by all nodes (one group-communication round) before it returns; the "
-                 "other nodes apply it right after (virtually synchronous, multi-primary); clients write to node1",
+        topology="a commit's write set is delivered to every node in one total order (a group-communication "
+                 "round) before the commit returns; each node certifies it locally and the others apply it on "
+                 "their own schedule (virtually synchronous, multi-primary); clients write to node1",
     ),
+    durability=(*mariadb.ENGINE.durability, ("wsrep_on", "select @@wsrep_on"),
+                ("wsrep_sync_wait", "select @@wsrep_sync_wait")),
     note="MariaDB Galera: 3 MariaDB 11.8 nodes in one cluster on one host (a Docker network between them), each in "
          "its own container; the engine's CPU is the sum of the three containers' cgroups, and each node is also "
          "stored on its own.",

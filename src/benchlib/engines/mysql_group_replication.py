@@ -60,9 +60,14 @@ ENGINE = replace(
         min_nodes=3,
         min_reason="quorum: a group of 2 stops accepting writes when either member is lost",
         members="select count(*) from performance_schema.replication_group_members where member_state = 'ONLINE'",
-        topology="a commit returns once a majority of the group has ordered and certified its write set (Paxos, "
-                 "single-primary mode); the secondaries apply it right after; clients write to the primary (node1)",
+        topology="a commit returns once a majority of the group has agreed on the order of its write set (Paxos); "
+                 "each member certifies it locally and the secondaries apply it on their own schedule; clients "
+                 "write to the primary (node1)",
     ),
+    # The mode and consistency are the server's defaults (single primary, EVENTUAL): read, not assumed.
+    durability=(*mysql.ENGINE.durability,
+                ("group_replication_single_primary_mode", "select @@group_replication_single_primary_mode"),
+                ("group_replication_consistency", "select @@group_replication_consistency")),
     note="MySQL Group Replication: 3 MySQL nodes in one group on one host (a Docker network between them), each in "
          "its own container; the engine's CPU is the sum of the three containers' cgroups, and each node is also "
          "stored on its own.",

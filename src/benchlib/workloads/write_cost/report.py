@@ -210,8 +210,11 @@ class WriteCostReport(RunReport):
             "× single node": [fmt_ci(v, c, "×") for v, c in zip(r["ratio"], r["ratio_ci95"])],
             "beyond noise": r["beyond_noise"].map({True: "yes", False: "no"}).fillna("n/a (n < 2)"),
             "added µs/commit": r["added_us_per_commit"].map(fmt),
-            "txn p50 ms (single → cluster)": [f"{fmt(a * 1e3)} → {fmt(b * 1e3)}" for a, b in
-                                              zip(r["single_txn_latency_p50"], r["cluster_txn_latency_p50"])],
+            "txn p50 ms (single → cluster)": [f"{fmt(a * 1e3)} → {fmt(b * 1e3)}"
+                                              + ("" if self.param("rows") // per_txn > 1 else
+                                                 " (one transaction per repetition: mean of those)")
+                                              for a, b, per_txn in zip(r["single_txn_latency_p50"],
+                                                                       r["cluster_txn_latency_p50"], r["rows_per_txn"])],
             # A cell of one transaction has one latency: its p95 is that transaction, not a tail.
             "txn p95 ms (single → cluster)": [f"{fmt(a * 1e3)} → {fmt(b * 1e3)}" if self.param("rows") // per_txn > 1
                                               else "n/a (one transaction)" for a, b, per_txn in
@@ -232,10 +235,10 @@ class WriteCostReport(RunReport):
             "cell": [self._cell_label(row) for row in n.itertuples()],
             "node": [f"{node} ({role})" for node, role in zip(n["node"], n["role"])],
             "engine CPU µs/row": n["cpu_us_per_row"], "share of the cluster's CPU": n["share"],
-            "network received B/row": n["net_rx_per_row"], "network sent B/row": n["net_tx_per_row"],
+            "wire B/row received": n["net_rx_per_row"], "wire B/row sent": n["net_tx_per_row"],
         })
-        return (out.style.format("{:.4g}", na_rep="n/a", subset=["engine CPU µs/row", "network received B/row",
-                                                                  "network sent B/row"])
+        return (out.style.format("{:.4g}", na_rep="n/a", subset=["engine CPU µs/row", "wire B/row received",
+                                                                  "wire B/row sent"])
                 .format("{:.0%}", na_rep="n/a", subset=["share of the cluster's CPU"]).hide(axis="index"))
 
     def _node_split(self) -> pd.DataFrame:
@@ -315,14 +318,36 @@ class WriteCostReport(RunReport):
                         text += (f"Of the CPU replication added, {fmt(100 * (p.entry_us - p.single_us) / added, '%', 2)} "
                                  f"is on the entry node, where the client writes, and "
                                  f"{fmt(100 * p.others_us / added, '%', 2)} on the other nodes (receiving and "
-                                 f"applying, {fmt(p.others_rx_per_row)} bytes received per row). ")
+                                 f"applying; {fmt(p.others_rx_per_row)} bytes per row reached them on the wire, frames, "
+                                 "acknowledgements and heartbeats included, idle traffic not subtracted). ")
             if not bulk.empty:
                 b = bulk.iloc[0]
                 text += (f"In the bulk corner ({self._cell_label(b)}) a row costs {fmt(b.cluster_us)} against "
                          f"{fmt(b.single_us)} µs: {fmt_ci(b.ratio, b.ratio_ci95, '×')}"
                          f"{_noise_note(b.beyond_noise)}.")
             lines.append(text)
+        lines += self._same_single_node_lines()
         return "\n".join(f"- {line}" for line in lines) + "\n" + self._seed_distributed_line()
+
+    def _same_single_node_lines(self) -> list[str]:
+        """Two clusters of one single node (a synchronous and an asynchronous replica): in the
+        one-row cell, the difference between them is what the first one's commit waits for; both
+        carry the co-location and background work the other has too."""
+        r = self.replication
+        one = r[(r["rows_per_txn"] == r["rows_per_txn"].min()) & (r["rows_per_stmt"] == 1)
+                & (r["rows_from"] == CLIENT_VALUES)]
+        lines = []
+        for single, df in one.groupby("single", sort=False):
+            rows = list(df.itertuples())
+            for a, b in zip(rows, rows[1:]):
+                lines.append(
+                    f"**{engine_title(a.cluster)} against {engine_title(b.cluster)}** (the same {engine_title(single)} "
+                    f"nodes, one-row transactions): engine CPU {fmt_ci(a.cluster_us, a.cluster_ci95)} against "
+                    f"{fmt_ci(b.cluster_us, b.cluster_ci95)} µs/row, client latency p50 "
+                    f"{fmt(a.cluster_txn_latency_p50 * 1e3)} against {fmt(b.cluster_txn_latency_p50 * 1e3)} ms. What "
+                    "one adds over its single node and the other does not is the difference between their commit "
+                    "rules; what both add is co-location and replication work they share.")
+        return lines
 
     def _seed_distributed_line(self) -> str:
         """Seed 000's distributed engines relative to PostgreSQL, beside this run's clusters in the
@@ -331,18 +356,24 @@ class WriteCostReport(RunReport):
         ins = ref[ref["phase"] == "insert"].set_index("engine")["instructions_gi"]
         seed = ", ".join(f"{engine_title(k)} {fmt(ins[k] / ins['postgres'], digits=2)}×"
                          for k in ("cockroachdb", "yugabytedb", "tidb") if k in ins)
-        corner = self.seed_cell().set_index("engine")["cpu_us_per_row"]
-        pg = next((e for e in corner.index if e.partition("@")[0] == "postgres"), None)
-        ours = ", ".join(f"{engine_title(c)} {fmt(corner[c] / corner[pg], digits=2)}×" for c in self.clusters
-                         if pg is not None and c in corner)
-        return (f"- **Seed 000's distributed rows** (2M rows in two 1M-row `insert ... select`, instructions:u, one "
-                f"node each): {seed} PostgreSQL's insert. Those ran as single nodes (Raft with one replica; TiDB's "
-                "tiup playground), so they price the distributed architecture's write path, not replication between "
-                "machines; the clusters here price replication added to a monolithic engine"
-                + (f" ({ours} PostgreSQL in this run's bulk corner)" if ours else "")
-                + ". This host has no PMU: these are CPU seconds of the containers' cgroups, not instructions, and "
-                  "every node shares the same two cores and a local bridge network, so round trips cost microseconds, "
-                  "not a real network's.")
+        corner = self.seed_cell().iloc[0] if not self.seed_cell().empty else None
+        r = self.replication
+        if corner is not None:
+            r = r[(r["rows_per_txn"] == corner["rows_per_txn"]) & (r["rows_per_stmt"] == corner["rows_per_stmt"])
+                  & (r["rows_from"] == corner["rows_from"])]
+        ours = ", ".join(f"{engine_title(row.cluster)} {fmt_ci(row.ratio, row.ratio_ci95, '×')} its single node"
+                         f"{_noise_note(row.beyond_noise)}" for row in r.itertuples())
+        return (f"- **Seed 000's distributed rows** (2M rows in two 1M-row `insert ... select`, user-space "
+                f"instructions, one node each): {seed} PostgreSQL's insert. Those ran as single nodes (Raft with one "
+                "replica; TiDB's tiup playground), so they price a distributed architecture's write path against "
+                "another engine, not replication between machines. The clusters here price replication added to the "
+                "same engine"
+                + (f": in this run's cell nearest the seed's ({self._cell_label(corner)}), {ours}" if ours else "")
+                + ". The metrics differ too: this host has no PMU, so these are CPU seconds (user and system) of the "
+                  "containers' cgroups, where the seed counted user-space instructions only, and much of what "
+                  "replication adds (network, fsync) is kernel work the seed's counter did not see. Every node "
+                  "shares the same two cores and a local bridge network, so round trips cost microseconds, not a "
+                  "real network's.")
 
     # -- figures ----------------------------------------------------------------------------------
     def _heatmap(self, value: str, *, title: str, unit: str, name: str, log_color: bool = False, fmt_=fmt,
@@ -436,14 +467,15 @@ class WriteCostReport(RunReport):
         if pg is not None:
             bulk = {e: corner[e] / corner[pg] for e in base.index if e in corner and pg in corner}
             single = {e: base.loc[e, "one_row_txn_us"] / base.loc[pg, "one_row_txn_us"] for e in base.index}
-            ranks = ("Relative to PostgreSQL the engines also reorder: " + "; ".join(
+            ranks = ("Relative to PostgreSQL (engine + driver CPU) the engines also reorder: " + "; ".join(
                 f"{engine_title(e)} {fmt(bulk[e])}× in bulk, {fmt(single[e])}× one row at a time"
                 for e in base.index if e != pg and e in bulk and single[e] == single[e]) + ". ")
         return (
             "Seed 000 inserted 2,000,000 rows in two transactions of 1,000,000, each one `insert ... select` with "
-            "the rows generated by the server: one corner of this sweep, where commit and statement costs are "
-            "spread over a million rows and only the per-row work is left. "
-            + (f"A row written in its own transaction costs the engine this many times the bulk corner's CPU per "
+            "the rows generated by the server: the corner of this sweep where commit and statement costs are "
+            "spread over the most rows and only the per-row work is left (here "
+            + (self._cell_label(self.seed_cell().iloc[0]) if not self.seed_cell().empty else "not run") + "). "
+            + (f"A row written in its own transaction costs this many times the corner's engine + driver CPU per "
                f"row: {', '.join(lines)}. " if lines else "")
             + ranks
             + "The distributed engines' 25x (CockroachDB), 7x (YugabyteDB) and 3x (TiDB) over PostgreSQL were "
@@ -481,6 +513,14 @@ class WriteCostReport(RunReport):
             notes.append(f"**{engine_title(cluster)}:** {get_engine(cluster).cluster.topology}. Its engine CPU is the "
                          "sum of its nodes' cgroups (each node's own idle rate subtracted in its per-node figures), "
                          "and each cell's check counts the rows on every node after the settle window.")
+        if self.clusters:
+            notes.append(f"Clusters on one host: every node and the client share this host's {self.info['cpu_cores']} "
+                         "cores, so what a cluster adds over its single node includes contention for them (and the "
+                         "kernel's network work, charged to whichever container runs it), not only replication. A "
+                         "cluster's log bytes and amplification are its entry node's log only: the other nodes' "
+                         "logs (and Group Replication's relay logs) are not read. The commit / statement / row split "
+                         "of a cluster puts the group round, every node's flush and the followers' apply into "
+                         "\"commit\".")
         io = self.measurements[(self.measurements["metric"] == "io_write_bytes")
                                & (self.measurements["scope"] == "server")]["value"]
         if not io.empty and (io.fillna(0) == 0).all():
