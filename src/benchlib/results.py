@@ -397,7 +397,8 @@ def _window_reading(df: pd.DataFrame, name: str, match: str) -> pd.DataFrame:
 
 
 COMPARISON_COLUMNS = ["run_id", "key", "engine", "base_engine", "labels", "phase", "metric", "unit", "mean", "ci95",
-                      "n", "base_mean", "base_ci95", "base_n", "ratio", "ratio_ci95", "welch_t", "welch_dof",
+                      "n", "base_mean", "base_ci95", "base_n", "ratio", "ratio_ci95", "ratio_low", "ratio_high",
+                      "welch_t", "welch_dof",
                       "beyond_noise", "flagged"]
 
 
