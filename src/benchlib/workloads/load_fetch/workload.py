@@ -69,7 +69,7 @@ def _free(folder: Path) -> int:
 @dataclass(frozen=True, kw_only=True)
 class LoadFetchParams(RunParameters):
     WORKLOAD = "load_fetch"
-    rows: int = param(positive_int(minimum=1000), "line orders (SSB lineorder rows); seed 001 loaded 44,951,022")
+    rows: int = param(positive_int(minimum=1000), "line orders (SSB lineorder rows); seed 001 loaded 44 M (44,951,022 by its published rates)")
     seed: int = param(positive_int(minimum=0), "the generator's seed: the same seed makes the same table")
     load_orders: list[str] = param(names(ssb.ORDERS), "key (rows in primary-key order) and/or random (shuffled)")
     variant_loads: bool = param(boolean(), "also each engine's other bulk paths (MyRocks' bulk-load mode)")
