@@ -204,7 +204,7 @@ def test_a_pair_is_not_a_test_of_the_structure_where_the_run_sees_other_differen
     embedded = _confounders("sqlite", "rocksdb", mib={"sqlite": 13.8, "rocksdb": 7.84}, settle={"rocksdb": 0.0063},
                             sides=sides)
     assert len(embedded) == 3
-    assert embedded[0].startswith("durability differs (sqlite waits for its log on disk at commit")
+    assert embedded[0].startswith("durability differs (sqlite syncs to disk at each commit: synchronous=2")
     assert "rocksdb's data (7.84 MiB) stayed below one memtable (64 MiB)" in embedded[1] and "0.0063 s" in embedded[1]
     assert "in Python" in embedded[2] and "in C" in embedded[2]
     # MariaDB against MyRocks with an 8 MiB pool: O_DIRECT against the page cache, MyRocks' 7.4 MiB

@@ -275,8 +275,8 @@ def confounders(a: str, b: str, *, reading: dict[str, str], mib: dict[str, float
     wait = {e: commit_waits(reading.get(e, "")) for e in (a, b)}
     if None not in wait.values() and wait[a] != wait[b]:
         yes, no = (a, b) if wait[a] else (b, a)
-        out.append(f"durability differs ({t[yes]} waits for its log on disk at commit: {reading[yes]}; {t[no]} does "
-                   f"not: {reading[no]})")
+        out.append(f"durability differs ({t[yes]} syncs to disk at each commit: {reading[yes]}; {t[no]} does not: "
+                   f"{reading[no]})")
     direct = {e: reads_direct(reading.get(e, "")) for e in (a, b)}
     if None not in direct.values() and direct[a] != direct[b]:
         yes, no = (a, b) if direct[a] else (b, a)

@@ -351,7 +351,7 @@ class LoadFetchReport(RunReport):
         limited = self.main_loads("memory-limited")
         if not limited.empty:
             pool = self.param("limited_buffer_pool_mb")
-            lines.append(f"**Load with a {pool} MiB buffer pool or block cache ({regime_title('memory-limited')}, "
+            lines.append(f"**Load with a buffer pool or block cache of {pool} MiB ({regime_title('memory-limited')}, "
                          "servers; one load each):** "
                          + "; ".join(f"{engine_title(r.engine)} {fmt(r.rows_per_s)} rows/s" for r in limited.itertuples())
                          + ". Shuffled rows: see the key-order findings.")
@@ -376,13 +376,12 @@ class LoadFetchReport(RunReport):
                 no_wait = [e for e, w in waits.items() if w is False]
                 unknown = [e for e, w in waits.items() if w is None]
                 if no_wait:
-                    line += (f" {', '.join(engine_title(e) for e in no_wait)} did not wait for its log on disk at "
-                             "commit by its own reading (the durability caveat)")
+                    line += (f" {', '.join(engine_title(e) for e in no_wait)} did not sync to disk at commit by "
+                             "its own reading (the durability caveat)")
                     synced = [e for e, w in waits.items() if w]
                     if synced:
-                        b2 = s.loc[synced, "latency_mean"].idxmin()
-                        line += (f"; of the engines that did, {engine_title(b2)} had the lowest mean latency, "
-                                 f"{fmt(s.at[b2, 'latency_mean'])} ms")
+                        line += "; among the engines that did, " + self._lowest(s.loc[synced], "engine_cpu_us", " µs",
+                                                                               "engine CPU")
                     line += "."
                 if unknown:
                     line += f" What a commit waits for is not readable for {', '.join(engine_title(e) for e in unknown)}."
@@ -565,8 +564,8 @@ class LoadFetchReport(RunReport):
             wait = self._waits(engine)
             groups["waited" if wait else "did not wait" if wait is False else "not readable"].append(engine)
         parts = [f"{', '.join(engine_title(e) for e in engines)} {verb}" for verb, engines in
-                 (("waited for its log on disk at each commit", groups["waited"]),
-                  ("did not", groups["did not wait"])) if engines]
+                 (("synced to disk at each commit", groups["waited"]),
+                  ("did not (a commit returned before its log reached the disk)", groups["did not wait"])) if engines]
         text = ("Durability is each engine's default and differs: by each start's own reading (the durability "
                 "caveat lists them), " + "; ".join(parts) + ".") if parts else \
             "Durability is each engine's default; no start's reading says what a commit waits for."
@@ -576,9 +575,9 @@ class LoadFetchReport(RunReport):
         binlog = [e for e in self.engines if analysis.settings(self.readings.get(e, "")).get("log_bin") in ("1", "on")]
         if binlog:
             synced = [e for e in binlog if analysis.settings(self.readings[e]).get("sync_binlog") not in (None, "0")]
-            text += (f" {', '.join(engine_title(e) for e in binlog)} also wrote a binary log"
-                     + (f" synced at commit ({', '.join(engine_title(e) for e in synced)})" if synced else "")
-                     + "; no other reading here shows one.")
+            text += "".join(f" {engine_title(e)} also wrote a binary log"
+                            + (" and synced it at commit" if e in synced else "") for e in binlog) \
+                + "; no other reading here shows one."
         return text
 
     def caveats(self, extra=()) -> str:
@@ -627,8 +626,9 @@ class LoadFetchReport(RunReport):
                          f"container memory limit of {p('limited_memory_mb')} MiB, page cache included. Its tables "
                          + (f"were {share.min():.1%}-{share.max():.1%} of that limit" if not share.empty else
                             "were not measured")
-                         + ", so they stayed in memory: what it tests is the buffer pool, not storage. Whether a page "
-                         "missing from the pool came from the device cannot be shown here: cgroup v1 blkio reports 0 "
+                         + ": they fit the container's memory, so the regime tests the buffer pool, not storage. Whether "
+                         "a page missing from the pool came from the device (InnoDB's O_DIRECT reads bypass the page "
+                         "cache) cannot be shown here: cgroup v1 blkio reports 0 "
                          "bytes read for every container on this host, and the engines' own counters (PostgreSQL "
                          "blks_read, InnoDB buffer-pool reads, MyRocks block-cache misses) count reads the OS page "
                          "cache may have served.")
