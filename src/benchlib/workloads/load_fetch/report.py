@@ -257,11 +257,13 @@ class LoadFetchReport(RunReport):
         d = self.loads
         if d.empty:
             return None
-        variants = d.groupby("engine")["method"].nunique().max() > 1
+        own = d[d["main"] == True].groupby("engine")["method"].first()  # noqa: E712 (labels are bools)
         df = d.assign(engine_name=[engine_title(e) for e in d["engine"]],
-                      load=[f"{regime_title(r)}, {o} order" + (f", {m}" if variants else "")
-                            for r, o, m in zip(d["regime"], d["order"], d["method"])])
-        df = df.set_index("engine").loc[[e for e in self.engines if e in set(d["engine"])]].reset_index()
+                      load=[f"{regime_title(r)}, {o} order" + ("" if m == own.get(e) else f", variant: {m}")
+                            for e, r, o, m in zip(d["engine"], d["regime"], d["order"], d["method"])])
+        df = df.assign(_v=df["load"].str.contains("variant"), _r=df["regime"].map({r: i for i, r in enumerate(REGIMES)}),
+                       _o=df["order"] != "key", _e=df["engine"].map({e: i for i, e in enumerate(self.engines)})
+                       ).sort_values(["_v", "_r", "_o", "_e"], kind="stable")
         positive = df["rows_per_s"][df["rows_per_s"] > 0]
         return grouped_bars(df, x=["engine_name"], group="load", value="rows_per_s", unit="rows per second",
                             name="load-rows-per-second", log_y=bool(len(positive)) and
