@@ -188,6 +188,7 @@ def test_what_a_commit_waits_for_is_read_from_each_start_not_assumed():
                      "rocksdb": False, "duckdb": None}
     assert analysis.commit_waits("innodb_flush_log_at_trx_commit=2, log_bin=0") is False
     assert analysis.commit_waits("synchronous_commit=on, fsync=off") is False
+    assert analysis.commit_waits("synchronous=1, journal_mode=wal") is False
     assert analysis.reads_direct(READINGS["mariadb"]) is True and analysis.reads_direct(READINGS["mariadb-myrocks"]) is False
     assert analysis.reads_direct(READINGS["postgres"]) is None
 

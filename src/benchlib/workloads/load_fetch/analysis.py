@@ -230,7 +230,7 @@ _COMMIT_SYNC = {
     "rocksdb_flush_log_at_trx_commit": {"1": True, "0": False, "2": False},
     "synchronous_commit": {"on": True, "remote_write": True, "remote_apply": True, "local": True, "off": False},
     "fsync": {"off": False},
-    "synchronous": {"0": False, "1": True, "2": True, "3": True},  # SQLite: NORMAL syncs at commit in rollback mode
+    "synchronous": {"0": False, "1": True, "2": True, "3": True},  # SQLite (NORMAL in WAL mode: commit_waits)
     "sync": {"false": False, "true": True},  # RocksDB WriteOptions
 }
 # The page cache: does a read bypass it?
@@ -250,15 +250,18 @@ def settings(reading: str) -> dict[str, str]:
 
 def commit_waits(reading: str) -> bool | None:
     """Does a commit wait for its log on disk, by the start's own reading? None: not readable."""
-    verdicts = [table[v] for k, v in settings(reading).items() if (table := _COMMIT_SYNC.get(k)) and v in table]
+    found = settings(reading)
+    verdicts = [table[v] for k, v in found.items() if (table := _COMMIT_SYNC.get(k)) and v in table]
+    if found.get("journal_mode") == "wal" and found.get("synchronous") == "1":
+        return False  # SQLite's NORMAL in WAL mode syncs at checkpoints, not at each commit
     if False in verdicts:
         return False
     return True if verdicts else None
 
 
 def reads_direct(reading: str) -> bool | None:
-    found = [test(v.upper() if k == "innodb_flush_method" else v) for k, v in settings(reading).items()
-             if (test := _DIRECT_READS.get(k))]
+    """Do the start's reads bypass the OS page cache, by its own reading? None: not readable."""
+    found = [test(v) for k, v in settings(reading).items() if (test := _DIRECT_READS.get(k))]
     return any(found) if found else None
 
 
