@@ -2,7 +2,6 @@
 Every sentence is computed from the run's numbers (read back from the store by run id)."""
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 
