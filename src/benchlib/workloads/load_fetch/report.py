@@ -318,7 +318,7 @@ class LoadFetchReport(RunReport):
         n = int(s["n"].min())
         head = (f"lowest {what}: {engine_title(best)} at {fmt_ci(s.at[best, column], s.at[best, f'{column}_ci95'], unit)}")
         if not ties:
-            return head + f", beyond noise against every other engine (Welch, n={n})"
+            return head + f", beyond noise against each of the others (Welch, n={n})"
         return (head + f", not told apart at n={n} from " + ", ".join(
             f"{engine_title(e)} ({fmt_ci(s.at[e, column], s.at[e, f'{column}_ci95'], unit)})" for e in ties))
 
@@ -341,8 +341,8 @@ class LoadFetchReport(RunReport):
             variants = self.loads[(self.loads["regime"] == "cached") & (self.loads["engine"] == worst["engine"])
                                   & (self.loads["order"] == "key") & (self.loads["main"] != True)]  # noqa: E712
             for v in variants.itertuples():
-                line += (f"{engine_title(worst['engine'])}'s {v.method} loaded the same rows at {fmt(v.rows_per_s)} "
-                         f"rows/s ({fmt(v.wall_s)} s). ")
+                line += (f"{engine_title(worst['engine'])} through its other bulk path ({v.method}) loaded the same "
+                         f"rows at {fmt(v.rows_per_s)} rows/s ({fmt(v.wall_s)} s). ")
             if self.host:
                 line += (f"This host's own speed varied {fmt(drift)}x between its slowest and fastest calibration "
                          "in this run, so loads within that factor of each other are not told apart"
@@ -368,8 +368,8 @@ class LoadFetchReport(RunReport):
             heavy = [e for e in s.index if s.at[e, "client_cpu_us"] == s.at[e, "client_cpu_us"]
                      and s.at[e, "client_cpu_us"] / 1000 > 0.5 * s.at[e, "latency_mean"]]
             if heavy:
-                line += (" Latency includes the driver: its own CPU was " + "; ".join(
-                    f"{fmt(s.at[e, 'client_cpu_us'] / 1000)} of {engine_title(e)}'s {fmt(s.at[e, 'latency_mean'])} ms"
+                line += (" Latency includes the driver: the driver's own CPU was " + "; ".join(
+                    f"{fmt(s.at[e, 'client_cpu_us'] / 1000)} ms of {engine_title(e)}'s {fmt(s.at[e, 'latency_mean'])} ms"
                     for e in heavy) + ".")
             if operation != FETCH:
                 waits = {e: self._waits(e) for e in s.index}
@@ -521,7 +521,7 @@ class LoadFetchReport(RunReport):
             fastest = self.loads.loc[self.loads["rows_per_s"].idxmax()]
             slowest = table["rows_per_s"].min()
             verdict = "faster" if slowest > fastest["rows_per_s"] else "NOT faster"
-            lines.append(f"The fastest load was {engine_title(fastest['engine'])}'s at {fmt(fastest['rows_per_s'])} "
+            lines.append(f"The highest load rate was {engine_title(fastest['engine'])}'s, {fmt(fastest['rows_per_s'])} "
                          f"rows/s: the generator alone ({fmt(slowest)} rows/s in its slower order) is {verdict} than "
                          "that. The file-based paths (COPY, LOAD DATA) read the CSV file staged before the first "
                          "start, so generation is outside their windows"
