@@ -312,7 +312,7 @@ def describe(changes: ChangeList) -> list[str]:
         params = "" if c.measuring == "{}" else f" {c.measuring}"
         lines.append(
             f"{c.direction.upper():11} {c.experiment} {c.engine} {c.phase}{labels} on {c.host_class}{params}: "
-            f"{titles.get(c.metric, c.metric)} x{c.ratio:.3f} ±{c.ratio_ci95:.3f} "
+            f"{titles.get(c.metric, c.metric)} x{c.ratio:.3f} ({c.ratio_low:.3f}-{c.ratio_high:.3f}) "
             f"({c.base_mean:.4g} -> {c.mean:.4g}; Welch t={c.welch_t:.2f}, {c.welch_dof:.1f} dof) "
             f"from {c.from_run} ({c.from_version or 'version unknown'}, git {c.from_git}) "
             f"to {c.to_run} ({c.to_version or 'version unknown'}, git {c.to_git})")

@@ -40,6 +40,14 @@ def fmt_ci(value: float, half_width: float, unit: str = "") -> str:
     return f"{fmt(value)} ± {fmt(half_width)}{unit}"
 
 
+def fmt_ratio_ci(ratio: float, low: float, high: float, unit: str = "") -> str:
+    """`1.23x (1.05-1.44)`: a ratio with its 95% confidence interval, which on the log scale
+    (results.contrast) is not symmetric, so it is printed as its two ends, never as `±`."""
+    if low is None or high is None or low != low or high != high:
+        return fmt(ratio, unit)
+    return f"{fmt(ratio)}{unit} ({fmt(low)}-{fmt(high)})"
+
+
 def _background_work(key: str) -> bool:
     try:
         embedded = get_engine(key).embedded

@@ -398,27 +398,42 @@ def _window_reading(df: pd.DataFrame, name: str, match: str) -> pd.DataFrame:
 
 
 COMPARISON_COLUMNS = ["run_id", "key", "engine", "base_engine", "labels", "phase", "metric", "unit", "mean", "ci95",
-                      "n", "base_mean", "base_ci95", "base_n", "ratio", "ratio_ci95", "welch_t", "welch_dof",
+                      "n", "base_mean", "base_ci95", "base_n", "ratio", "ratio_ci95", "ratio_low", "ratio_high",
+                      "welch_t", "welch_dof",
                       "beyond_noise", "flagged"]
 
 
 def contrast(base, other, column: str, threshold: float = 0.05) -> dict:
     """`other` against `base`, two rows of `summarize` output for `column`: both means with CIs,
-    the ratio with its 95% CI (delta method), Welch's test, and whether the change is beyond
-    noise (`beyond_noise`) and also larger than `threshold` (`flagged`)."""
+    the ratio with its 95% CI, Welch's test, and whether the change is beyond noise
+    (`beyond_noise`) and also larger than `threshold` (`flagged`).
+
+    Where both means are positive, the test and the CI are one computation on the log scale:
+    log(b / a) against its standard error (each mean's relative standard error, the delta method),
+    with Welch-Satterthwaite degrees of freedom of those errors. The CI, ratio x exp(±t·se)
+    (`ratio_low`, `ratio_high`), is never negative and excludes 1 exactly when the test says
+    "beyond noise". `ratio_ci95` is half its width, for error bars only: a text prints the
+    interval. Other signs fall back to Welch's test of b - a and a symmetric delta-method CI."""
     a, b = float(base[column]), float(other[column])
     a_ci, b_ci = float(base[f"{column}_ci95"]), float(other[f"{column}_ci95"])
     sd_a, sd_b, n_a, n_b = float(base[f"{column}_std"]), float(other[f"{column}_std"]), int(base["n"]), int(other["n"])
     ratio = b / a if a else float("nan")
-    t, dof = welch(a, sd_a, n_a, b, sd_b, n_b)
+    if a > 0 and b > 0:
+        # Welch on the log scale: the relative standard errors stand in for the standard deviations.
+        t, dof = welch(math.log(a), sd_a / a, n_a, math.log(b), sd_b / b, n_b)
+        se = math.sqrt(sd_a ** 2 / n_a / a ** 2 + sd_b ** 2 / n_b / b ** 2) if n_a > 1 and n_b > 1 else float("nan")
+        spread = math.exp(t_quantile_975(int(dof)) * se) if dof == dof and se == se else float("nan")
+        low, high = ratio / spread, ratio * spread
+    else:
+        t, dof = welch(a, sd_a, n_a, b, sd_b, n_b)
+        rel_se = math.sqrt(sd_a ** 2 / n_a / a ** 2 + sd_b ** 2 / n_b / b ** 2) if a and b and n_a > 1 and n_b > 1 \
+            else float("nan")
+        half = abs(ratio) * t_quantile_975(int(dof)) * rel_se if dof == dof else float("nan")
+        low, high = ratio - half, ratio + half
     noise = beyond_noise(t, dof)
-    # The ratio's CI from the same standard errors and degrees of freedom as the test (delta
-    # method), so a CI that spans 1 and a "beyond noise" verdict cannot disagree.
-    rel_se = math.sqrt(sd_a ** 2 / n_a / a ** 2 + sd_b ** 2 / n_b / b ** 2) if a and b and n_a > 1 and n_b > 1 \
-        else float("nan")
-    ratio_ci = abs(ratio) * t_quantile_975(int(dof)) * rel_se if dof == dof else float("nan")
     return {"mean": b, "ci95": b_ci, "n": n_b, "base_mean": a, "base_ci95": a_ci, "base_n": n_a,
-            "ratio": ratio, "ratio_ci95": ratio_ci, "welch_t": t, "welch_dof": dof, "beyond_noise": noise,
+            "ratio": ratio, "ratio_ci95": (high - low) / 2, "ratio_low": low, "ratio_high": high,
+            "welch_t": t, "welch_dof": dof, "beyond_noise": noise,
             "flagged": bool(noise) and abs(ratio - 1) > threshold}
 
 

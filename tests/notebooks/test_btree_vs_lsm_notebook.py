@@ -54,7 +54,10 @@ def test_report_answers_from_the_numbers(tiny_run):
     for heading in ("The three questions, answered here", "Does primary-key order matter?", "B-tree against LSM tree",
                     "Beside seed 001", "The generator"):
         assert heading in page
-    assert "loaded fastest" in page and "Seed 001 says the LSM side wins at inserting one row" in page
-    assert "44,951,022" in page and "BigTable" in page
+    assert "highest rate" in page and "Seed 001 reads its table as the LSM side winning at inserting one row" in page
+    # At a tiny scale RocksDB's data stays inside one memtable (and its durability differs from
+    # SQLite's): the pair is said not to test the structure, never to confirm the seed.
+    assert "not a test of the structure at this scale" in page and "holds here" not in page
+    assert "inconclusive" in page and "44 M" in page and "BigTable" in page and "per core" not in page
     names = {p.name for p in tiny_run.figures}
-    assert {"load-rows-per-second.png", "operation-latency-cached.png", "seed001-load-per-core.png"} <= names
+    assert {"load-rows-per-second.png", "operation-latency-cached.png", "seed001-load-rows-per-second.png"} <= names

@@ -150,13 +150,88 @@ def test_key_order_ratios_and_seed_beside_this_run():
     # The published rates are rows / load time (to the seed's rounding) where the seed gives one.
     published = reference[reference["load_rate_source"] == "published"]
     assert np.allclose(published["rows"] / published["load_s"], published["load_rows_per_s"], rtol=1e-3)
-    cached = loads.assign(regime="cached")
+    cached = loads.assign(regime="cached", engine_cpu_s=2.5, settle_cpu_s=0.5)
     summary = analysis.summarize_operations(pd.concat([_ops({"mysql": [2.0, 2.0]}, INSERT["key"]),
                                                        _ops({"mysql": [1.0, 1.0]})]))
-    beside = analysis.beside_seed(reference, cached, summary, cores=2)
+    beside = analysis.beside_seed(reference, cached, summary)
+    assert not [c for c in beside.columns if "core" in c]  # no per-core figure beside the seed
     mysql = beside[beside["system"] == "MySQL"].set_index("source")
-    assert mysql.at["seed 001", "load_rows_per_s_per_core"] == pytest.approx(24_491 / 8)
-    assert mysql.at["this run", "load_rows_per_s_per_core"] == pytest.approx(200_000 / 3.0 / 2)
+    assert mysql.at["seed 001", "load_rows_per_s"] == 24_491 and mysql.at["seed 001", "rate_source"] == "published"
+    assert math.isnan(mysql.at["seed 001", "rows_per_engine_cpu_s"])  # the seed gives no CPU
+    assert mysql.at["this run", "load_rows_per_s"] == pytest.approx(200_000 / 3.0)
+    assert mysql.at["this run", "rows_per_engine_cpu_s"] == pytest.approx(200_000 / 3.0)  # 2.5 s + 0.5 s settle
     assert mysql.at["this run", "insert_ms"] == 2.0 and mysql.at["this run", "fetch_ms"] == 1.0
     assert mysql.at["seed 001", "fetch_ms"] == 1.5 and mysql.at["seed 001", "fetch_text"] == "1-2"
     assert set(beside[beside["system"] == "BigTable"]["source"]) == {"seed 001"}
+    assert beside.set_index("system").at["BigTable", "rate_source"].startswith("derived")
+
+
+# Durability readings as this host's starts stored them (the base caveat "Durability as each engine started").
+READINGS = {
+    "mariadb": "innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0, innodb_doublewrite=ON, "
+               "innodb_flush_method=O_DIRECT",
+    "mariadb-myrocks": "rocksdb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0, rocksdb_use_direct_reads=0",
+    "mysql": "innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1, innodb_doublewrite=ON, "
+             "innodb_flush_method=O_DIRECT",
+    "postgres": "synchronous_commit=on, fsync=on, full_page_writes=on, wal_sync_method=fdatasync",
+    "sqlite": "synchronous=2, journal_mode=delete",
+    "rocksdb": "WriteOptions sync=false (rocksdict's default): a write returns once it is in the WAL's OS buffer, "
+               "not on disk",
+    "duckdb": "no durability setting to read: DuckDB writes its WAL at each commit and checkpoints it into the "
+              "database file past checkpoint_threshold",
+}
+
+
+def test_what_a_commit_waits_for_is_read_from_each_start_not_assumed():
+    waits = {e: analysis.commit_waits(r) for e, r in READINGS.items()}
+    assert waits == {"mariadb": True, "mariadb-myrocks": True, "mysql": True, "postgres": True, "sqlite": True,
+                     "rocksdb": False, "duckdb": None}
+    assert analysis.commit_waits("innodb_flush_log_at_trx_commit=2, log_bin=0") is False
+    assert analysis.commit_waits("synchronous_commit=on, fsync=off") is False
+    assert analysis.commit_waits("synchronous=1, journal_mode=wal") is False
+    assert analysis.reads_direct(READINGS["mariadb"]) is True and analysis.reads_direct(READINGS["mariadb-myrocks"]) is False
+    assert analysis.reads_direct(READINGS["postgres"]) is None
+
+
+def _confounders(a, b, *, mib, cache=None, settle=None, sides=None, readings=READINGS):
+    return analysis.confounders(a, b, reading=readings, mib=mib, memtable_mib={b: 64.0},
+                                settle_cpu_s=settle or {}, python_side=sides or {}, cache_mib=cache or {})
+
+
+def test_a_pair_is_not_a_test_of_the_structure_where_the_run_sees_other_differences():
+    # The review's run: SQLite (synchronous=2) against RocksDB (sync=false), RocksDB's 7.8 MiB in a
+    # 64 MiB memtable, its fetch lookup in Python.
+    sides = {"sqlite": "index lookup and row decoding in C", "rocksdb": "index scan and decoding in Python"}
+    embedded = _confounders("sqlite", "rocksdb", mib={"sqlite": 13.8, "rocksdb": 7.84}, settle={"rocksdb": 0.0063},
+                            sides=sides)
+    assert len(embedded) == 3
+    assert embedded[0].startswith("durability differs (sqlite syncs to disk at each commit: synchronous=2")
+    assert "rocksdb's data (7.84 MiB) stayed below one memtable (64 MiB)" in embedded[1] and "0.0063 s" in embedded[1]
+    assert "in Python" in embedded[2] and "in C" in embedded[2]
+    # MariaDB against MyRocks with an 8 MiB pool: O_DIRECT against the page cache, MyRocks' 7.4 MiB
+    # fits its cache while InnoDB's 20 MiB does not.
+    limited = _confounders("mariadb", "mariadb-myrocks", mib={"mariadb": 20.0, "mariadb-myrocks": 7.37},
+                           cache={"mariadb": 8.0, "mariadb-myrocks": 8.0})
+    assert limited[0] == "mariadb reads past the OS page cache (O_DIRECT), mariadb-myrocks through it"
+    assert "fits its 8 MiB cache, mariadb's (20 MiB) does not fit its 8 MiB" in limited[2]
+    # Same durability, same reads, the LSM tree beyond its memtable, both tables in cache: nothing to say.
+    same = {"a": READINGS["mariadb-myrocks"], "b": READINGS["mariadb-myrocks"]}
+    assert _confounders("a", "b", mib={"a": 900.0, "b": 700.0}, cache={"a": 1024.0, "b": 1024.0},
+                        readings=same) == []
+
+
+def test_the_lowest_figure_is_named_only_with_the_engines_it_is_not_told_apart_from():
+    # The review's fetch: SQLite 0.814 ± 0.141 ms against PostgreSQL 0.872 ± 0.184 (n=3): not told apart;
+    # MySQL's 4.92 ms is.
+    summary = analysis.summarize_operations(_ops({"sqlite": [0.76, 0.81, 0.87], "postgres": [0.80, 0.86, 0.95],
+                                                  "mysql": [4.5, 4.9, 5.3]})).set_index("engine")
+    assert analysis.not_told_apart(summary, "latency_mean", "sqlite") == ["postgres"]
+
+
+def test_report_wording_for_verdicts_and_shrinking_data_directories():
+    from benchlib.workloads.load_fetch.report import _datadir_text, _verdict, regime_title
+
+    assert _verdict(False, 3) == "not resolved at n=3" and _verdict(True, 3) == "beyond noise"
+    assert _verdict(None) == "untested"
+    assert _datadir_text(-9.12) == "-9.12 (shrank: earlier tables compacted)" and _datadir_text(50.2) == "50.2"
+    assert regime_title("memory-limited") == "small buffer pool"

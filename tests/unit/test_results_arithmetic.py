@@ -113,3 +113,24 @@ def test_identical_repetitions_are_resolution_not_certainty():
     # cgroup v1 ticks: two runs of a cheap phase, each repeating its value exactly.
     assert results.beyond_noise(*results.welch(0.008, 0.0, 2, 0.012, 0.0, 2)) is None
     assert results.welch(0.008, 0.0, 2, 0.008, 0.0, 2) == (0.0, 2.0)
+
+
+def _summary_row(mean: float, sd: float, n: int = 3) -> dict:
+    return {"value": mean, "value_ci95": 0.0, "value_std": sd, "n": n}
+
+
+def test_ratio_ci_and_welch_verdict_never_contradict_and_the_ci_stays_positive():
+    # The review's case: 0.792 with base sd 0.1 and other sd 0.02 over 3 repetitions. The old
+    # delta-method CI (0.792 ± 0.203, i.e. 0.589-0.995) excluded 1 while raw Welch said "within
+    # noise"; on the log scale both are one test: 0.613-1.023, within noise.
+    c = results.contrast(_summary_row(1.0, 0.1), _summary_row(0.792, 0.02), "value")
+    assert c["beyond_noise"] is False and c["ratio_low"] < 1 < c["ratio_high"]
+    assert (c["ratio_low"], c["ratio_high"]) == pytest.approx((0.613, 1.023), abs=0.002)
+    # A wide ratio (1.78 with sd 0.7 against 0.05) whose old "± 1.75" reached near zero: positive.
+    wide = results.contrast(_summary_row(1.0, 0.05), _summary_row(1.78, 0.7), "value")
+    assert 0 < wide["ratio_low"] < 1 < wide["ratio_high"] and wide["beyond_noise"] is False
+    for base_sd, mean, sd in [(0.02, 1.5, 0.2), (0.2, 0.5, 0.05), (0.2, 0.6, 0.01), (0.1, 0.79, 0.12),
+                              (0.05, 3.0, 0.8), (0.01, 1.01, 0.01)]:
+        c = results.contrast(_summary_row(1.0, base_sd), _summary_row(mean, sd), "value")
+        excludes_one = c["ratio_low"] > 1 or c["ratio_high"] < 1
+        assert c["ratio_low"] > 0 and excludes_one == c["beyond_noise"], (base_sd, mean, sd, c)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .. import results
 from ..plots import bars_by_phase, engine_order, engine_title
-from ..report import RunReport, fmt, fmt_ci, host_label, known
+from ..report import RunReport, fmt, fmt_ci, fmt_ratio_ci, host_label, known
 
 THROUGHPUT_TITLES = {"tps": "TPS", "latency_p95": "p95 latency (ms)"}
 # Highlights: only changes that are both beyond noise and beyond the threshold are coloured;
@@ -115,7 +115,7 @@ class ComparisonReport:
             "engine": c["row"], "phase": c["phase"], "run": c["run_id"],
             f"base ({unit})": [fmt_ci(m, h) for m, h in zip(c["base_mean"], c["base_ci95"])],
             f"compared ({unit})": [fmt_ci(m, h) for m, h in zip(c["mean"], c["ci95"])],
-            "ratio": [fmt_ci(r, h) for r, h in zip(c["ratio"], c["ratio_ci95"])],
+            "ratio": [fmt_ratio_ci(r, lo, hi) for r, lo, hi in zip(c["ratio"], c["ratio_low"], c["ratio_high"])],
             "Welch t": [fmt(t) for t in c["welch_t"]], "dof": [fmt(d, digits=2) for d in c["welch_dof"]],
             "n (base, compared)": [f"{a}, {b}" for a, b in zip(c["base_n"], c["n"])],
             "verdict": [verdict(r) for r in c.itertuples()],

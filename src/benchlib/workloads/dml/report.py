@@ -7,7 +7,7 @@ import pandas as pd
 
 from ... import results
 from ...plots import bars_by_phase, engine_title
-from ...report import RunReport, fmt, fmt_ci
+from ...report import RunReport, fmt, fmt_ci, fmt_ratio_ci
 from ...engines import get_engine
 from ...errors import UnknownEngineError
 from .dialects import NOTES, key_note
@@ -118,7 +118,8 @@ class DmlReport(RunReport):
                 return "untested (1 repetition)"
             return "beyond noise" if r.beyond_noise else "within noise"
 
-        cells = c.assign(cell=[f"{fmt_ci(r.ratio, r.ratio_ci95)}x, {verdict(r)}" for r in c.itertuples()])
+        cells = c.assign(cell=[f"{fmt_ratio_ci(r.ratio, r.ratio_low, r.ratio_high, 'x')}, {verdict(r)}"
+                                for r in c.itertuples()])
         table = cells.pivot(index="engine", columns="phase", values="cell")
         table = table.reindex(columns=[p for p in PHASES if p in table.columns],
                               index=[e for e in self.engines if e in table.index])

@@ -133,6 +133,16 @@ def contrast(summary: pd.DataFrame, regime: str, operation: str, a: str, b: str,
     return results.contrast(rows[0], rows[1], "value")
 
 
+def not_told_apart(summary: pd.DataFrame, column: str, best: str) -> list[str]:
+    """Engines (`summary` indexed by engine, one regime and operation) whose `column` Welch's test
+    (results.contrast) does not tell from `best`'s: a "lowest" is named only with them."""
+    def row(engine: str) -> pd.Series:
+        return pd.Series({"value": summary.at[engine, column], "value_ci95": summary.at[engine, f"{column}_ci95"],
+                          "value_std": summary.at[engine, f"{column}_std"], "n": summary.at[engine, "n"]})
+
+    return [e for e in summary.index if e != best and not results.contrast(row(best), row(e), "value")["beyond_noise"]]
+
+
 def key_order(load_rows: pd.DataFrame) -> pd.DataFrame:
     """Per regime, engine and bulk path: the random-order load against the key-order one (time,
     rows per second, bytes per row). One load each: single measurements, no CI."""
@@ -175,14 +185,14 @@ def generator(measurements: pd.DataFrame) -> pd.DataFrame:
 
 
 # -- seed 001 ------------------------------------------------------------------------------------------
-SEED_CORES = 8
-
-
-def beside_seed(reference: pd.DataFrame, load_rows: pd.DataFrame, summary: pd.DataFrame, *, cores: int,
+def beside_seed(reference: pd.DataFrame, load_rows: pd.DataFrame, summary: pd.DataFrame, *,
                 regime: str = "cached") -> pd.DataFrame:
     """Seed 001's row per system beside this run's engine that stands for it (its `engine` column):
-    load rows/s and rows/s per core (the seed: 8 vCPU), insert and fetch latency (mean, ms). Systems
-    with no engine here (cloud services) keep the seed's figures only."""
+    load rows/s as each side measured it (the seed's published, or derived as rows / load time:
+    `rate_source`), this run's rows per engine CPU second (the seed gives no CPU, so it has none),
+    insert and fetch latency (mean, ms). No per-core figure: the seed's engines' CPU use is not
+    known, and Datastore is serverless. Systems with no engine here (cloud services) keep the
+    seed's figures only."""
     main = load_rows[(load_rows["regime"] == regime) & (load_rows["main"] == True)]  # noqa: E712 (labels are bools)
     main = main.set_index("engine")
     ops = summary[summary["regime"] == regime].set_index(["engine", "operation"])
@@ -191,7 +201,9 @@ def beside_seed(reference: pd.DataFrame, load_rows: pd.DataFrame, summary: pd.Da
         fetch = (ref.fetch_ms_low + ref.fetch_ms_high) / 2  # "1-2 ms": its middle
         rows.append({"system": ref.system, "source": "seed 001", "engine": ref.engine if isinstance(ref.engine, str)
                      else None, "rows": ref.rows, "load_rows_per_s": ref.load_rows_per_s,
-                     "load_rows_per_s_per_core": ref.load_rows_per_s / SEED_CORES,
+                     "rate_source": "published" if ref.load_rate_source == "published"
+                     else "derived: rows / load time (rows inferred)",
+                     "rows_per_engine_cpu_s": np.nan,
                      "insert_ms": ref.insert_ms, "insert_bound": ref.insert_bound, "fetch_ms": fetch,
                      "fetch_text": f"{ref.fetch_ms_low:g}-{ref.fetch_ms_high:g}" if ref.fetch_ms_low != ref.fetch_ms_high
                      else f"{ref.fetch_ms_low:g}", "note": ref.note if isinstance(ref.note, str) else ""})
@@ -201,8 +213,90 @@ def beside_seed(reference: pd.DataFrame, load_rows: pd.DataFrame, summary: pd.Da
         load = main.loc[engine]
         insert = ops.loc[(engine, INSERT["key"]), "latency_mean"] if (engine, INSERT["key"]) in ops.index else np.nan
         fetch = ops.loc[(engine, FETCH), "latency_mean"] if (engine, FETCH) in ops.index else np.nan
+        cpu = load["engine_cpu_s"] + (0.0 if load["settle_cpu_s"] != load["settle_cpu_s"] else load["settle_cpu_s"])
         rows.append({"system": ref.system, "source": "this run", "engine": engine, "rows": load["rows"],
-                     "load_rows_per_s": load["rows_per_s"], "load_rows_per_s_per_core": load["rows_per_s"] / cores,
+                     "load_rows_per_s": load["rows_per_s"], "rate_source": "measured",
+                     "rows_per_engine_cpu_s": load["rows"] / cpu if cpu > 0 else np.nan,
                      "insert_ms": insert, "insert_bound": "=", "fetch_ms": fetch, "fetch_text": f"{fetch:.3g}",
                      "note": ""})
     return pd.DataFrame(rows)
+
+
+# -- what a B-tree/LSM pair shares besides its structure ---------------------------------------------------
+# Settings a start's durability reading may hold, and what each value means for a commit: does it
+# wait for the log on disk? Keyed by setting, not by engine: a reading is data, whichever engine.
+_COMMIT_SYNC = {
+    "innodb_flush_log_at_trx_commit": {"1": True, "0": False, "2": False},
+    "rocksdb_flush_log_at_trx_commit": {"1": True, "0": False, "2": False},
+    "synchronous_commit": {"on": True, "remote_write": True, "remote_apply": True, "local": True, "off": False},
+    "fsync": {"off": False},
+    "synchronous": {"0": False, "1": True, "2": True, "3": True},  # SQLite (NORMAL in WAL mode: commit_waits)
+    "sync": {"false": False, "true": True},  # RocksDB WriteOptions
+}
+# The page cache: does a read bypass it?
+_DIRECT_READS = {"innodb_flush_method": lambda v: "O_DIRECT" in v.upper(), "rocksdb_use_direct_reads": lambda v: v in ("1", "ON")}
+
+
+def settings(reading: str) -> dict[str, str]:
+    """`name=value` pairs of a durability reading ("innodb_flush_log_at_trx_commit=1, log_bin=0"
+    or "WriteOptions sync=false (...): ..."), lower-cased names."""
+    out = {}
+    for token in str(reading or "").replace(",", " ").replace(";", " ").split():
+        name, eq, value = token.partition("=")
+        if eq and name and value:
+            out[name.strip().lower()] = value.strip().strip("()").lower()
+    return out
+
+
+def commit_waits(reading: str) -> bool | None:
+    """Does a commit wait for its log on disk, by the start's own reading? None: not readable."""
+    found = settings(reading)
+    verdicts = [table[v] for k, v in found.items() if (table := _COMMIT_SYNC.get(k)) and v in table]
+    if found.get("journal_mode") == "wal" and found.get("synchronous") == "1":
+        return False  # SQLite's NORMAL in WAL mode syncs at checkpoints, not at each commit
+    if False in verdicts:
+        return False
+    return True if verdicts else None
+
+
+def reads_direct(reading: str) -> bool | None:
+    """Do the start's reads bypass the OS page cache, by its own reading? None: not readable."""
+    found = [test(v) for k, v in settings(reading).items() if (test := _DIRECT_READS.get(k))]
+    return any(found) if found else None
+
+
+def confounders(a: str, b: str, *, reading: dict[str, str], mib: dict[str, float], memtable_mib: dict[str, float],
+                settle_cpu_s: dict[str, float], python_side: dict[str, str], cache_mib: dict[str, float],
+                titles: dict[str, str] | None = None) -> list[str]:
+    """What a B-tree engine `a` and an LSM engine `b` differed in besides their structure, from
+    this run's own readings: what a commit waits for, whether reads bypass the page cache, the LSM
+    tree's data against one memtable (no compaction, no level below the first) and the settle
+    CPU after its load, each table against its cache, and work done in Python on one side only.
+    An empty list: nothing the run can see besides the structure."""
+    t = titles or {a: a, b: b}
+    out = []
+    wait = {e: commit_waits(reading.get(e, "")) for e in (a, b)}
+    if None not in wait.values() and wait[a] != wait[b]:
+        yes, no = (a, b) if wait[a] else (b, a)
+        out.append(f"durability differs ({t[yes]} syncs to disk at each commit: {reading[yes]}; {t[no]} does not: "
+                   f"{reading[no]})")
+    direct = {e: reads_direct(reading.get(e, "")) for e in (a, b)}
+    if None not in direct.values() and direct[a] != direct[b]:
+        yes, no = (a, b) if direct[a] else (b, a)
+        out.append(f"{t[yes]} reads past the OS page cache (O_DIRECT), {t[no]} through it")
+    lsm, memtable = mib.get(b, np.nan), memtable_mib.get(b, np.nan)
+    if lsm == lsm and memtable == memtable and lsm < memtable:
+        settle = settle_cpu_s.get(b, np.nan)
+        out.append(f"{t[b]}'s data ({lsm:.3g} MiB) stayed below one memtable ({memtable:g} MiB), so no compaction "
+                   "and no read through several levels happened"
+                   + (f" (its settle CPU after the load: {settle:.2g} s)" if settle == settle else ""))
+    fits = {e: mib.get(e, np.nan) <= cache_mib.get(e, np.nan) for e in (a, b)
+            if mib.get(e, np.nan) == mib.get(e, np.nan) and cache_mib.get(e, np.nan) == cache_mib.get(e, np.nan)}
+    if len(fits) == 2 and fits[a] != fits[b]:
+        inside, outside = (a, b) if fits[a] else (b, a)
+        out.append(f"{t[inside]}'s table ({mib[inside]:.3g} MiB) fits its {cache_mib[inside]:g} MiB cache, "
+                   f"{t[outside]}'s ({mib[outside]:.3g} MiB) does not fit its {cache_mib[outside]:g} MiB")
+    sides = {e: python_side.get(e, "") for e in (a, b)}
+    if sides[a] != sides[b]:
+        out.append("; ".join(f"{t[e]}: {v}" for e, v in sides.items() if v))
+    return out

@@ -8,7 +8,7 @@ from ...engines import get_engine
 from ...errors import UnknownEngineError
 from ...measure import cluster_instance_of
 from ...plots import engine_color, engine_order, engine_title, heatmaps, stacked_bars
-from ...report import RunReport, fmt, fmt_ci
+from ...report import RunReport, fmt, fmt_ci, fmt_ratio_ci
 from . import analysis
 from ..dml.dialects import key_note
 from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
@@ -207,7 +207,7 @@ class WriteCostReport(RunReport):
             "cell": [self._cell_label(row) for row in r.itertuples()],
             "single node µs/row": [fmt_ci(v, c) for v, c in zip(r["single_us"], r["single_ci95"])],
             "cluster µs/row": [fmt_ci(v, c) for v, c in zip(r["cluster_us"], r["cluster_ci95"])],
-            "× single node": [fmt_ci(v, c, "×") for v, c in zip(r["ratio"], r["ratio_ci95"])],
+            "× single node": [fmt_ratio_ci(v, lo, hi, "×") for v, lo, hi in zip(r["ratio"], r["ratio_low"], r["ratio_high"])],
             "beyond noise": r["beyond_noise"].map({True: "yes", False: "no"}).fillna("n/a (n < 2)"),
             "added µs/commit": r["added_us_per_commit"].map(fmt),
             "txn p50 ms (single → cluster)": [f"{fmt(a * 1e3)} → {fmt(b * 1e3)}"
@@ -304,8 +304,8 @@ class WriteCostReport(RunReport):
                 o = one.iloc[0]
                 text += (f"a {o.rows_per_txn:,}-row transaction costs {fmt_ci(o.cluster_us, o.cluster_ci95)} µs of "
                          f"engine CPU summed over the nodes against {fmt_ci(o.single_us, o.single_ci95)} µs on a single "
-                         f"{engine_title(single)}: **{fmt_ci(o.ratio, o.ratio_ci95, '×')}** the single node"
-                         f"{_noise_note(o.beyond_noise)}, "
+                         f"{engine_title(single)}: **{fmt_ratio_ci(o.ratio, o.ratio_low, o.ratio_high, '×')}** the "
+                         f"single node{_noise_note(o.beyond_noise)}, "
                          f"{fmt(o.added_us_per_commit)} µs more per commit; the client waited "
                          f"{fmt(o.single_txn_latency_p50 * 1e3)} → {fmt(o.cluster_txn_latency_p50 * 1e3)} ms per "
                          "transaction (p50). ")
@@ -323,7 +323,7 @@ class WriteCostReport(RunReport):
             if not bulk.empty:
                 b = bulk.iloc[0]
                 text += (f"In the bulk corner ({self._cell_label(b)}) a row costs {fmt(b.cluster_us)} against "
-                         f"{fmt(b.single_us)} µs: {fmt_ci(b.ratio, b.ratio_ci95, '×')}"
+                         f"{fmt(b.single_us)} µs: {fmt_ratio_ci(b.ratio, b.ratio_low, b.ratio_high, '×')}"
                          f"{_noise_note(b.beyond_noise)}.")
             lines.append(text)
         lines += self._same_single_node_lines()
@@ -361,7 +361,8 @@ class WriteCostReport(RunReport):
         if corner is not None:
             r = r[(r["rows_per_txn"] == corner["rows_per_txn"]) & (r["rows_per_stmt"] == corner["rows_per_stmt"])
                   & (r["rows_from"] == corner["rows_from"])]
-        ours = ", ".join(f"{engine_title(row.cluster)} {fmt_ci(row.ratio, row.ratio_ci95, '×')} its single node"
+        ours = ", ".join(f"{engine_title(row.cluster)} {fmt_ratio_ci(row.ratio, row.ratio_low, row.ratio_high, '×')} its "
+                         "single node"
                          f"{_noise_note(row.beyond_noise)}" for row in r.itertuples())
         return (f"- **Seed 000's distributed rows** (2M rows in two 1M-row `insert ... select`, user-space "
                 f"instructions, one node each): {seed} PostgreSQL's insert. Those ran as single nodes (Raft with one "
