@@ -508,6 +508,8 @@ class start:
         cluster = self.engine.cluster
         if cluster is None and nodes not in (None, 1):
             raise ParameterError(f"nodes of {key} must be 1: it is a single-node engine, got {nodes!r}")
+        if cluster is not None and (data_volume or restore is not None):
+            raise ParameterError(f"{key} is a cluster: its nodes' data directories are not snapshotted or restored")
         # The whole plan (names, counts) is checked here, before any image or container.
         self.plan = cluster.plan(cluster.nodes if nodes is None else nodes, key) if cluster else ()
         self.unix_socket = unix_socket

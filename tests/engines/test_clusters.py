@@ -137,6 +137,8 @@ def test_bad_cluster_parameters_fail_before_any_container(leftovers):
         benchlib.start("tidb-cluster", nodes=4)
     with pytest.raises(ParameterError, match="nodes of postgres-replica-sync must be <= 7"):
         benchlib.start("postgres-replica-sync", nodes=8)
+    with pytest.raises(ParameterError, match="postgres-replica-sync is a cluster: its nodes' data directories"):
+        benchlib.start("postgres-replica-sync", data_volume=True)
     base = dict(rows=10, rows_per_txn=[1], rows_per_stmt=[1], server_generated=False, repetitions=1,
                 max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0.1,
                 max_settle_seconds=0.1, pk_kind="uuid", cluster_nodes={})
