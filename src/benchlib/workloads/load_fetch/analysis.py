@@ -204,7 +204,7 @@ def beside_seed(reference: pd.DataFrame, load_rows: pd.DataFrame, summary: pd.Da
         rows.append({"system": ref.system, "source": "seed 001", "engine": ref.engine if isinstance(ref.engine, str)
                      else None, "rows": ref.rows, "load_rows_per_s": ref.load_rows_per_s,
                      "rate_source": "published" if ref.load_rate_source == "published"
-                     else "derived: rows / load time (rows inferred)",
+                     else "derived: inferred rows / load time",
                      "rows_per_engine_cpu_s": np.nan,
                      "insert_ms": ref.insert_ms, "insert_bound": ref.insert_bound, "fetch_ms": fetch,
                      "fetch_text": f"{ref.fetch_ms_low:g}-{ref.fetch_ms_high:g}" if ref.fetch_ms_low != ref.fetch_ms_high

@@ -468,7 +468,7 @@ class LoadFetchReport(RunReport):
         mysql = o[o["engine"].str.partition("@")[0] == "mysql"].set_index("regime")
         if not mysql.empty:
             pools = {"cached": self.param("cached_buffer_pool_mb"), "memory-limited": self.param("limited_buffer_pool_mb")}
-            here = "; ".join(f"{fmt(r.time_ratio)}x with a {pools.get(regime, '?')} MiB buffer pool"
+            here = "; ".join(f"{fmt(r.time_ratio)}x with the buffer pool at {pools.get(regime, '?')} MiB"
                              for regime, r in mysql.iterrows())
             lines.append(f"Seed 001 ({SEED_ROWS_TEXT} rows, no load-time figure for the shuffled load): "
                          f"{SEED_PK_ORDER_QUOTE}. Here MySQL's shuffled load took {here}, one load each: the gain "
