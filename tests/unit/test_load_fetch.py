@@ -235,3 +235,12 @@ def test_report_wording_for_verdicts_and_shrinking_data_directories():
     assert _verdict(None) == "untested"
     assert _datadir_text(-9.12) == "-9.12 (shrank: earlier tables compacted)" and _datadir_text(50.2) == "50.2"
     assert regime_title("memory-limited") == "small buffer pool"
+
+
+def test_rocksdb_memtable_size_is_read_from_the_options_file_it_writes(tmp_path):
+    from benchlib.engines.rocksdb import _open
+
+    db = _open(tmp_path / "bench.rocksdb")  # a real RocksDB through rocksdict, as the workload opens it
+    db.close()
+    assert dialects.rocksdb_write_buffer_size(tmp_path) == 64 * 2 ** 20  # RocksDB's default, as rocksdict keeps it
+    assert dialects.rocksdb_write_buffer_size(tmp_path / "nowhere") is None

@@ -54,7 +54,8 @@ def loads(measurements: pd.DataFrame) -> pd.DataFrame:
     # The maintenance window carries the same labels as its load: matched by labels on each start.
     after = _costs(m, AFTER_LOAD).reset_index()[["instance_id", "labels", "value", "wall_s"]]
     after = after.rename(columns={"value": "maintenance_cpu_s", "wall_s": "maintenance_wall_s"})
-    sizes = _readings(m, AFTER_LOAD, ["table_bytes", "index_bytes", "datadir_growth_bytes"]).reset_index()
+    sizes = _readings(m, AFTER_LOAD, ["table_bytes", "index_bytes", "datadir_growth_bytes", "memtable_bytes"]
+                      ).reset_index()
     sizes = sizes.drop(columns="repetition").merge(after, on=["instance_id", "labels"], how="left")
     out = out.reset_index().merge(sizes, on=["instance_id", "labels"], how="left")
     labels = _labels(out)
@@ -70,6 +71,7 @@ def loads(measurements: pd.DataFrame) -> pd.DataFrame:
         "table_bytes_per_row": out["table_bytes"] / per_row, "index_bytes_per_row": out["index_bytes"] / per_row,
         "datadir_bytes_per_row": out["datadir_growth_bytes"] / per_row,
         "peak_rss_growth_mb": out["process_peak_rss_growth_bytes"] / 2 ** 20,
+        "memtable_mib": out["memtable_bytes"] / 2 ** 20,
     })
     frame["engine_bytes_per_row"] = frame["table_bytes_per_row"] + frame["index_bytes_per_row"].fillna(0)
     return frame.reset_index(drop=True)
@@ -202,7 +204,7 @@ def beside_seed(reference: pd.DataFrame, load_rows: pd.DataFrame, summary: pd.Da
         rows.append({"system": ref.system, "source": "seed 001", "engine": ref.engine if isinstance(ref.engine, str)
                      else None, "rows": ref.rows, "load_rows_per_s": ref.load_rows_per_s,
                      "rate_source": "published" if ref.load_rate_source == "published"
-                     else "derived: rows / load time (rows inferred)",
+                     else "derived: inferred rows / load time",
                      "rows_per_engine_cpu_s": np.nan,
                      "insert_ms": ref.insert_ms, "insert_bound": ref.insert_bound, "fetch_ms": fetch,
                      "fetch_text": f"{ref.fetch_ms_low:g}-{ref.fetch_ms_high:g}" if ref.fetch_ms_low != ref.fetch_ms_high

@@ -92,9 +92,9 @@ class SqlDialect:
     # The size function measures the whole database, not one table: a load's size is its growth
     # (read before the load and after it), or a second table would hold the first one's bytes too.
     sizes_whole_database: bool = False
-    # An LSM engine's memtable (RocksDB's write_buffer_size, MiB) at the settings this workload runs:
-    # data below one memtable never reaches compaction or a second level.
-    memtable_mib: float | None = None
+    # An LSM engine's memtable size (RocksDB's write_buffer_size), read from the engine after a
+    # load: data below one memtable never reaches compaction or a second level.
+    memtable_sql: str | None = None
     # Where a fetch's index lookup and row decoding run, where that is not the engine's own server.
     lookup_runs: str = ""
 
@@ -171,6 +171,9 @@ class SqlDialect:
     def datadir(self, h: Handle) -> str | None:
         return str(h.side.execute(self.datadir_sql)[0][0]) if self.datadir_sql else None
 
+    def memtable_bytes(self, h: Handle, folder: Path | None) -> float | None:
+        return scalar(h.side.execute(self.memtable_sql)) if self.memtable_sql else None
+
     def after_window(self, h: Handle) -> None:
         for statement in self.flush_stats:
             h.work.execute(statement)
@@ -243,7 +246,8 @@ MYSQL = SqlDialect(
 
 MYROCKS = replace(MYSQL, structure="LSM", layout="MyRocks: rows in RocksDB keyed by the primary key, the index as "
                   "its own keys (an LSM tree)", methods=(LOAD_DATA, MYROCKS_BULK), disk_bytes_per_row=150,
-                  memtable_mib=64,  # RocksDB's default write_buffer_size: rocksdb_default_cf_options is left empty
+                  memtable_sql="select value from information_schema.rocksdb_cf_options where cf_name = 'default' "
+                               "and option_type = 'WRITE_BUFFER_SIZE'",
                   # Its table statistics come from SST files: the memtables flushed first.
                   analyze=("set global rocksdb_force_flush_memtable_now = 1", "analyze table {table}"),
                   sizes_source="information_schema.tables data_length / index_length (after a memtable flush and "
@@ -349,12 +353,27 @@ class DocumentDialect:
     def datadir(self, h: Handle) -> str | None:
         return self.datadir_path
 
+    def memtable_bytes(self, h: Handle, folder: Path | None) -> float | None:
+        return None
+
 
     def after_window(self, h: Handle) -> None:
         pass
 
 
 # -- key-value store ---------------------------------------------------------------------------------------
+def rocksdb_write_buffer_size(folder: Path) -> float | None:
+    """The largest write_buffer_size in the newest OPTIONS-<n> file under a folder (RocksDB writes
+    one into its database directory at every open and options change), in bytes; None without one."""
+    files = sorted(Path(folder).rglob("OPTIONS-*"), key=lambda p: int(p.name.split("-")[1]) if
+                   p.name.split("-")[1].isdigit() else -1)
+    if not files:
+        return None
+    sizes = [float(line.split("=", 1)[1]) for line in files[-1].read_text().splitlines()
+             if line.strip().startswith("write_buffer_size=")]
+    return max(sizes) if sizes else None
+
+
 # A row's value: every column but the key, packed at fixed widths (text zero-padded to its SSB width).
 _VALUE_COLUMNS = [c for c in TABLE.columns if c.name not in TABLE.primary_key]
 _FORMAT = ">" + "".join(f"{c.width}s" if c.kind == "text" else {"int8": "b", "int16": "h", "int32": "i",
@@ -393,7 +412,6 @@ class KeyValueDialect:
     server_config: Mapping[str, Any] = field(default_factory=dict)
     syncs_commit: bool | None = False
     disk_bytes_per_row: int = 150
-    memtable_mib: float | None = 64  # RocksDB's default write_buffer_size: rocksdict's Options() left as they are
     lookup_runs: str = ("index scan (one Python iterator step per entry), multi-get and row decoding driven from "
                         "Python (this workload's code over rocksdict)")
 
@@ -491,6 +509,11 @@ class KeyValueDialect:
 
     def datadir(self, h: Handle) -> str | None:
         return None
+
+    def memtable_bytes(self, h: Handle, folder: Path | None) -> float | None:
+        """write_buffer_size from the newest OPTIONS file RocksDB wrote into its folder (every
+        column family here runs the same options); None where there is none to read."""
+        return rocksdb_write_buffer_size(folder) if folder is not None else None
 
 
     def after_window(self, h: Handle) -> None:

@@ -199,10 +199,12 @@ class LoadFetchReport(RunReport):
         mib = {e: main.at[e, "engine_bytes_per_row"] * main.at[e, "rows"] / 2 ** 20
                for e in (btree, lsm) if e in main.index}
         settle = {e: main.at[e, "settle_cpu_s"] for e in (btree, lsm) if e in main.index}
+        if "memtable_mib" not in main:  # a run stored before the memtable was read: nothing to compare
+            main = main.assign(memtable_mib=float("nan"))
         dialects = {e: _dialect(e) for e in (btree, lsm)}
         return analysis.confounders(
             btree, lsm, reading=self.readings, mib=mib,
-            memtable_mib={e: getattr(d, "memtable_mib", None) or float("nan") for e, d in dialects.items()},
+            memtable_mib={e: main.at[e, "memtable_mib"] for e in (btree, lsm) if e in main.index},
             settle_cpu_s=settle, python_side={e: getattr(d, "lookup_runs", "") for e, d in dialects.items()},
             cache_mib={e: self._cache_mib(e, regime) for e in (btree, lsm)},
             titles={e: engine_title(e) for e in (btree, lsm)})
@@ -466,7 +468,7 @@ class LoadFetchReport(RunReport):
         mysql = o[o["engine"].str.partition("@")[0] == "mysql"].set_index("regime")
         if not mysql.empty:
             pools = {"cached": self.param("cached_buffer_pool_mb"), "memory-limited": self.param("limited_buffer_pool_mb")}
-            here = "; ".join(f"{fmt(r.time_ratio)}x with a {pools.get(regime, '?')} MiB buffer pool"
+            here = "; ".join(f"{fmt(r.time_ratio)}x with the buffer pool at {pools.get(regime, '?')} MiB"
                              for regime, r in mysql.iterrows())
             lines.append(f"Seed 001 ({SEED_ROWS_TEXT} rows, no load-time figure for the shuffled load): "
                          f"{SEED_PK_ORDER_QUOTE}. Here MySQL's shuffled load took {here}, one load each: the gain "

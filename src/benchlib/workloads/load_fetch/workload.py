@@ -354,6 +354,11 @@ def _load(ctx: StepContext, order: str, method, main: bool) -> None:
             readings.record(metric, value, "bytes", dialect.sizes_source, scope=ctx.engine_scope,
                             status=None if value is not None else NOT_REPORTED)
         growth = None if before is None or after is None else after - before
+        if dialect.structure == "LSM":
+            memtable = dialect.memtable_bytes(h, folder)
+            readings.record("memtable_bytes", memtable, "bytes", "the engine's write_buffer_size (one memtable), read "
+                            "after the load", scope=ctx.engine_scope,
+                            status=None if memtable is not None else NOT_REPORTED)
         readings.record("datadir_growth_bytes", growth, "bytes", f"allocated bytes under {folder.name or folder} "
                         "(the engine's data directory, read from this host) after the load minus before",
                         scope=ctx.engine_scope)
