@@ -174,7 +174,7 @@ class Run:
 
     def record_instance(self, instance: Instance) -> str:
         """One `instances` row per engine start; a cluster's also one per node (kind `node`,
-        instance id `<cluster's>/<node>`), with the node's own container, cgroup, image and version."""
+        instance id `<cluster's>:<node>`), with the node's own container, cgroup, image and version."""
         instance_id = f"{instance.key}-{self.next_seq():04d}"
         p = instance.provenance
         self.store.write_instance({
