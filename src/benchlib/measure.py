@@ -527,6 +527,12 @@ class Meter:
         if a.net_rx_bytes is not None:  # a container's own network namespace; a process has none of its own
             add("net_rx_bytes", _delta(b.net_rx_bytes, a.net_rx_bytes, 1), "bytes", source)
             add("net_tx_bytes", _delta(b.net_tx_bytes, a.net_tx_bytes, 1), "bytes", source)
+        if a.storage_read_bytes is not None:  # the container's processes, page-cache hits excluded
+            read = _delta(b.storage_read_bytes, a.storage_read_bytes, 1)
+            # A process that exited during the window took its bytes with it: no figure, said why.
+            add("storage_read_bytes", read if read is None or read >= 0 else None, "bytes",
+                f"{source}: /proc/<pid>/io read_bytes", None if read is None or read >= 0 else
+                "unknown: a process exited during the window")
         # A peak that could not be reset at the window start covers the engine's lifetime: it gets
         # its own name so nobody reads it as the window's peak. A cluster's is the sum of each
         # node's peak, which need not have come at the same moment.

@@ -70,6 +70,54 @@ def test_busy_loop_in_a_cgroup_measures_within_5_percent_of_its_own_rusage(test_
     assert abs(task_clock - own_cpu) / own_cpu < 0.05, (task_clock, own_cpu)
 
 
+READER = """
+import sys
+path = sys.argv[1]
+for command in iter(sys.stdin.readline, "exit\\n"):  # "read": read the whole file once
+    with open(path, "rb") as f:
+        while f.read(1 << 20):
+            pass
+    print("done", flush=True)
+"""
+
+
+def test_storage_reads_count_the_device_not_the_page_cache(test_cgroup, tmp_path):
+    """The counter a regime named IO-bound is judged by: bytes a cgroup's processes read from
+    storage. A file read after its pages were dropped counts whole; read again from the page
+    cache it counts (almost) nothing, where a buffer-miss counter would count both."""
+    import os
+
+    data = tmp_path / "cold.bin"
+    data.write_bytes(os.urandom(16 << 20))
+    child = subprocess.Popen([sys.executable, "-c", READER, str(data)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        for d in test_cgroup:
+            (d / "cgroup.procs").write_text(str(child.pid))
+        scope = cgroups.scope_for_pid(child.pid)
+
+        def read_once() -> int:
+            before = scope.sample().storage_read_bytes
+            child.stdin.write("read\n")
+            child.stdin.flush()
+            assert child.stdout.readline().strip() == "done"
+            return scope.sample().storage_read_bytes - before
+
+        fd = os.open(data, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # clean pages can be dropped
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+        cold, warm = read_once(), read_once()
+    finally:
+        child.stdin.write("exit\n")
+        child.stdin.flush()
+        child.wait(10)
+    assert cold >= 0.9 * (16 << 20), cold
+    assert warm < 1 << 20, warm
+
+
 def test_container_scope_points_at_the_container_cgroup():
     with benchlib.start("postgres") as eng:
         scope = eng.scope
