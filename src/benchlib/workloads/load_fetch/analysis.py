@@ -289,15 +289,17 @@ def confounders(a: str, b: str, *, reading: dict[str, str], mib: dict[str, float
     lsm, memtable = mib.get(b, np.nan), memtable_mib.get(b, np.nan)
     if lsm == lsm and memtable == memtable and lsm < memtable:
         settle = settle_cpu_s.get(b, np.nan)
-        out.append(f"{t[b]}'s data ({lsm:.3g} MiB) stayed below one memtable ({memtable:g} MiB), so no compaction "
-                   "and no read through several levels happened"
+        out.append(f"{t[b]}'s whole data ({lsm:.3g} MiB) is smaller than one memtable ({memtable:g} MiB): each load "
+                   "was flushed into a few sorted files, so the levels and the compaction an LSM tree pays for at "
+                   "scale hardly came into play"
                    + (f" (its settle CPU after the load: {settle:.2g} s)" if settle == settle else ""))
     fits = {e: mib.get(e, np.nan) <= cache_mib.get(e, np.nan) for e in (a, b)
             if mib.get(e, np.nan) == mib.get(e, np.nan) and cache_mib.get(e, np.nan) == cache_mib.get(e, np.nan)}
     if len(fits) == 2 and fits[a] != fits[b]:
         inside, outside = (a, b) if fits[a] else (b, a)
-        out.append(f"{t[inside]}'s table ({mib[inside]:.3g} MiB) fits its {cache_mib[inside]:g} MiB cache, "
-                   f"{t[outside]}'s ({mib[outside]:.3g} MiB) does not fit its {cache_mib[outside]:g} MiB")
+        out.append(f"not the same cache pressure: {t[inside]}'s table is {mib[inside]:.3g} MiB on disk (compressed "
+                   f"where the engine compresses) against its {cache_mib[inside]:g} MiB cache, {t[outside]}'s "
+                   f"{mib[outside]:.3g} MiB against {cache_mib[outside]:g} MiB")
     sides = {e: python_side.get(e, "") for e in (a, b)}
     if sides[a] != sides[b]:
         out.append("; ".join(f"{t[e]}: {v}" for e, v in sides.items() if v))
