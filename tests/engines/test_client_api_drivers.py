@@ -61,8 +61,14 @@ def test_the_contended_window_opens_after_every_worker_is_connected():
         watcher = eng.session()
         before = _status(watcher, "Threads_connected")
         with contended.connected("threads", "mariadb", eng.endpoint, dialect, 6, 3) as go:
-            assert _status(watcher, "Threads_connected") - before == 6  # all connected, none released yet
+            # All six workers and the clean-up's connection are in before any is released.
+            assert _status(watcher, "Threads_connected") - before == 6 + 1
             assert watcher.execute(f"select count(*) from {TABLE}")[0][0] == 0
             seconds, done = go()
-        assert len(done) == 6 and seconds > 0
-        assert sum(r.operations["insert"] for r in done) == 6 * 3
+        workers, clean_up = done[:6], done[6]
+        assert len(done) == 7 and seconds > 0
+        assert sum(r.operations["insert"] for r in workers) == 6 * 3
+        # ODB's iteration erases its first object; the clean-up the other two, once all are done.
+        assert sum(r.operations["delete"] for r in workers) == 6 and clean_up.operations["delete"] == 6 * 2
+        assert sum(r.operations["select"] for r in done) == 6 * (1 + contended.QUERIES_PER_ITERATION)
+        assert watcher.execute(f"select count(*) from {TABLE}")[0][0] == 0
