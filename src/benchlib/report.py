@@ -178,8 +178,9 @@ class RunReport:
         direct = [engine_title(k) for k, v in paths.items() if k not in relayed]
         lines = []
         if direct:
-            lines.append(f"**Client path:** benchlib's clients (the notebook's drivers, sysbench) reached "
-                         f"{', '.join(direct)} at the container's own address on its Docker network, not through the "
+            lines.append(f"**Client path:** benchlib's clients reached "
+                         f"{', '.join(direct)} over TCP at the container's own address on its Docker network, not "
+                         "through the "
                          "port published on 127.0.0.1, so no userland proxy (docker-proxy) relayed a round trip: no "
                          "process outside the measured scopes sat between client and server.")
         if relayed:
@@ -204,7 +205,8 @@ class RunReport:
         lines += self._client_path_lines()
         durability = self.durability()
         if durability:
-            lines.append("**Durability as each engine started** (what a commit waits for, read from the engine): "
+            lines.append("**Durability as each engine started** (what a commit waits for: read from the engine, or "
+                         "its declared note where it has no setting to read): "
                          + "; ".join(f"{engine_title(k)} {v}" for k, v in durability.items()) + ".")
         for key, reason in (self.info["parameters"].get("skipped") or {}).items():
             lines.append(f"**{engine_title(key)}** was skipped: {reason}.")
@@ -236,9 +238,10 @@ class RunReport:
         speed = results.host_speed(m)
         if speed is not None and speed["n"] > 1:
             lines.append(f"**Host speed:** a fixed CPU loop run once per repetition on the engine's CPUs took "
-                         f"{speed['mean_s'] * 1e3:.0f} ms on average, ±{speed['rel_ci95']:.1%} (95% CI, "
-                         f"{speed['n']} runs of it; slowest / fastest {speed['max_over_min']:.3f}): the host's own "
-                         "speed moved that much during the run, whatever the engines did.")
+                         f"{speed['max_over_min']:.2f}x as long in its slowest run as in its fastest (relative sd "
+                         f"{speed['rel_sd']:.1%} over {speed['n']} runs; mean {speed['mean_s'] * 1e3:.0f} ms, "
+                         f"±{speed['rel_ci95']:.1%} 95% CI of the mean): the host's own speed moved that much during "
+                         "the run, whatever the engines did.")
         noisy = m[(m["metric"] == "quiet_wait_time") & (m["status"] != "ok")]
         if not noisy.empty:
             reps = ", ".join(f"{engine_title(e)} {'warm-up' if int(r) == 0 else f'repetition {int(r)}'}"

@@ -105,7 +105,8 @@ class WriteCostReport(RunReport):
             for r in df.sort_values(["rows_per_txn", "rows_per_stmt"]).itertuples():
                 rows.append({"engine": engine_title(engine), "rows/txn": r.rows_per_txn, "rows/stmt": r.rows_per_stmt,
                              "log bytes / row byte": r.log_amplification if status == "ok" else NOT_REPORTED,
-                             "I/O bytes / row byte": r.io_amplification})
+                             # A scope whose writes were charged elsewhere reads 0: not measured, never 0.
+                             "I/O bytes / row byte": r.io_amplification if r.io_amplification else "not measured"})
         return pd.DataFrame(rows)
 
     def decomposition_table(self) -> pd.DataFrame:
@@ -173,7 +174,9 @@ class WriteCostReport(RunReport):
         return pick
 
     def reference_comparison(self) -> pd.DataFrame:
+        # Server engines only, engine CPU only: the seed's figure is the server container's work.
         ours = self.seed_cell().assign(phase="insert")
+        ours = ours[[_is_server(e) for e in ours["engine"]]]
         ours = ours.assign(engine=ours["engine"].str.partition("@")[0])
         return self.ratio_comparison(ours, "cpu_us_per_row", results.reference(), "instructions_gi",
                                      base_engine="postgres", columns=["insert"], reference_name="seed 000")
@@ -456,7 +459,9 @@ class WriteCostReport(RunReport):
                 f"{part.largest_txn:,}-row transactions of {part.largest_stmt:,}-row statements a row costs "
                 f"{fmt(floor['cpu_us_per_row'])} µs of engine CPU ({fmt(floor['total_us_per_row'])} with the driver) "
                 f"and {log}; {after_text}."
-                + (f" Per row it {arch.write_path}; after the commit: {arch.deferred}." if arch else "")
+                # The architecture's deferred work, said as what can follow: whether it came in this run is
+                # the after-commit figure's to say.
+                + (f" Per row it {arch.write_path}; what can follow the commit: {arch.deferred}." if arch else "")
                 + client_text)
         return "\n".join(f"- {line}" for line in lines) or "- no cell measured"
 
@@ -473,7 +478,8 @@ class WriteCostReport(RunReport):
         if pg is not None:
             bulk = {e: corner[e] / corner[pg] for e in base.index if e in corner and pg in corner}
             single = {e: base.loc[e, "one_row_txn_us"] / base.loc[pg, "one_row_txn_us"] for e in base.index}
-            ranks = ("Relative to PostgreSQL (engine + driver CPU) the engines also reorder: " + "; ".join(
+            ranks = ("Relative to PostgreSQL (engine + driver CPU; ratios of means, without CIs: the "
+                     "decomposition's CIs above say which differences are resolved) the engines also move: " + "; ".join(
                 f"{engine_title(e)} {fmt(bulk[e])}× in bulk, {fmt(single[e])}× one row at a time"
                 for e in base.index if e != pg and e in bulk and single[e] == single[e]) + ". ")
         return (
@@ -485,7 +491,8 @@ class WriteCostReport(RunReport):
                f"row: {', '.join(lines)}. " if lines else "")
             + ranks
             + "The distributed engines' 25x (CockroachDB), 7x (YugabyteDB) and 3x (TiDB) over PostgreSQL were "
-              "measured in that corner too; how their cost splits between commit, statement and row is not "
+              "measured in the seed's corner (1,000,000-row transactions, the server's user-space instructions, not "
+              "this run's CPU seconds); how their cost splits between commit, statement and row is not "
               "measured in this run, so the seed's ratios say nothing about it.")
 
     def caveats(self, extra=()) -> str:
@@ -540,3 +547,10 @@ def _noise_note(beyond_noise) -> str:
     if beyond_noise is None or beyond_noise != beyond_noise:
         return " (untested: fewer than 2 repetitions)"
     return "" if bool(beyond_noise) else " (not beyond noise)"
+
+
+def _is_server(key: str) -> bool:
+    try:
+        return get_engine(key).server is not None
+    except UnknownEngineError:
+        return False
