@@ -185,3 +185,27 @@ def test_seed_003_reference_is_complete_and_oriented():
 def test_a_warmup_repetition_is_refused_with_the_reason():
     with pytest.raises(ParameterError, match="warmup must be false in the clustered workload"):
         validate_parameters({**GOOD, "warmup": True})
+
+
+def test_io_bound_is_judged_by_what_came_from_storage_not_by_buffer_misses():
+    """PostgreSQL's blks_read counts reads the OS page cache served: 2 of them per point query
+    with 1.6 KB/op from the device is not an IO-bound regime; InnoDB reading 12 KB/op of 16 KB pages
+    is. The sentence is computed from the storage counter, in each engine's own page size."""
+    import pandas as pd
+
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    step = "points-notcovered-pk"
+    rows = [("postgres", "cached", 0.0, 0.0, 0.0), ("postgres", "io-bound", 2.0, 16.0, 1.6),
+            ("mysql", "cached", 0.0, 0.0, 0.0), ("mysql", "io-bound", 1.0, 16.0, 12.0)]
+    report = object.__new__(ClusteredReport)  # the rule alone, on known step figures
+    report.steps = pd.DataFrame([{"engine": e, "regime": r, "step": step, "reads_per_op": reads,
+                                  "engine_read_kb_per_op": kb, "storage_kb_per_op": storage, "read_kb_per_op": 0.0}
+                                 for e, r, reads, kb, storage in rows])
+    report.regimes = ["cached", "io-bound"]
+    lines = report.io_bound_check()
+    pg = next(line for line in lines if line.startswith("**PostgreSQL"))
+    my = next(line for line in lines if line.startswith("**MySQL"))
+    assert "did NOT reach storage: 0.2 of its 8 KB pages per operation came from the device" in pg
+    assert "1.8 of its 2 reads/op from the OS page cache" in pg
+    assert "reached storage: 0.75 of its 16 KB pages per operation" in my

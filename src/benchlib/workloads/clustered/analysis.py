@@ -39,13 +39,13 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
     engine = results.engine_rows(m)
     client = _wide(m, "phase", ["transactions", "tps", "latency_p95"], ("client",))
     server = _wide(m, "phase", ["engine_reads", "engine_read_bytes", "engine_buffer_hits", "io_read_bytes",
-                                "buffer_pool_bytes"], ("server",))
+                                "buffer_pool_bytes", "storage_read_bytes"], ("server",))
     cpu = engine[(engine["metric"] == "cpu_time") & engine["window"].isin(["phase", "settle"])]
     cpu = cpu.groupby(["engine", "labels", "phase"])["value"].sum(min_count=1).rename("engine_cpu_s")
     wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(["engine", "labels", "phase"])["value"]
     out = client.join(server, how="outer").join(cpu).join(wall.first().rename("wall_s")).reset_index()
     for col in ("transactions", "tps", "latency_p95", "engine_reads", "engine_read_bytes", "engine_buffer_hits",
-                "io_read_bytes", "buffer_pool_bytes"):
+                "io_read_bytes", "buffer_pool_bytes", "storage_read_bytes"):
         if col not in out:
             out[col] = np.nan
     labels = _labels(out)
@@ -57,6 +57,8 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
         "reads_per_op": out["engine_reads"] / ops,
         "engine_read_kb_per_op": out["engine_read_bytes"] / 1024 / ops,
         "read_kb_per_op": out["io_read_bytes"] / 1024 / ops,
+        # What the engine's processes read from storage: page-cache hits are not in it.
+        "storage_kb_per_op": out["storage_read_bytes"] / 1024 / ops,
         "buffer_hits_per_op": out["engine_buffer_hits"] / ops,
         "buffer_pool_bytes": out["buffer_pool_bytes"], "wall_s": out["wall_s"],
         "seq": out["phase"],  # replaced below by the order the steps ran in
