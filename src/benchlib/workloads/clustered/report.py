@@ -177,7 +177,8 @@ class ClusteredReport(RunReport):
         if self.steps["read_kb_per_op"].fillna(0).eq(0).all() and self.steps["engine_read_kb_per_op"].gt(0).any():
             lines.append("**cgroup I/O:** the engines' cgroups read 0 bytes from block devices in every window while "
                          "the engines' own counters read data: this host's cgroup blkio does not account container "
-                         "reads, so storage reads come from the engines' counters only.")
+                         "reads, so what came from storage is read from /proc/<pid>/io of the engines' processes "
+                         "(the engines' own counters also count reads the OS page cache served).")
         for step in ("points-notcovered-pk.pre", "points-notcovered-pk"):
             s = self.steps[self.steps["step"] == step]
             if s.empty:
@@ -233,7 +234,10 @@ class ClusteredReport(RunReport):
             "rocksdb_block_cache_miss). rKB/o: the engine's own read bytes (blks_read x block_size; "
             "Innodb_data_read; none for MyRocks, shown n/a) per operation, in KiB. The cgroup's block-device "
             "read bytes (blkio) are shown beside them in the absolute table; on a host whose cgroup v1 blkio "
-            "counts nothing for containers they read 0 and must not be taken as 'no storage reads'.",
+            "counts nothing for containers they read 0 and must not be taken as 'no storage reads'. Beside them, "
+            "what the engine's processes read from storage (the sum of read_bytes in /proc/<pid>/io, which page-"
+            "cache hits do not inflate; a process that exits mid-window takes its bytes with it): the IO-bound "
+            "verdict is taken from it.",
             "MySQL runs with performance_schema=OFF in both regimes (with it MySQL 9 does not start under a "
             "256 MiB memory limit); MariaDB has it off by default.",
             f"Regimes: cached = buffer pool / shared_buffers {p('cached_buffer_pool_mb')} MiB, no memory limit; "
