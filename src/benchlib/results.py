@@ -145,6 +145,12 @@ def t_quantile_975(dof: int) -> float:
     return table[max(k for k in table if k <= dof)]  # the next smaller dof: errs on the wide side
 
 
+def ci95_half_width(sd: float, n: int) -> float:
+    """Half width of the 95% confidence interval of a mean of `n` values with standard deviation
+    `sd` (Student t); NaN for fewer than two."""
+    return t_quantile_975(int(n) - 1) * sd / math.sqrt(n) if n > 1 else float("nan")
+
+
 def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "settle_wall_s", "with_settle",
                                              "net", "net_with_settle"), by=("engine", "labels", "phase")
               ) -> pd.DataFrame:
@@ -158,8 +164,7 @@ def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "
         std = grouped[col].std(ddof=1)
         out[f"{col}_std"] = std
         out[f"{col}_cv"] = std / out[col].abs()
-        out[f"{col}_ci95"] = [t_quantile_975(int(k) - 1) * sd / k ** 0.5 if k > 1 else float("nan")
-                              for k, sd in zip(n, std)]
+        out[f"{col}_ci95"] = [ci95_half_width(sd, k) for k, sd in zip(n, std)]
     out["n"] = n
     return out.reset_index()
 
@@ -225,7 +230,7 @@ def host_speed(df: pd.DataFrame) -> dict[str, float] | None:
         return None
     n, mean = len(c), float(c.mean())
     sd = float(c.std(ddof=1)) if n > 1 else float("nan")
-    return {"n": n, "mean_s": mean, "rel_sd": sd / mean, "rel_ci95": t_quantile_975(n - 1) * sd / math.sqrt(n) / mean
+    return {"n": n, "mean_s": mean, "rel_sd": sd / mean, "rel_ci95": ci95_half_width(sd, n) / mean
             if n > 1 else float("nan"), "max_over_min": float(c.max() / c.min())}
 
 

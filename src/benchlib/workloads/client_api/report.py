@@ -184,7 +184,7 @@ class ClientApiReport(RunReport):
                          & (self.summary["layer"] == layer)].set_index("transport")
         row = s.loc[next(t for t in LOCAL_ORDER if t in s.index)]
         n = int(row["n"])
-        return results.t_quantile_975(n - 1) * row["loop_us_sd"] / n ** 0.5 if n > 1 else float("nan")
+        return results.ci95_half_width(row["loop_us_sd"], n)
 
     @staticmethod
     def _seed_like(layers: set[str]) -> str | None:
@@ -327,8 +327,7 @@ class ClientApiReport(RunReport):
         if "mariadb" in local and "mysql" not in local:
             lines.append("MySQL did not run; MariaDB (same wire protocol and driver) stands in for the MySQL family.")
         both = s[s["transport"].isin(["unix", "tcp"])].assign(
-            ci=lambda d: [results.t_quantile_975(int(n) - 1) * sd / n ** 0.5 if n > 1 else float("nan")
-                          for n, sd in zip(d["n"], d["loop_us_sd"])])
+            ci=lambda d: [results.ci95_half_width(sd, n) for n, sd in zip(d["n"], d["loop_us_sd"])])
         pairs = both.pivot_table(index="engine", columns="transport", values=["loop_us", "ci"])
         if {"unix", "tcp"} <= set(pairs.columns.get_level_values(1)):
             for engine, row in pairs.iterrows():

@@ -5,7 +5,6 @@ run beside seed 001's table."""
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
@@ -118,8 +117,7 @@ def summarize_operations(ops: pd.DataFrame) -> pd.DataFrame:
     for col in SUMMARY_VALUES:
         sd = g[col].std(ddof=1)
         out[f"{col}_std"] = sd
-        out[f"{col}_ci95"] = [results.t_quantile_975(int(k) - 1) * s / math.sqrt(k) if k > 1 else float("nan")
-                              for k, s in zip(n, sd)]
+        out[f"{col}_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, sd)]
     out["n"] = n
     return out.reset_index()
 

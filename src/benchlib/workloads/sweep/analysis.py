@@ -48,8 +48,7 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
     out = g[cols].mean()
     n = g.size()
     std = g["tps"].std(ddof=1)
-    out["tps_ci95"] = [results.t_quantile_975(int(k) - 1) * s / k ** 0.5 if k > 1 else float("nan")
-                       for k, s in zip(n, std)]
+    out["tps_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, std)]
     out["n"] = n
     # NaN where the client's CPU was not measured: a share of the host is not guessed from half of it.
     out["host_cpu_util"] = (out["engine_phase_cpu_s"] + out["client_phase_cpu_s"]) / (out["wall_s"] * cores)

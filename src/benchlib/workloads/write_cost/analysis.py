@@ -123,13 +123,12 @@ def decompose(cell_rows: pd.DataFrame, rows_from: str = "client VALUES", value: 
                             "row": floor})
         reps = pd.DataFrame(per_rep)
         n = int(reps["one_row_txn"].notna().sum())
-        t = results.t_quantile_975(n - 1) if n > 1 else float("nan")
         out = {"engine": engine, "n": n, "largest_txn": big_txn, "largest_stmt": big_stmt,
                "after_share": df["after_share"].mean()}
         for name in ("one_row_txn", *PARTS):
             mean = reps[name].mean()
             out[f"{name}_us"] = mean
-            out[f"{name}_ci95"] = t * reps[name].std(ddof=1) / n ** 0.5 if n > 1 else float("nan")
+            out[f"{name}_ci95"] = results.ci95_half_width(reps[name].std(ddof=1), n)
         out["dominant"] = _dominant(out)
         rows.append(out)
     return pd.DataFrame(rows)
