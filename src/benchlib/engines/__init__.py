@@ -42,5 +42,26 @@ def get_engine(key: str) -> Engine:
                              f"{', '.join(CLUSTERS)} (versions: {', '.join(k for k in ALL_ENGINES if '@' in k)})") from None
 
 
+def find_engine(key: str) -> Engine | None:
+    """The engine of `key`, or None where this benchlib declares none (a stored run's engine that
+    a later benchlib dropped, a reference-only row)."""
+    try:
+        return get_engine(key)
+    except UnknownEngineError:
+        return None
+
+
+def is_server(key: str) -> bool:
+    """A containerised engine, single node or cluster (its driver is measured apart)."""
+    engine = find_engine(key)
+    return engine is not None and engine.server is not None
+
+
+def is_cluster(key: str) -> bool:
+    engine = find_engine(key)
+    return engine is not None and engine.cluster is not None
+
+
 __all__ = ["ALL_ENGINES", "CLUSTERS", "ENGINES", "Cluster", "Credentials", "DocumentClient", "Embedded", "Endpoint",
-           "Engine", "Node", "Recipe", "Role", "Server", "Session", "SqlClient", "Version", "get_engine"]
+           "Engine", "Node", "Recipe", "Role", "Server", "Session", "SqlClient", "Version", "find_engine", "get_engine",
+           "is_cluster", "is_server"]

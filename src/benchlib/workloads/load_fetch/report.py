@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ... import results
-from ...engines import get_engine
-from ...errors import UnknownEngineError
+from ...engines import find_engine, get_engine, is_server
 from ...plots import bars_by_phase, engine_order, engine_title, grouped_bars
 from ...report import RunReport, fmt, fmt_ci, fmt_ratio_ci
 from . import analysis
@@ -30,10 +29,8 @@ def regime_title(regime: str) -> str:
 
 
 def _dialect(key: str):
-    try:
-        return dialect_for(get_engine(key))
-    except UnknownEngineError:
-        return None
+    engine = find_engine(key)  # None: a reference-only engine, or one a later benchlib dropped
+    return dialect_for(engine) if engine is not None else None
 
 
 def structure(key: str) -> str:
@@ -365,7 +362,7 @@ class LoadFetchReport(RunReport):
                 continue
             rows = f" (~{fmt(s['rows_per_op'].mean())} rows each)" if operation == FETCH else ""
             # A server's engine CPU leaves its driver out, an embedded engine's holds it: ranked apart.
-            servers = s[[_is_server(e) for e in s.index]]
+            servers = s[[is_server(e) for e in s.index]]
             by_cpu = (f"{self._lowest(servers, 'engine_cpu_us', ' µs', 'server CPU per operation among the servers')} "
                       "(their drivers' CPU left out, so servers of different drivers compare); "
                       if len(servers) > 1 else "")
@@ -640,10 +637,3 @@ class LoadFetchReport(RunReport):
                          "cache may have served.")
         notes += [f"**{engine_title(e)}:** {n}" for e in self.engines if (d := _dialect(e)) for n in d.notes]
         return super().caveats([*notes, *extra])
-
-
-def _is_server(key: str) -> bool:
-    try:
-        return get_engine(key).server is not None
-    except UnknownEngineError:
-        return False

@@ -10,8 +10,7 @@ import pandas as pd
 
 from ... import results
 from ...cgroups import NODE_SCOPE
-from ...engines import get_engine
-from ...errors import UnknownEngineError
+from ...engines import find_engine, is_cluster
 from ...measure import cluster_instance_of
 
 KEYS = ["engine", "rows_per_txn", "rows_per_stmt", "rows_from"]
@@ -190,10 +189,10 @@ def node_summary(node_rows: pd.DataFrame) -> pd.DataFrame:
 def single_node_of(cluster: str, engines) -> str | None:
     """The run's engine a cluster is compared with: the one it is a variant of (same name, any
     version pinned in the run)."""
-    try:
-        single = get_engine(cluster).variant_of
-    except UnknownEngineError:
+    engine = find_engine(cluster)
+    if engine is None:
         return None
+    single = engine.variant_of
     return next((e for e in engines if e.partition("@")[0] == single), None)
 
 
@@ -211,7 +210,7 @@ def replication(cell_rows: pd.DataFrame) -> pd.DataFrame:
     if cell_rows.empty:
         return pd.DataFrame()
     engines = list(dict.fromkeys(cell_rows["engine"]))
-    clusters = [e for e in engines if _is_cluster(e)]
+    clusters = [e for e in engines if is_cluster(e)]
     stats = _stats(cell_rows, "cpu_us_per_row").set_index(["engine", *CELL])
     latency = cell_rows.groupby(["engine", *CELL])[LATENCIES].mean()
     out = []
@@ -238,10 +237,3 @@ def replication(cell_rows: pd.DataFrame) -> pd.DataFrame:
                 **{f"cluster_{k}": latency.loc[(cluster, *cell), k] for k in LATENCIES},
             })
     return pd.DataFrame(out)
-
-
-def _is_cluster(key: str) -> bool:
-    try:
-        return get_engine(key).cluster is not None
-    except UnknownEngineError:
-        return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import results
-from ...engines import get_engine
+from ...engines import find_engine, get_engine, is_cluster, is_server
 from ...errors import UnknownEngineError
 from ...measure import cluster_instance_of
 from ...plots import engine_color, engine_order, engine_title, heatmaps, stacked_bars
@@ -20,10 +20,8 @@ AFTER_NOISE = 0.02  # an after-commit share below this is not told apart from th
 
 
 def _dialect(key: str):
-    try:
-        return dialect_for(get_engine(key))
-    except UnknownEngineError:  # a reference-only engine, or one a later benchlib dropped
-        return None
+    engine = find_engine(key)  # None: a reference-only engine, or one a later benchlib dropped
+    return dialect_for(engine) if engine is not None else None
 
 
 def _architecture(key: str):
@@ -176,7 +174,7 @@ class WriteCostReport(RunReport):
     def reference_comparison(self) -> pd.DataFrame:
         # Server engines only, engine CPU only: the seed's figure is the server container's work.
         ours = self.seed_cell().assign(phase="insert")
-        ours = ours[[_is_server(e) for e in ours["engine"]]]
+        ours = ours[[is_server(e) for e in ours["engine"]]]
         ours = ours.assign(engine=ours["engine"].str.partition("@")[0])
         return self.ratio_comparison(ours, "cpu_us_per_row", results.reference(), "instructions_gi",
                                      base_engine="postgres", columns=["insert"], reference_name="seed 000")
@@ -522,7 +520,7 @@ class WriteCostReport(RunReport):
                      "driver's too; a server's driver is measured apart (client CPU). The commit / statement / row "
                      "decomposition therefore uses one rule for both kinds, engine + driver CPU per row (a server's "
                      "engine CPU plus its client CPU); the engine-only figures stay in the cell table.")
-        for cluster in self.clusters or [e for e in self.engines if analysis._is_cluster(e)]:
+        for cluster in self.clusters or [e for e in self.engines if is_cluster(e)]:
             notes.append(f"**{engine_title(cluster)}:** {get_engine(cluster).cluster.topology}. Its engine CPU is the "
                          "sum of its nodes' cgroups (each node's own idle rate subtracted in its per-node figures), "
                          "and each cell's check counts the rows on every node after the settle window.")
@@ -547,10 +545,3 @@ def _noise_note(beyond_noise) -> str:
     if beyond_noise is None or beyond_noise != beyond_noise:
         return " (untested: fewer than 2 repetitions)"
     return "" if bool(beyond_noise) else " (not beyond noise)"
-
-
-def _is_server(key: str) -> bool:
-    try:
-        return get_engine(key).server is not None
-    except UnknownEngineError:
-        return False
