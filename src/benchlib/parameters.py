@@ -252,6 +252,13 @@ def require_idle_baseline(checked: dict[str, Any], workload: str) -> None:
                              f"net of the idle rate), got {checked['idle_seconds']:g}")
 
 
+def require_pool_within_memory(checked: dict[str, Any], pool: str, memory: str) -> None:
+    """A regime that sets both a buffer pool (or block cache) and the container's memory limit."""
+    if checked[pool] >= checked[memory]:
+        raise ParameterError(f"{pool}={checked[pool]} must be below {memory}={checked[memory]} (the buffer pool "
+                             "lives inside the container's memory limit)")
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunParameters(Parameters):
     """What the shared driver (benchlib.driver) owns for every measuring workload."""

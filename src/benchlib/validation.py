@@ -29,9 +29,7 @@ def engine_settings(name: str, value: Any, engines: Iterable[str]) -> dict[str, 
                              f"{{'postgres': {{'synchronous_commit': 'off'}}}}, got {value!r}")
     engines = list(engines)
     for key, settings in value.items():
-        if key not in engines:
-            raise ParameterError(f"{name} has settings for {key!r}, which is not among the engines that run "
-                                 f"({', '.join(engines)})")
+        _among_running(name, "settings", key, engines, "engines")
         server = get_engine(key).server
         if server is None:
             raise ParameterError(f"{name}: {key} is embedded and takes no server settings")
@@ -100,6 +98,12 @@ def keep_runnable(keys: Iterable[str], reason_not_to_run: Callable[[str], str | 
     return keep
 
 
+def _among_running(name: str, what: str, key: str, running: list[str], kind: str) -> None:
+    if key not in running:
+        raise ParameterError(f"{name} has {what} for {key!r}, which is not among the {kind} that run "
+                             f"({', '.join(running) or 'none'})")
+
+
 def cluster_nodes(name: str, value: Any, clusters: Iterable[str]) -> dict[str, int]:
     """Node counts per cluster ({"mariadb-galera": 5}), each for a cluster that runs and within
     what its declaration allows; a cluster not named runs its declared count."""
@@ -108,9 +112,7 @@ def cluster_nodes(name: str, value: Any, clusters: Iterable[str]) -> dict[str, i
                              f"{value!r}")
     clusters = list(clusters)
     for key, nodes in value.items():
-        if key not in clusters:
-            raise ParameterError(f"{name} has a node count for {key!r}, which is not among the clusters that run "
-                                 f"({', '.join(clusters) or 'none'})")
+        _among_running(name, "a node count", key, clusters, "clusters")
         get_engine(key).cluster.check_nodes(key, nodes)
     return {k: int(v) for k, v in value.items()}
 

@@ -22,7 +22,8 @@ from typing import Any
 from ... import sysbench
 from ...driver import CHILDREN_CLIENT, EngineStart, PerOperation, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...parameters import RunParameters, boolean, names, one_of, param, positive_int, whole_seconds
+from ...parameters import (RunParameters, boolean, names, one_of, param, positive_int, require_pool_within_memory,
+                           whole_seconds)
 from .dialects import INSERT_ORDERS, KEY_KINDS, ClusteredDialect, dialect_for, scalar
 
 EXPERIMENT = "clustered"
@@ -82,10 +83,7 @@ class ClusteredParams(RunParameters):
         if checked["warmup"]:
             raise ParameterError("warmup must be false in the clustered workload: a discarded repetition would "
                                  "reload the table the battery measures; warmup_seconds warms each test instead")
-        if checked["io_bound_buffer_pool_mb"] >= checked["io_bound_memory_limit_mb"]:
-            raise ParameterError(f"io_bound_buffer_pool_mb={checked['io_bound_buffer_pool_mb']} must be below "
-                                 f"io_bound_memory_limit_mb={checked['io_bound_memory_limit_mb']} (the buffer pool "
-                                 "lives inside the container's memory limit)")
+        require_pool_within_memory(checked, "io_bound_buffer_pool_mb", "io_bound_memory_limit_mb")
         key_part = _key_part(checked)
         if not checked["tests"] and not key_part:
             raise ParameterError("nothing to run: tests is empty and the key-kind part is off (key_rows=0 or no "

@@ -31,7 +31,8 @@ import numpy as np
 from ...datagen import ssb
 from ...driver import EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...parameters import RunParameters, boolean, names, param, positive_int, require_idle_baseline
+from ...parameters import (RunParameters, boolean, names, param, positive_int, require_idle_baseline,
+                           require_pool_within_memory)
 from .dialects import NOT_REPORTED, TABLE, Staged, dialect_for, read_counters
 
 EXPERIMENT = "load_fetch"
@@ -89,10 +90,7 @@ class LoadFetchParams(RunParameters):
         if checked["warmup"]:
             raise ParameterError("warmup must be false in the load_fetch workload: each start loads its table once, "
                                  "in its first repetition, and a discarded repetition would discard the load")
-        if checked["limited_buffer_pool_mb"] >= checked["limited_memory_mb"]:
-            raise ParameterError(f"limited_buffer_pool_mb={checked['limited_buffer_pool_mb']} must be below "
-                                 f"limited_memory_mb={checked['limited_memory_mb']} (the buffer pool lives inside the "
-                                 "container's memory limit)")
+        require_pool_within_memory(checked, "limited_buffer_pool_mb", "limited_memory_mb")
         orders = ssb.Scale.from_lineorders(checked["rows"]).orders
         gaps = checked["inserts"] * checked["max_repetitions"]
         if gaps > orders:
