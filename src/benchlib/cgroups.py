@@ -73,6 +73,16 @@ class Scope:
         return Sample(cpu, user, system, io_read, io_write, peak, current, rx, tx,
                       _storage_reads(self.cpu_dir or self.memory_dir))
 
+    def cpu_ns(self) -> int | None:
+        """The CPU counter alone, for polling loops (the wait for quiet, the settle window's end):
+        a full sample also reads I/O, memory, the network and every process's I/O file."""
+        if self.kind == "cgroup":
+            return _cpu(self.cpu_dir, self.cpu_v1)[0]
+        if self.kind == "cluster":
+            parts = [node.cpu_ns() for node in self.nodes]
+            return None if any(p is None for p in parts) else sum(parts)
+        return self.sample().cpu_ns
+
     @property
     def containers(self) -> bool:
         """Accounted by cgroups (one container, or a cluster's): it has background work to settle."""

@@ -385,7 +385,7 @@ class Meter:
         # The floor is per server: a cluster's summed scope may idle at that rate on every node.
         floor = gate.floor_cores * max(1, len(scope.nodes))
         t0 = time.perf_counter()
-        outcome = wait_until_quiet(scope, gate, t0, scope.sample().cpu_ns or 0, floor, max_seconds)
+        outcome = wait_until_quiet(scope, gate, t0, scope.cpu_ns() or 0, floor, max_seconds)
         return time.perf_counter() - t0, outcome
 
     @contextlib.contextmanager
@@ -557,7 +557,7 @@ def wait_until_quiet(scope: cgroups.Scope, policy: SettlePolicy, t_start: float,
     while True:
         time.sleep(policy.poll_seconds)
         now = time.perf_counter()
-        history.append((now, scope.sample().cpu_ns or 0))
+        history.append((now, scope.cpu_ns() or 0))
         if now - t_start >= max_seconds:
             return "max_seconds"
         old = [h for h in history if now - h[0] >= policy.quiet_seconds]
