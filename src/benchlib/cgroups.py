@@ -319,7 +319,10 @@ def _process_sample() -> Sample:
         rss = int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, IndexError, ValueError):
         rss = None
-    return Sample(user + system, user, system, io_read, io_write, usage.ru_maxrss * 1024, rss)  # maxrss: KiB
+    # /proc/self/io read_bytes is what this process's threads caused to be read from storage, the
+    # same counter a container's storage_read_bytes sums over its processes.
+    return Sample(user + system, user, system, io_read, io_write, usage.ru_maxrss * 1024, rss,  # maxrss: KiB
+                  storage_read_bytes=io_read)
 
 
 def _proc_io() -> tuple[int | None, int | None]:

@@ -13,7 +13,10 @@ number costs nothing, asking Docker which engines can run does not."""
 from __future__ import annotations
 
 import numbers
+import shutil
+import tempfile
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable
 
 from .errors import ParameterError
@@ -257,6 +260,30 @@ def require_pool_within_memory(checked: dict[str, Any], pool: str, memory: str) 
     if checked[pool] >= checked[memory]:
         raise ParameterError(f"{pool}={checked[pool]} must be below {memory}={checked[memory]} (the buffer pool "
                              "lives inside the container's memory limit)")
+
+
+def staging_folder() -> Path:
+    """Where a run stages its generated files (and an embedded engine keeps its database)."""
+    return Path(tempfile.gettempdir())
+
+
+DOCKER_ROOT = Path("/var/lib/docker")  # where a server engine's container keeps its data (Docker's default)
+
+
+def _free_bytes(folder: Path) -> int:
+    while not folder.exists():
+        folder = folder.parent
+    return shutil.disk_usage(folder).free
+
+
+def disk_shortfall(needed: float, *, server: bool) -> tuple[Path, float] | None:
+    """The first folder a start writes to (the staging folder; a server's data under Docker's
+    root) with fewer than `needed` bytes free, and its free bytes; None when both have room."""
+    for folder in (staging_folder(), *([DOCKER_ROOT] if server else [])):
+        free = _free_bytes(folder)
+        if needed > free:
+            return folder, float(free)
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)

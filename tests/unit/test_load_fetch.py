@@ -50,9 +50,9 @@ def test_an_embedded_engine_needs_the_cached_regime():
 
 
 def test_too_little_disk_is_refused_before_anything_starts(monkeypatch, tmp_path):
-    from benchlib.workloads.load_fetch import workload
+    from benchlib import parameters
 
-    monkeypatch.setattr(workload, "_free", lambda folder: 10 * 2 ** 30)  # 10 GiB free everywhere
+    monkeypatch.setattr(parameters, "_free_bytes", lambda folder: 10 * 2 ** 30)  # 10 GiB free everywhere
     with pytest.raises(ParameterError, match=r"rows=100,000,000 needs about 18.6 GiB for its staged CSV files but "):
         validate_parameters({**GOOD, "rows": 100_000_000})
     with pytest.raises(ParameterError, match=r"engine 'sqlite': rows=30,000,000 needs about 14.0 GiB of disk \(2 "

@@ -7,14 +7,14 @@ asked for by name or through a workload's `clusters` choice); `ALL_ENGINES` adds
 from __future__ import annotations
 
 from ..errors import UnknownEngineError
-from . import (cockroachdb, cockroachdb_cluster, duckdb, ferretdb, mariadb, mariadb_galera, mariadb_myrocks, mongodb,
+from . import (chdb, cockroachdb, cockroachdb_cluster, duckdb, ferretdb, mariadb, mariadb_galera, mariadb_myrocks, mongodb,
                mysql, mysql_group_replication, oracle, postgres, postgres_replica, postgres_replica_async, rocksdb,
                sqlite, sqlserver, tidb, tidb_cluster, yugabytedb, yugabytedb_cluster)
 from .base import Cluster, Credentials, Embedded, Engine, Node, Recipe, Role, Server, Version
 from .clients import DocumentClient, Endpoint, KeyValueClient, Session, SqlClient
 
 ENGINES: dict[str, Engine] = {m.ENGINE.key: m.ENGINE
-                              for m in (postgres, mysql, mariadb, mariadb_myrocks, sqlite, duckdb, rocksdb, ferretdb,
+                              for m in (postgres, mysql, mariadb, mariadb_myrocks, sqlite, duckdb, chdb, rocksdb, ferretdb,
                                          # seed 000's other engines: official images only
                                          mongodb, oracle, sqlserver, tidb, yugabytedb, cockroachdb)}
 CLUSTERS: dict[str, Engine] = {m.ENGINE.key: m.ENGINE

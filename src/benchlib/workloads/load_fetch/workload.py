@@ -31,8 +31,8 @@ import numpy as np
 from ...datagen import ssb
 from ...driver import EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
-from ...parameters import (RunParameters, boolean, names, param, positive_int, require_idle_baseline,
-                           require_pool_within_memory)
+from ...parameters import (RunParameters, boolean, disk_shortfall, names, param, positive_int,
+                           require_idle_baseline, require_pool_within_memory)
 from .dialects import NOT_REPORTED, TABLE, Staged, dialect_for, read_counters
 
 EXPERIMENT = "load_fetch"
@@ -49,22 +49,6 @@ GAP_SEQUENCE = 1  # dbgen's refresh sequence whose key gaps the random-order ins
 def supports(engine) -> bool:
     """Engines with a dialect: a bulk path, one-row inserts and a fetch by customer."""
     return dialect_for(engine) is not None
-
-
-def staging_folder() -> Path:
-    """Where the run's CSV files and the embedded engines' files go."""
-    return Path(tempfile.gettempdir())
-
-
-def docker_root() -> Path:
-    """Where the server engines' containers keep their data (Docker's default data root)."""
-    return Path("/var/lib/docker")
-
-
-def _free(folder: Path) -> int:
-    while not folder.exists():
-        folder = folder.parent
-    return shutil.disk_usage(folder).free
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,10 +82,10 @@ class LoadFetchParams(RunParameters):
                                  "random-order inserts each take a key gap between loaded orders")
         require_idle_baseline(checked, cls.WORKLOAD)
         staged = checked["rows"] * CSV_BYTES_PER_ROW * len(checked["load_orders"])
-        free = _free(staging_folder())
-        if staged > free:
+        short = disk_shortfall(staged, server=False)
+        if short:
             raise ParameterError(f"rows={checked['rows']:,} needs about {staged / 2**30:.1f} GiB for its staged CSV "
-                                 f"files but {staging_folder()} has {free / 2**30:.1f} GiB free")
+                                 f"files but {short[0]} has {short[1] / 2**30:.1f} GiB free")
 
     @classmethod
     def cannot_run(cls, engine, checked: dict[str, Any]) -> str | None:
@@ -115,12 +99,11 @@ class LoadFetchParams(RunParameters):
         tables = len(checked["load_orders"]) * (len(dialect.methods) if checked["variant_loads"] else 1)
         rows = checked["rows"]
         needed = rows * (CSV_BYTES_PER_ROW * len(checked["load_orders"]) + dialect.disk_bytes_per_row * tables)
-        for folder in (staging_folder(), *([docker_root()] if engine.server is not None else [])):
-            free = _free(folder)
-            if needed > free:
-                return (f"rows={rows:,} needs about {needed / 2**30:.1f} GiB of disk ({tables} loaded table(s) at "
-                        f"~{dialect.disk_bytes_per_row} bytes per row and the staged CSV files) but {folder} has "
-                        f"{free / 2**30:.1f} GiB free")
+        short = disk_shortfall(needed, server=engine.server is not None)
+        if short:
+            return (f"rows={rows:,} needs about {needed / 2**30:.1f} GiB of disk ({tables} loaded table(s) at "
+                    f"~{dialect.disk_bytes_per_row} bytes per row and the staged CSV files) but {short[0]} has "
+                    f"{short[1] / 2**30:.1f} GiB free")
         return None
 
     def loads(self, engine) -> list[tuple[str, Any, bool]]:
