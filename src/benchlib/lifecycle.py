@@ -385,6 +385,8 @@ class Instance:
     def _sql_client(self) -> SqlClient:
         if not isinstance(self.engine.client, SqlClient):
             raise TypeError(f"{self.key} speaks {self.engine.client.protocol}, not SQL: no SQLAlchemy engine")
+        if not self.engine.client.has_sqlalchemy_dialect:
+            raise TypeError(f"{self.key}: SQLAlchemy has no dialect for {self.engine.title}: use its DB-API session")
         return self.engine.client
 
     def snapshot_data(self) -> DataSnapshot:

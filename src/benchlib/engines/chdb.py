@@ -28,7 +28,7 @@ ENGINE = Engine(
     color="#E8590C",
     family="clickhouse",
     client=SqlClient("in-process", _connect, "select 'ClickHouse ' || version() || ' (chDB)'", placeholder="%s",
-                     needs=("chdb",)),
+                     needs=("chdb",), has_sqlalchemy_dialect=False),
     # MergeTree merges parts on threads of its own after an insert returns: measured in settle windows.
     embedded=Embedded(library=_library, file_name="bench.chdb", background_work=True),
     # A MergeTree insert writes a new part; whether it is fsynced before the insert returns is a table setting.

@@ -113,6 +113,7 @@ class SqlClient:
     # The driver can send a file from this host to the server's bulk load (MySQL's LOAD DATA LOCAL
     # INFILE): `connect` then takes local_files=True. Off unless a session asks for it.
     local_files: bool = False
+    has_sqlalchemy_dialect: bool = True  # chDB has none: its workloads use the DB-API connection
 
     def open(self, endpoint: Endpoint, timeout: float = 10.0, *, local_files: bool = False) -> SqlSession:
         if not local_files:
