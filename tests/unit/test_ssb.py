@@ -59,12 +59,15 @@ def test_answers_match_across_driver_number_types_and_row_order():
     assert Answer.of(postgres) != Answer.of(clickhouse[:1])
     assert Answer.of([(1993, "x", 6)]) != Answer.of([(1993, "x", 5)])
     assert Answer.of([(0.1234567,)]) == Answer.of([(0.12345671,)])
+    # Equal as sets whatever the order; the order is compared apart.
+    assert Answer.of(postgres).ordered != Answer.of(clickhouse).ordered
+    assert Answer.of(postgres).ordered == Answer.of(list(postgres)).ordered
 
 
-def _per_query(engine, hot, std=None, n=3, rows_read=float("nan")):
+def _per_query(engine, hot, std=None, n=3, cold_rows_read=float("nan")):
     return pd.DataFrame({"engine": engine, "query": list(hot), "hot_s": list(hot.values()),
                          "hot_std": [std if std is not None else v * 0.02 for v in hot.values()], "n": n,
-                         "hot_ci95": 0.0, "rows_read": rows_read})
+                         "hot_ci95": 0.0, "cold_rows_read": cold_rows_read})
 
 
 def test_fine_grained_advantage_compares_the_seeds_three_queries_with_the_rest():
@@ -80,6 +83,17 @@ def test_fine_grained_advantage_compares_the_seeds_three_queries_with_the_rest()
     assert not same["separated"] and same["fine"] == pytest.approx(same["rest"])
 
 
+def test_matched_pairs_set_each_fine_query_beside_its_year_grained_twin():
+    chdb = {q: 0.01 for q in NAMES}
+    duckdb = {**{q: 0.02 for q in NAMES}, "Q1.2": 0.08, "Q1.3": 0.021, "Q3.4": 0.05}
+    pairs = analysis.matched_pairs(analysis.contrast(pd.concat([_per_query("chdb", chdb),
+                                                                _per_query("duckdb", duckdb)]), "chdb", "duckdb"))
+    assert list(zip(pairs["coarse"], pairs["fine"])) == [("Q1.1", "Q1.2"), ("Q1.1", "Q1.3"), ("Q3.3", "Q3.4")]
+    assert list(pairs["grows"]) == [True, True, True]
+    # 2.0x against 2.1x with 2% spreads over three runs: larger, but the CIs overlap.
+    assert list(pairs["apart"]) == [True, False, True]
+
+
 def test_a_ratio_within_noise_is_not_called_beyond_it():
     noisy = pd.concat([_per_query("chdb", {"Q1.1": 0.010}, std=0.004, n=2),
                        _per_query("duckdb", {"Q1.1": 0.011}, std=0.004, n=2)])
@@ -87,8 +101,8 @@ def test_a_ratio_within_noise_is_not_called_beyond_it():
     assert not row["beyond_noise"] and row["low"] < 1 < row["high"]
 
 
-def test_share_read_divides_by_the_flat_tables_rows():
-    pq = _per_query("chdb", {"Q1.3": 0.01, "Q2.1": 0.02}, rows_read=3000.0)
+def test_share_read_divides_the_cold_runs_rows_read_by_the_flat_tables_rows():
+    pq = _per_query("chdb", {"Q1.3": 0.01, "Q2.1": 0.02}, cold_rows_read=3000.0)
     share = analysis.share_read(pq, "chdb", 600_000)
     assert list(share["share"]) == [0.005, 0.005]
 

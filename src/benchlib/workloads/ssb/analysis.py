@@ -10,7 +10,7 @@ import pandas as pd
 
 from ... import results
 from .queries import FINE_GRAINED
-from .workload import BACKGROUND, BUILD_FLAT, COLD, HOT, LOAD, MAINTENANCE, SIZE
+from .workload import BACKGROUND, BUILD_FLAT, COLD, FLOOR, HOT, LOAD, MAINTENANCE, SIZE
 
 ROW_STORE, COLUMN_STORE = "row store", "column store"
 
@@ -43,10 +43,11 @@ def windows(m: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({"engine": costs["engine"], "phase": costs["phase"], "repetition": costs["repetition"],
                         "wall_s": costs["wall_s"], "cpu_s": costs["value"], "cpu_with_settle_s": costs["with_settle"],
                         "net_cpu_s": costs["net_with_settle"]})
-    for metric in ("rows", "staged_bytes", "table_bytes", "rows_read", "result_rows", "storage_read_bytes"):
+    for metric in ("rows", "staged_bytes", "table_bytes", "rows_read", "result_rows", "storage_read_bytes",
+                   "answer_order_matches"):
         out[metric] = _reading(m, metric).reindex(key).to_numpy() if metric in set(m["metric"]) else np.nan
     labels = _labels(costs)
-    for column in ("table", "query", "run", "dropped"):
+    for column in ("table", "query", "run", "dropped", "settings"):
         out[column] = labels.get(column)
     return out
 
@@ -99,21 +100,31 @@ def queries(w: pd.DataFrame) -> pd.DataFrame:
     """Per engine and query: the cold run's wall and CPU and storage reads, the hot runs' mean
     wall with its 95% CI, their standard deviation and count (for Welch), the mean CPU, rows read
     (where reported) and answer rows."""
-    cols = ["engine", "query", "cold_s", "cold_cpu_s", "cold_storage_read_bytes", "dropped", "hot_s", "hot_ci95",
-            "hot_std", "n", "hot_cpu_s", "rows_read", "result_rows"]
+    cols = ["engine", "query", "cold_s", "cold_cpu_s", "cold_storage_read_bytes", "cold_rows_read", "dropped", "hot_s",
+            "hot_ci95", "hot_std", "n", "hot_cpu_s", "rows_read", "result_rows", "order_matches"]
     if w.empty or "query" not in w or w["query"].isna().all():
         return pd.DataFrame(columns=cols)
     q = w[w["query"].notna()]
     hot = q[q["run"] == HOT].groupby(["engine", "query"], sort=False)
     out = pd.DataFrame({"hot_s": hot["wall_s"].mean(), "hot_std": hot["wall_s"].std(ddof=1), "n": hot.size(),
                         "hot_cpu_s": hot["cpu_s"].mean(), "rows_read": hot["rows_read"].mean(),
-                        "result_rows": hot["result_rows"].max()})
+                        "result_rows": hot["result_rows"].max(), "order_matches": q.groupby(
+                            ["engine", "query"], sort=False)["answer_order_matches"].min()})
     out["hot_ci95"] = [results.ci95_half_width(sd, n) for sd, n in zip(out["hot_std"], out["n"])]
     cold = q[q["run"] == COLD].groupby(["engine", "query"], sort=False)
     out = out.join(pd.DataFrame({"cold_s": cold["wall_s"].first(), "cold_cpu_s": cold["cpu_s"].first(),
                                  "cold_storage_read_bytes": cold["storage_read_bytes"].first(),
+                                 "cold_rows_read": cold["rows_read"].first(),
                                  "dropped": cold["dropped"].first()}), how="outer")
     return out.reset_index()[cols]
+
+
+def floors(w: pd.DataFrame) -> pd.DataFrame:
+    """Per engine, `select 1` through the queries' path: mean wall and CPU over its runs."""
+    if w.empty or "run" not in w:
+        return pd.DataFrame(columns=["engine", "floor_s", "floor_cpu_s", "n"])
+    f = w[w["run"] == FLOOR].groupby("engine", sort=False)
+    return pd.DataFrame({"floor_s": f["wall_s"].mean(), "floor_cpu_s": f["cpu_s"].mean(), "n": f.size()}).reset_index()
 
 
 def _summary_row(row) -> pd.Series:
@@ -134,6 +145,24 @@ def contrast(per_query: pd.DataFrame, base: str, other: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["query", "base", "other", "ratio", "low", "high", "beyond_noise"])
 
 
+# Seed 001's fine-grained queries beside the query of the same shape filtered by year only: the
+# comparison the layout decides (same columns, same work per row; only the filter's grain differs).
+MATCHED_PAIRS = (("Q1.1", "Q1.2"), ("Q1.1", "Q1.3"), ("Q3.3", "Q3.4"))
+
+
+def matched_pairs(ratios: pd.DataFrame) -> pd.DataFrame:
+    """For each matched pair, the ratio on the year-grained query and on the fine-grained one,
+    and whether the fine one's ratio is the larger with their CIs apart."""
+    r = ratios.set_index("query")
+    rows = []
+    for coarse, fine in MATCHED_PAIRS:
+        if coarse in r.index and fine in r.index:
+            a, b = r.loc[coarse], r.loc[fine]
+            rows.append({"coarse": coarse, "fine": fine, "coarse_ratio": a["ratio"], "fine_ratio": b["ratio"],
+                         "grows": bool(b["ratio"] > a["ratio"]), "apart": bool(b["low"] > a["high"])})
+    return pd.DataFrame(rows, columns=["coarse", "fine", "coarse_ratio", "fine_ratio", "grows", "apart"])
+
+
 def fine_grained_advantage(ratios: pd.DataFrame) -> dict:
     """Seed 001's reading, as a test on one pair: is `other` over `base` (a ratio per query) larger
     on the fine-grained queries (a filter finer than a year: Q1.2, Q1.3, Q3.4) than on the rest?
@@ -148,6 +177,8 @@ def fine_grained_advantage(ratios: pd.DataFrame) -> dict:
 
 
 def share_read(per_query: pd.DataFrame, engine: str, table_rows: float) -> pd.DataFrame:
-    """Rows read per query by `engine` (where it reports them) as a share of lineorder_flat's rows."""
-    q = per_query[(per_query["engine"] == engine) & per_query["rows_read"].notna()]
-    return pd.DataFrame({"query": q["query"], "rows_read": q["rows_read"], "share": q["rows_read"] / table_rows})
+    """Rows `engine` read in each query's cold run (where it reports them), as a share of
+    lineorder_flat's rows: what the table's layout skips, no cache of an earlier run helping."""
+    q = per_query[(per_query["engine"] == engine) & per_query["cold_rows_read"].notna()]
+    return pd.DataFrame({"query": q["query"], "rows_read": q["cold_rows_read"],
+                         "share": q["cold_rows_read"] / table_rows})

@@ -38,6 +38,7 @@ LOAD, BUILD_FLAT, MAINTENANCE, SIZE = "load", "build lineorder_flat", "after-loa
 BACKGROUND = "background work after the loads"
 BACKGROUND_LIMIT_S = 300.0  # merges still running after this are said, not waited for
 COLD, HOT = "cold", "hot"
+FLOOR, FLOOR_QUERY = "floor", "select 1"  # the fixed cost of one query through the engine's path
 LOAD_ORDER = ("lineorder", "customer", "supplier", "part", "date")
 CSV_BYTES_PER_SF = 700_000_000  # the five staged files at SF 1 (lineorder ~97 bytes per row), rounded up
 MAX_SCALE_FACTOR = 1000.0
@@ -163,15 +164,17 @@ class Ssb(Workload):
         return [EngineStart(key, perf_only_for_hardware=True) for key in params.engines]
 
     def steps(self, params: SsbParams, start: EngineStart, repetition: int) -> list[Step]:
-        hot = [Step(f"{q} {HOT}", ("query", (q, HOT)), ends_start=False) for q in params.queries]
+        hot = [Step(FLOOR, ("floor", None), ends_start=False)]
+        hot += [Step(f"{q} {HOT}", ("query", (q, HOT)), ends_start=False) for q in params.queries]
         if repetition != 1:
             return hot
         loads = [Step(f"{LOAD} {TABLE_NAMES[t]}", ("load", t)) for t in LOAD_ORDER]
         build = [Step(BUILD_FLAT, ("flat", None)), Step(MAINTENANCE, ("maintenance", None)),
                  Step(BACKGROUND, ("background", None))]
         # ClickBench's order: each query's cold run, then its hot run.
-        queries = [s for q in params.queries for s in (Step(f"{q} {COLD}", ("query", (q, COLD)), ends_start=False),
-                                                        Step(f"{q} {HOT}", ("query", (q, HOT)), ends_start=False))]
+        queries = [Step(FLOOR, ("floor", None), ends_start=False)]
+        queries += [s for q in params.queries for s in (Step(f"{q} {COLD}", ("query", (q, COLD)), ends_start=False),
+                                                         Step(f"{q} {HOT}", ("query", (q, HOT)), ends_start=False))]
         return loads + build + queries
 
     @contextlib.contextmanager
@@ -192,8 +195,8 @@ class Ssb(Workload):
             shutil.rmtree(folder, ignore_errors=True)
 
     def prepare(self, ctx: StartContext) -> None:
-        ctx.state.update(dialect=dialect_for(ctx.instance.engine), session=ctx.instance.session(),
-                         side=ctx.instance.session())
+        ctx.state["dialect"] = dialect_for(ctx.instance.engine)
+        _open_sessions(ctx)
 
     def measure(self, ctx: StepContext, step: Step) -> None:
         what, data = step.data
@@ -205,8 +208,19 @@ class Ssb(Workload):
             _maintenance(ctx)
         elif what == "background":
             _background(ctx)
+        elif what == "floor":
+            _floor(ctx)
         else:
             _query(ctx, *data)
+
+
+def _open_sessions(ctx: StartContext) -> None:
+    """The querying session (with the dialect's session settings) and a side session for counts,
+    sizes and cache statements."""
+    session = ctx.instance.session()
+    for statement in ctx.state["dialect"].session_sql:
+        session.execute(statement)
+    ctx.state.update(session=session, side=ctx.instance.session())
 
 
 def _load(ctx: StepContext, table: str) -> None:
@@ -237,7 +251,8 @@ def _maintenance(ctx: StepContext) -> None:
     on disk by the engine's own size function, beside its staged file's bytes."""
     staged: Staged = ctx.shared
     dialect, session, side = ctx.state["dialect"], ctx.state["session"], ctx.state["side"]
-    with ctx.phase(MAINTENANCE, labels={"statements": len(dialect.after_load)}) as readings:
+    labels = {"statements": "; ".join(dialect.after_load) or "none", "settings": dialect.settings(side)}
+    with ctx.phase(MAINTENANCE, labels=labels) as readings:
         for statement in dialect.after_load:
             session.execute(statement)
     for table in (*LOAD_ORDER, FLAT):
@@ -276,6 +291,10 @@ def _drop_caches(ctx: StepContext) -> str:
     for statement in dialect.cold_sql:
         side.execute(statement)
     dropped = [f"engine caches ({'; '.join(dialect.cold_sql)})"] if dialect.cold_sql else []
+    if dialect.reopen_for_cold:
+        ctx.instance.close_sessions()  # the last connection closed: the database and its buffer manager with it
+        _open_sessions(ctx)
+        dropped.append("the database closed and opened again (its buffer manager emptied)")
     if ctx.params.drop_page_cache:
         import os
 
@@ -283,6 +302,14 @@ def _drop_caches(ctx: StepContext) -> str:
         DROP_PAGE_CACHE.write_text("1")
         dropped.append("host page cache")
     return ", ".join(dropped) or "nothing"
+
+
+def _floor(ctx: StepContext) -> None:
+    """`select 1` through the same path as the queries: the time and CPU under every query's."""
+    dialect, session = ctx.state["dialect"], ctx.state["session"]
+    with ctx.phase(FLOOR, labels={"query": FLOOR_QUERY, "run": FLOOR}, settle=False) as readings:
+        rows, _ = dialect.run(session, FLOOR_QUERY)
+        readings.record("result_rows", float(len(rows)), "count", "rows of the answer")
 
 
 def _query(ctx: StepContext, query: str, run: str) -> None:
@@ -298,6 +325,9 @@ def _query(ctx: StepContext, query: str, run: str) -> None:
         rows, rows_read = dialect.run(session, statement)
         answer.append(Answer.of(rows))
         readings.record("result_rows", float(len(rows)), "count", "rows of the answer")
+        # Rows equal as a set is the check; their order (ORDER BY) is recorded beside it.
+        readings.record("answer_order_matches", float(answer[0].ordered == expected.ordered), "bool",
+                        "the answer's rows in the order returned, against the reference's")
         readings.record("rows_read", rows_read, "count", "ClickHouse's query statistics (rows_read)"
                         if dialect.rows_read else "the engine does not report it", scope=ctx.engine_scope,
                         status=None if dialect.rows_read else "not reported")
