@@ -255,6 +255,12 @@ def require_idle_baseline(checked: dict[str, Any], workload: str) -> None:
                              f"net of the idle rate), got {checked['idle_seconds']:g}")
 
 
+def require_no_warmup(checked: dict[str, Any], workload: str, why: str) -> None:
+    """For workloads whose first repetition does one-off work (a load) that a warm-up would discard."""
+    if checked["warmup"]:
+        raise ParameterError(f"warmup must be false in the {workload} workload: {why}")
+
+
 def require_pool_within_memory(checked: dict[str, Any], pool: str, memory: str) -> None:
     """A regime that sets both a buffer pool (or block cache) and the container's memory limit."""
     if checked[pool] >= checked[memory]:

@@ -32,7 +32,7 @@ from ...datagen import ssb
 from ...driver import EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
 from ...parameters import (RunParameters, boolean, disk_shortfall, names, param, positive_int,
-                           require_idle_baseline, require_pool_within_memory)
+                           require_idle_baseline, require_no_warmup, require_pool_within_memory)
 from .dialects import NOT_REPORTED, TABLE, Staged, dialect_for, read_counters
 
 EXPERIMENT = "load_fetch"
@@ -71,9 +71,8 @@ class LoadFetchParams(RunParameters):
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:
-        if checked["warmup"]:
-            raise ParameterError("warmup must be false in the load_fetch workload: each start loads its table once, "
-                                 "in its first repetition, and a discarded repetition would discard the load")
+        require_no_warmup(checked, cls.WORKLOAD, "each start loads its table once, in its first repetition, and a "
+                          "discarded repetition would discard the load")
         require_pool_within_memory(checked, "limited_buffer_pool_mb", "limited_memory_mb")
         orders = ssb.Scale.from_lineorders(checked["rows"]).orders
         gaps = checked["inserts"] * checked["max_repetitions"]

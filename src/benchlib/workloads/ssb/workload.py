@@ -29,7 +29,7 @@ from ...datagen import ssb
 from ...driver import EngineStart, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
 from ...parameters import (RunParameters, boolean, disk_shortfall, names, number, param, positive_int,
-                           require_idle_baseline)
+                           require_idle_baseline, require_no_warmup)
 from .dialects import DELIMITER, FLAT, TABLE_NAMES, dialect_for
 from .queries import EXTRACT_DATES, NAMES, Answer, sql
 
@@ -76,9 +76,8 @@ class SsbParams(RunParameters):
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:
-        if checked["warmup"]:
-            raise ParameterError("warmup must be false in the ssb workload: each start loads its tables in its first "
-                                 "repetition, and a discarded repetition would discard the loads and the cold runs")
+        require_no_warmup(checked, cls.WORKLOAD, "each start loads its tables in its first repetition, and a "
+                          "discarded repetition would discard the loads and the cold runs")
         if not checked["queries"]:
             raise ParameterError(f"queries must name at least one of {', '.join(NAMES)}, got []")
         require_idle_baseline(checked, cls.WORKLOAD)
