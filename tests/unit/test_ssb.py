@@ -114,3 +114,18 @@ def test_load_totals_sum_the_five_tables_the_flat_build_and_maintenance():
     t = analysis.load_totals(loads).iloc[0]
     assert (t["load_wall_s"], t["flat_wall_s"], t["maintenance_wall_s"]) == (2.5, 3.0, 1.0)
     assert t["total_wall_s"] == 6.5 and t["total_cpu_s"] == 4.5
+
+
+def test_per_query_figures_leave_the_floor_out_and_take_rows_read_from_the_cold_run():
+    def window(run, repetition, wall, rows_read, query="Q1.3"):
+        return {"engine": "chdb", "phase": f"{query} {run}", "repetition": repetition, "wall_s": wall, "cpu_s": wall,
+                "query": query, "run": run, "rows_read": rows_read, "result_rows": 1.0, "dropped": None,
+                "storage_read_bytes": 4096.0 if run == "cold" else 0.0, "answer_order_matches": 1.0}
+    w = pd.DataFrame([window("floor", 1, 0.001, None, query="select 1"), window("cold", 1, 0.05, 65536.0),
+                      window("hot", 1, 0.010, 32768.0), window("hot", 2, 0.012, 32768.0),
+                      window("floor", 2, 0.001, None, query="select 1")])
+    pq = analysis.queries(w)
+    assert list(pq["query"]) == ["Q1.3"] and pq["n"].iloc[0] == 2
+    assert pq["hot_s"].iloc[0] == pytest.approx(0.011) and pq["cold_rows_read"].iloc[0] == 65536.0
+    floors = analysis.floors(w)
+    assert floors["n"].iloc[0] == 2 and floors["floor_s"].iloc[0] == pytest.approx(0.001)

@@ -102,9 +102,9 @@ def queries(w: pd.DataFrame) -> pd.DataFrame:
     (where reported) and answer rows."""
     cols = ["engine", "query", "cold_s", "cold_cpu_s", "cold_storage_read_bytes", "cold_rows_read", "dropped", "hot_s",
             "hot_ci95", "hot_std", "n", "hot_cpu_s", "rows_read", "result_rows", "order_matches"]
-    if w.empty or "query" not in w or w["query"].isna().all():
+    if w.empty or "run" not in w or not w["run"].isin([COLD, HOT]).any():
         return pd.DataFrame(columns=cols)
-    q = w[w["query"].notna()]
+    q = w[w["run"].isin([COLD, HOT])]  # the floor's `select 1` is not a query of the benchmark
     hot = q[q["run"] == HOT].groupby(["engine", "query"], sort=False)
     out = pd.DataFrame({"hot_s": hot["wall_s"].mean(), "hot_std": hot["wall_s"].std(ddof=1), "n": hot.size(),
                         "hot_cpu_s": hot["cpu_s"].mean(), "rows_read": hot["rows_read"].mean(),
