@@ -313,8 +313,8 @@ def _floor(ctx: StepContext) -> None:
 
 def _query(ctx: StepContext, query: str, run: str) -> None:
     staged: Staged = ctx.shared
-    dialect, session = ctx.state["dialect"], ctx.state["session"]
     dropped = _drop_caches(ctx) if run == COLD else None
+    dialect, session = ctx.state["dialect"], ctx.state["session"]  # after the drop: it may open new sessions
     statement = sql(query, dialect.dates)
     answer: list[Answer] = []
     expected = staged.reference[query]
