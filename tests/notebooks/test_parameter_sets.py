@@ -4,6 +4,7 @@ that joined "all available" did)."""
 import pytest
 
 from benchlib import batch
+from benchlib.errors import ParameterError
 
 pytestmark = pytest.mark.docker  # "all available" asks Docker which engines can run
 
@@ -12,7 +13,13 @@ SETS = [(nb, name) for nb in batch.notebooks() for name in batch.parameter_sets(
 
 @pytest.mark.parametrize("nb, name", SETS, ids=[f"{nb.stem}-{name}" for nb, name in SETS])
 def test_parameter_set_is_valid_here(nb, name):
-    batch.check_parameters(nb, batch.load_params(batch.params_file(nb, name)))
+    try:
+        batch.check_parameters(nb, batch.load_params(batch.params_file(nb, name)))
+    except ParameterError as exc:
+        # A seed-scale set on a small disk is refused by design, in one line, before anything starts.
+        if "GiB free" in str(exc):
+            pytest.skip(f"this host's disk is too small for {nb.stem} {name}: {exc}")
+        raise
 
 
 def test_report_batch_runs_the_dml_write_cost_and_btree_notebooks_with_their_extra_sets():
