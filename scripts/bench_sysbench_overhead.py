@@ -1,8 +1,8 @@
 """Does measuring a sysbench step cost the benchmark anything? The same sysbench command, on the
 same container, run bare (a plain subprocess) and as benchlib's sweep runs it (a measured window
 of the sweep's meter: cgroup and client CPU, perf only where it counts hardware events),
-alternating, `runs` times each (which one goes first swaps every round, so neither always gets
-the warmer cache).
+alternating, `runs` times each after one unrecorded warm-up run (which one goes first swaps every
+round, so neither always gets the warmer cache).
 
     .venv/bin/python scripts/bench_sysbench_overhead.py [engine] [seconds] [runs] [--with-perf]
 
@@ -52,6 +52,7 @@ def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf:
                     return result.tps
 
                 variants = {"bare": bare, **{name: (lambda m=meter: measured(m)) for name, meter in meters.items()}}
+                bare()  # caches and the server's backends warmed at this thread count: recorded nowhere
                 tps: dict[str, list[float]] = {name: [] for name in variants}
                 for round_ in range(runs):
                     order = list(variants) if round_ % 2 == 0 else list(reversed(variants))
