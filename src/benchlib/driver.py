@@ -26,7 +26,11 @@ Two shapes of repetition:
 Data prepared on one start can serve a later one (another regime of the same engine): the first
 start puts its data directory on a volume (`EngineStart.data_volume`) and a step snapshots it
 (`StepContext.snapshot_data(name)`); the later start (`EngineStart.restore=name`) begins from that
-snapshot instead of preparing again. A snapshot no start took is removed when the run ends."""
+snapshot instead of preparing again. A snapshot no start took is removed when the run ends.
+
+Steps may form a series (`Step.series`: one test's thread counts, in order): a `measure` that
+returns END_SERIES ends that series for the repetition (a sweep past its latency goal), and the
+driver counts the skipped steps as done; the plan's length is still its bound."""
 from __future__ import annotations
 
 import contextlib
