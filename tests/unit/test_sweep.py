@@ -120,7 +120,8 @@ def test_the_report_says_whether_the_p95_goal_bound():
     report.summary = pd.concat([_summary("postgres", [(1, 100, 10.0), (8, 300, 40.0)]),
                                 _summary("mysql", [(1, 90, 20.0), (8, 200, 75.0)])])
     lines = report._goal_lines()
-    assert any(line.startswith("**MySQL, t:** the p95 goal of 60 ms bound at 8 threads (mean p95 75 ms): the highest throughput within it, 90 TPS at 1 threads") for line in lines)
+    assert any(line.startswith("**MySQL, t:** the p95 goal of 60 ms bound at 8 threads (mean p95 75 ms): the highest "
+                               "throughput within it, 90 TPS at 1 thread,") for line in lines)
     assert lines[-1].startswith("The p95 goal of 60 ms never bound for PostgreSQL t (p95 at most 40 ms, 8 threads)")
 
 

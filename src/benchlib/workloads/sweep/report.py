@@ -51,8 +51,8 @@ class SweepReport(RunReport):
         p.insert(0, "engine", [engine_title(e) for e in p.pop("engine")])
         p.insert(2, "TPS priced is", [self.tps_basis(bound, engine, test) for bound, engine, test in
                                       zip(p.pop("goal_bound"), self.price_perf["engine"], p["test"])])
-        return p.style.format({c: "{:.4g}" for c in p.columns if c not in ("engine", "test", "threads", "TPS priced is")},
-                              na_rep="n/a").hide(axis="index")
+        text = ("engine", "test", "threads", "TPS priced is")
+        return p.style.format({c: "{:.4g}" for c in p.columns if c not in text}, na_rep="n/a").hide(axis="index")
 
     def tps_basis(self, goal_bound: bool, engine: str, test: str) -> str:
         """What the priced throughput is: a capacity the p95 goal set, or only the peak of the steps run."""
@@ -73,9 +73,10 @@ class SweepReport(RunReport):
     def price_sentence(self) -> str:
         """What the prices are: declared or published, per engine, and what they include."""
         if not self.price_rows:
-            return ("Price/performance: " + (f"at the hourly rates given as parameters ({', '.join(f'{k} ${v}/h' for k, v in self.prices.items())})"
-                                             if self.prices else "no prices (host_class none): only CPU-seconds per "
-                                                                 "million transactions, which travel between hosts") + ".")
+            given = ", ".join(f"{k} ${v}/h" for k, v in self.prices.items())
+            return "Price/performance: " + (f"at the hourly rates given as parameters ({given})." if self.prices else
+                                            "no prices (host_class none): only CPU-seconds per million transactions, "
+                                            "which travel between hosts.")
         basis = sorted({p.basis for p in self.price_rows.values()})
         per_engine = "; ".join(f"{engine_title(k)} ${p.usd_per_hour:g}/h, {p.instance} ({p.includes}; {p.basis}, "
                                f"as of {p.as_of})" for k, p in self.price_rows.items())
@@ -152,8 +153,9 @@ class SweepReport(RunReport):
                 continue
             first = over.iloc[0]
             under = df[df["latency_p95"] <= self.goal_ms]
-            within = (f"the highest throughput within it, {fmt(under['tps'].max())} TPS at "
-                      f"{int(under.loc[under['tps'].idxmax(), 'threads'])} threads, is what the price table prices"
+            best_threads = int(under.loc[under["tps"].idxmax(), "threads"]) if not under.empty else 0
+            within = (f"the highest throughput within it, {fmt(under['tps'].max())} TPS at {best_threads} "
+                      f"thread{'s' if best_threads != 1 else ''}, is what the price table prices"
                       if not under.empty else "no step met it, so nothing is priced")
             lines.append(f"**{engine_title(engine)}, {test}:** the p95 goal of {fmt(self.goal_ms)} ms bound at "
                          f"{int(first['threads'])} threads (mean p95 {fmt(first['latency_p95'])} ms): {within}.")

@@ -99,8 +99,9 @@ class Sweep(Workload):
 
 
     def starts(self, params: SweepParams) -> list[EngineStart]:
-        return [EngineStart(key, client=CHILDREN_CLIENT, perf_only_for_hardware=True, config=connection_config(params.threads),
-                            cpu_limit=params.engine_cpus or None) for key in params.engines]
+        return [EngineStart(key, client=CHILDREN_CLIENT, perf_only_for_hardware=True,
+                            config=connection_config(params.threads), cpu_limit=params.engine_cpus or None)
+                for key in params.engines]
 
     def steps(self, params: SweepParams, start: EngineStart, repetition: int) -> list[Step]:
         return [Step(f"{test} x{threads}", {"test": test, "threads": threads,
