@@ -4,7 +4,7 @@ of the sweep's meter: cgroup and client CPU, perf only where it counts hardware 
 alternating, `runs` times each after one unrecorded warm-up run (which one goes first swaps every
 round, so neither always gets the warmer cache).
 
-    .venv/bin/python scripts/bench_sysbench_overhead.py [engine] [seconds] [runs] [--with-perf]
+    .venv/bin/python scripts/bench_sysbench_overhead.py [engine] [seconds] [runs] [--with-perf] [--tests=a,b]
 
 Prints, per test and thread count, the TPS of each run and the ratio of the medians
 (benchlib / bare; goal >= 0.98). `--with-perf` adds a third variant that always runs `perf -a -G`
@@ -27,7 +27,8 @@ THREADS = (1, 8)
 TABLE_SIZE = 100_000
 
 
-def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf: bool = False) -> None:
+def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf: bool = False,
+         tests: tuple[str, ...] = TESTS) -> None:
     store = Store(Path(tempfile.mkdtemp(prefix="benchlib-sysbench-overhead-")) / "results")
     with Run("sysbench-overhead", {"engine": engine, "seconds": seconds}, store=store) as run, \
             benchlib.start(engine, run_id=run.run_id) as instance:
@@ -38,7 +39,7 @@ def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf:
             meters["with perf -G"] = run.meter(instance, 1, SettlePolicy(max_seconds=0),
                                                client=cgroups.children_scope())
         print(f"{instance.provenance['server_version']}; {seconds:g} s per run, {runs} runs each, alternating")
-        for test in TESTS:
+        for test in tests:
             for threads in THREADS:
                 common = dict(threads=threads, seconds=seconds, tables=1, table_size=TABLE_SIZE, rand_type="uniform")
                 argv = sysbench.command_line(instance, test, "run", sysbench.run_options(**common))
@@ -68,4 +69,5 @@ if __name__ == "__main__":
     flags = [a for a in sys.argv[1:] if a.startswith("--")]
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     main(*(args[0:1] or ["postgres"]), *(float(a) for a in args[1:2]), *(int(a) for a in args[2:3]),
-         with_perf="--with-perf" in flags)
+         with_perf="--with-perf" in flags,
+         tests=next((tuple(f.split("=", 1)[1].split(",")) for f in flags if f.startswith("--tests=")), TESTS))
