@@ -448,5 +448,5 @@ def _drift_sentence(run_id: str, widest, *, instance_id: str | None, store) -> s
     return f" Engine variance dominates: {host}."
 
 
-__all__ = ["EngineStart", "END_SERIES", "PerOperation", "Step", "StartContext", "StepContext", "Workload", "precision_verdict",
-           "PRECISION_FLOOR_SECONDS", "DRIVER_CLIENT", "CHILDREN_CLIENT"]
+__all__ = ["EngineStart", "END_SERIES", "PerOperation", "Step", "StartContext", "StepContext", "Workload",
+           "precision_verdict", "PRECISION_FLOOR_SECONDS", "DRIVER_CLIENT", "CHILDREN_CLIENT"]
