@@ -19,6 +19,8 @@ def test_report_states_prices_goal_and_table_options(tiny_run, run_ids_in):
     page = tiny_run.html.read_text()
     assert "declared list prices, not measured on this host" in page
     assert "DB instance hours only" in page  # what the price includes
+    # The price rows' sources whole, not cut at pandas' 50 characters.
+    assert "Amazon RDS for PostgreSQL on-demand price list; declared by hand, not fetched from this host" in page
     # Up to 4 threads on loopback the 60 ms goal cannot bind: the table and the text say so.
     assert "peak TPS: the goal never bound up to 4 threads" in page
     assert "The p95 goal of 60 ms never bound for " in page and "PostgreSQL oltp_point_select (p95 at most" in page

@@ -61,14 +61,15 @@ class SweepReport(RunReport):
         ran = self.summary[(self.summary["engine"] == engine) & (self.summary["test"] == test)]
         return f"peak TPS: the goal never bound up to {int(ran['threads'].max())} threads"
 
-    def price_source_table(self) -> pd.DataFrame:
+    def price_source_table(self):
         """The hourly price used per engine, with what it includes and where it is from."""
         if not self.price_rows:
             return pd.DataFrame({"prices": [f"none (host_class {self.host_class or 'not set'}; prices given as "
                                             f"parameters: {self.prices or 'none'})"]})
+        # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
         return pd.DataFrame([{"engine": engine_title(k), "host class": p.host_class, "USD per hour": p.usd_per_hour,
                               "basis": p.basis, "instance": p.instance, "includes": p.includes, "source": p.source,
-                              "as of": p.as_of} for k, p in self.price_rows.items()])
+                              "as of": p.as_of} for k, p in self.price_rows.items()]).style.hide(axis="index")
 
     def price_sentence(self) -> str:
         """What the prices are: declared or published, per engine, and what they include."""
