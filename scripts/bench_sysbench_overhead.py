@@ -1,11 +1,14 @@
 """Does measuring a sysbench step cost the benchmark anything? The same sysbench command, on the
-same container, run bare (a plain subprocess) and as benchlib's sweep runs it (a measured window:
-perf on the engine's cgroup, cgroup and client sampling), alternating, three times each.
+same container, run bare (a plain subprocess) and as benchlib's sweep runs it (a measured window
+of the sweep's meter: cgroup and client CPU, perf only where it counts hardware events),
+alternating, `runs` times each after one unrecorded warm-up run (which one goes first swaps every
+round, so neither always gets the warmer cache).
 
-    .venv/bin/python scripts/bench_sysbench_overhead.py [engine] [seconds]
+    .venv/bin/python scripts/bench_sysbench_overhead.py [engine] [seconds] [runs] [--with-perf] [--tests=a,b]
 
 Prints, per test and thread count, the TPS of each run and the ratio of the medians
-(benchlib / bare; goal >= 0.98). Results go to a throw-away store."""
+(benchlib / bare; goal >= 0.98). `--with-perf` adds a third variant that always runs `perf -a -G`
+(what the sweep skips on a host without hardware counters). Results go to a throw-away store."""
 from __future__ import annotations
 
 import statistics
@@ -24,36 +27,47 @@ THREADS = (1, 8)
 TABLE_SIZE = 100_000
 
 
-def main(engine: str = "postgres", seconds: float = 10) -> None:
+def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf: bool = False,
+         tests: tuple[str, ...] = TESTS) -> None:
     store = Store(Path(tempfile.mkdtemp(prefix="benchlib-sysbench-overhead-")) / "results")
     with Run("sysbench-overhead", {"engine": engine, "seconds": seconds}, store=store) as run, \
             benchlib.start(engine, run_id=run.run_id) as instance:
         sysbench.prepare(instance, tables=1, table_size=TABLE_SIZE)
-        meters = {  # the sweep's meter (perf only where it counts hardware events) and one that always runs perf
-            "sweep meter": run.meter(instance, 1, SettlePolicy(max_seconds=0), client=cgroups.children_scope(),
-                                     perf_only_for_hardware=True),
-            "with perf -G": run.meter(instance, 1, SettlePolicy(max_seconds=0), client=cgroups.children_scope()),
-        }
-        print(f"{instance.provenance['server_version']}; {seconds:g} s per run")
-        for test in TESTS:
+        meters = {"sweep meter": run.meter(instance, 1, SettlePolicy(max_seconds=0), client=cgroups.children_scope(),
+                                           perf_only_for_hardware=True)}
+        if with_perf:
+            meters["with perf -G"] = run.meter(instance, 1, SettlePolicy(max_seconds=0),
+                                               client=cgroups.children_scope())
+        print(f"{instance.provenance['server_version']}; {seconds:g} s per run, {runs} runs each, alternating")
+        for test in tests:
             for threads in THREADS:
-                options = sysbench.run_options(threads=threads, seconds=seconds, tables=1, table_size=TABLE_SIZE,
-                                               rand_type="uniform")
-                tps: dict[str, list[float]] = {"bare": [], **{name: [] for name in meters}}
-                for _ in range(3):
-                    for name, meter in meters.items():
-                        with meter.phase(test, settle=False, labels={"threads": threads}):
-                            result, _ = sysbench.run(instance, test, threads=threads, seconds=seconds, tables=1,
-                                                     table_size=TABLE_SIZE, rand_type="uniform")
-                        tps[name].append(result.tps)
-                    argv = sysbench.command_line(instance, test, "run", options)
-                    tps["bare"].append(sysbench.parse(subprocess.run(argv, capture_output=True, text=True,
-                                                                     check=True).stdout).tps)
-                bare = statistics.median(tps["bare"])
+                common = dict(threads=threads, seconds=seconds, tables=1, table_size=TABLE_SIZE, rand_type="uniform")
+                argv = sysbench.command_line(instance, test, "run", sysbench.run_options(**common))
+
+                def bare() -> float:
+                    return sysbench.parse(subprocess.run(argv, capture_output=True, text=True, check=True).stdout).tps
+
+                def measured(meter) -> float:
+                    with meter.phase(test, settle=False, labels={"threads": threads}):
+                        result, _ = sysbench.run(instance, test, **common)
+                    return result.tps
+
+                variants = {"bare": bare, **{name: (lambda m=meter: measured(m)) for name, meter in meters.items()}}
+                bare()  # caches and the server's backends warmed at this thread count: recorded nowhere
+                tps: dict[str, list[float]] = {name: [] for name in variants}
+                for round_ in range(runs):
+                    order = list(variants) if round_ % 2 == 0 else list(reversed(variants))
+                    for name in order:
+                        tps[name].append(variants[name]())
+                base = statistics.median(tps["bare"])
                 print(f"{test:18} threads={threads}: " + "; ".join(
                     f"{name} {', '.join(f'{t:,.0f}' for t in values)} TPS (median ratio to bare "
-                    f"{statistics.median(values) / bare:.3f})" for name, values in tps.items()))
+                    f"{statistics.median(values) / base:.3f})" for name, values in tps.items()), flush=True)
 
 
 if __name__ == "__main__":
-    main(*(sys.argv[1:2] or ["postgres"]), *(float(a) for a in sys.argv[2:3]))
+    flags = [a for a in sys.argv[1:] if a.startswith("--")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(*(args[0:1] or ["postgres"]), *(float(a) for a in args[1:2]), *(int(a) for a in args[2:3]),
+         with_perf="--with-perf" in flags,
+         tests=next((tuple(f.split("=", 1)[1].split(",")) for f in flags if f.startswith("--tests=")), TESTS))

@@ -26,7 +26,11 @@ Two shapes of repetition:
 Data prepared on one start can serve a later one (another regime of the same engine): the first
 start puts its data directory on a volume (`EngineStart.data_volume`) and a step snapshots it
 (`StepContext.snapshot_data(name)`); the later start (`EngineStart.restore=name`) begins from that
-snapshot instead of preparing again. A snapshot no start took is removed when the run ends."""
+snapshot instead of preparing again. A snapshot no start took is removed when the run ends.
+
+Steps may form a series (`Step.series`: one test's thread counts, in order): a `measure` that
+returns END_SERIES ends that series for the repetition (a sweep past its latency goal), and the
+driver counts the skipped steps as done; the plan's length is still its bound."""
 from __future__ import annotations
 
 import contextlib
@@ -85,6 +89,12 @@ class Step:
     # Failures of these kinds leave the engine as it was (a benchmark client that exited): the
     # start goes on even when the step otherwise `ends_start`.
     survives: tuple[type[BaseException], ...] = ()
+    # Steps of one series (a test's thread counts, in order): when `measure` returns END_SERIES,
+    # the series' later steps of this repetition are not run (a sweep past its latency goal).
+    series: str | None = None
+
+
+END_SERIES = "end series"  # what `measure` returns to stop the rest of its step's series
 
 
 @dataclass(frozen=True)
@@ -182,7 +192,8 @@ class Workload:
         """What the engine does during its idle baseline (None: the client sleeps)."""
         return None
 
-    def measure(self, ctx: StepContext, step: Step) -> None:
+    def measure(self, ctx: StepContext, step: Step) -> str | None:
+        """One step; END_SERIES ends the rest of the step's series in this repetition."""
         raise NotImplementedError
 
     # -- the driver ---------------------------------------------------------------------------------
@@ -338,10 +349,15 @@ class _Driver:
                             repetition=repetition, warmup=warmup)
         step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state, ctx.snapshots,
                                ctx.restored, ctx.shared, repetition=repetition, warmup=warmup)
+        ended: set[str] = set()
         for step in self.plan.steps[ctx.start][repetition]:
+            if step.series is not None and step.series in ended:
+                self.progress.skip(1)
+                continue
             with self.progress.step(**self._labels(ctx.start, repetition), phase=step.name):
                 try:
-                    self.workload.measure(step_ctx, step)
+                    if self.workload.measure(step_ctx, step) == END_SERIES and step.series is not None:
+                        ended.add(step.series)
                 except Exception as exc:
                     self.run.record_failure(f"{ctx.start.name} {step.name} {_repetition_text(repetition)}", exc)
                     if step.ends_start and not isinstance(exc, step.survives):
@@ -432,5 +448,5 @@ def _drift_sentence(run_id: str, widest, *, instance_id: str | None, store) -> s
     return f" Engine variance dominates: {host}."
 
 
-__all__ = ["EngineStart", "PerOperation", "Step", "StartContext", "StepContext", "Workload", "precision_verdict",
-           "PRECISION_FLOOR_SECONDS", "DRIVER_CLIENT", "CHILDREN_CLIENT"]
+__all__ = ["EngineStart", "END_SERIES", "PerOperation", "Step", "StartContext", "StepContext", "Workload",
+           "precision_verdict", "PRECISION_FLOOR_SECONDS", "DRIVER_CLIENT", "CHILDREN_CLIENT"]

@@ -145,11 +145,13 @@ def _run(instance: Instance, test: str, command: str, options: Mapping[str, obje
     return done.stdout
 
 
-def prepare(instance: Instance, *, tables: int, table_size: int, timeout: float = 3600, check: bool = True) -> None:
+def prepare(instance: Instance, *, tables: int, table_size: int, timeout: float = 3600, check: bool = True,
+            options: Mapping[str, object] | None = None) -> None:
     """Create and load the tables, then check every row is there: a load that stopped short
     (a full disk, a killed client) must not be measured as if it were the asked-for table.
-    `check=False`: the caller checks (`check_loaded`) outside the window that measures the load."""
-    _run(instance, "oltp_common", "prepare", {"tables": tables, "table-size": table_size}, timeout)
+    `check=False`: the caller checks (`check_loaded`) outside the window that measures the load.
+    `options`: oltp_common's table options (create_secondary, auto_inc)."""
+    _run(instance, "oltp_common", "prepare", {"tables": tables, "table-size": table_size, **(options or {})}, timeout)
     if check:
         check_loaded(instance, tables=tables, table_size=table_size)
 

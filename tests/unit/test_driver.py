@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pytest
 
 from benchlib import cgroups, results
-from benchlib.driver import EngineStart, Step, Workload
+from benchlib.driver import END_SERIES, EngineStart, Step, Workload
 from benchlib.errors import ParameterError
 from benchlib.measure import SettlePolicy, wait_until_quiet
 from benchlib.parameters import RunParameters, one_of, param, positive_int
@@ -235,3 +235,31 @@ def test_normalised_costs_scale_each_repetition_by_its_host_speed():
     # median 0.1: repetition 2 of start a ran at half speed, so its cost is halved
     assert list(out["value"]) == pytest.approx([1.0, 1.0, 3.0])
     assert results.normalised(costs, df.iloc[0:0]).empty  # no calibration: no normalised figure
+
+
+class Series(TinyInOneStart):
+    """Two series of three steps; the first ends after its second step (a sweep past its goal)."""
+
+    def steps(self, params, start, repetition):
+        return [Step(f"{name}{i}", ends_start=False, series=name) for name in ("a", "b") for i in (1, 2, 3)]
+
+    def prepare(self, ctx):
+        pass
+
+    def measure(self, ctx, step):
+        with ctx.phase(step.name):
+            pass
+        return END_SERIES if step.name == "a2" else None
+
+
+def test_a_step_that_ends_its_series_skips_the_series_rest_only(store, tmp_path, monkeypatch):
+    events = tmp_path / "progress.jsonl"
+    monkeypatch.setenv("BENCHLIB_PROGRESS_FILE", str(events))
+    params = Series().validate_parameters({**DRIVER, "engines": ["sqlite"], "rows": 1, "trouble": "none",
+                                           "repetitions": 2, "max_repetitions": 2})
+    result = Series().run(params, store=store)
+    df = results.measurements(result.run_id, store)
+    ran = df[(df["metric"] == "wall_time") & (df["window"] == "phase")].groupby("repetition")["phase"].apply(set)
+    assert ran.to_dict() == {1: {"a1", "a2", "b1", "b2", "b3"}, 2: {"a1", "a2", "b1", "b2", "b3"}}
+    last = json.loads(events.read_text().splitlines()[-1])
+    assert last["done"] == last["total"] == 1 + 2 * 6  # the skipped steps still count as done

@@ -3,13 +3,15 @@ recomputed, and its parameters rejected before anything starts."""
 import pandas as pd
 import pytest
 
-from benchlib import results
+from benchlib import results, sysbench
 from benchlib.errors import ParameterError
-from benchlib.workloads.sweep import analysis, validate_parameters
+from benchlib.workloads.sweep import analysis, prices, validate_parameters
+from benchlib.workloads.sweep.workload import connection_config, series_ends, table_options
 
 GOOD = dict(engines=["postgres"], tests=["oltp_point_select"], threads=[1, 2], step_seconds=1, warmup_seconds=0,
-            tables=1, table_size=100, repetitions=1, p95_goal_ms=60, prices_per_hour={}, max_settle_seconds=0,
-            rand_type="uniform", engine_cpus=0,
+            tables=1, table_size=100, repetitions=1, p95_goal_ms=60, until_p95_goal=True,
+            host_class="aws-us-east-1-2vcpu", max_settle_seconds=0, rand_type="uniform", engine_cpus=0,
+            create_secondary=False, auto_inc=False,
             max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0)
 
 
@@ -64,8 +66,11 @@ def test_seed_004_reference_curves_are_complete():
     ("tests", ["oltp_nope"], "tests must be a non-empty list of oltp_point_select"),
     ("tests", [], "tests must be a non-empty list"),
     ("p95_goal_ms", 0, "p95_goal_ms must be a number > 0, got 0"),
-    ("prices_per_hour", {"mariadb": 1.0}, "prices_per_hour has no price for postgres"),
-    ("prices_per_hour", {"postgres": -1}, "prices_per_hour[postgres] must be a number > 0, got -1"),
+    ("host_class", "aws-nowhere", "host_class must be one of seed004-aws-us-west-2-3x16vcpu, aws-us-east-1-2vcpu, "
+                                  "none, got 'aws-nowhere'"),
+    ("host_class", "seed004-aws-us-west-2-3x16vcpu", "host_class 'seed004-aws-us-west-2-3x16vcpu' has no price for "
+                                                     "postgres in data/reference/engine_prices.csv"),
+    ("until_p95_goal", "yes", "until_p95_goal must be"),
     ("engines", ["sqlite"], "does not support engine 'sqlite'"),
 ])
 def test_bad_value_is_named(name, value, fragment):
@@ -111,8 +116,100 @@ def test_the_report_says_whether_the_p95_goal_bound():
 
     report = object.__new__(SweepReport)  # the narrative rule alone, on a known summary
     report.goal_ms = 60.0
+    report.info = {"parameters": {"threads": [1, 8]}}
     report.summary = pd.concat([_summary("postgres", [(1, 100, 10.0), (8, 300, 40.0)]),
                                 _summary("mysql", [(1, 90, 20.0), (8, 200, 75.0)])])
     lines = report._goal_lines()
-    assert any(line.startswith("**MySQL, t:** the p95 goal of 60 ms bound at 8 threads (p95 75 ms)") for line in lines)
+    assert any(line.startswith("**MySQL, t:** the p95 goal of 60 ms bound at 8 threads (mean p95 75 ms): the highest "
+                               "throughput within it, 90 TPS at 1 thread,") for line in lines)
     assert lines[-1].startswith("The p95 goal of 60 ms never bound for PostgreSQL t (p95 at most 40 ms, 8 threads)")
+
+
+def test_missing_price_row_fails_before_docker_is_asked():
+    # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
+    with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):
+        validate_parameters({**GOOD, "engines": ["postgres", "tidb"]})
+
+
+def test_prices_are_per_engine_with_what_they_include_and_where_from():
+    rows = prices.for_host("aws-us-east-1-2vcpu", ["postgres", "mysql@9", "mariadb", "mariadb-myrocks"])
+    assert {k: p.usd_per_hour for k, p in rows.items()} == {"postgres": 0.178, "mysql@9": 0.171, "mariadb": 0.171,
+                                                            "mariadb-myrocks": 0.096}
+    assert {p.basis for p in rows.values()} == {"declared"}
+    assert all(p.includes and p.source and p.as_of and p.instance for p in rows.values())
+    # Seed 004's own rows are its published hourly prices, unchanged.
+    seed = results.reference("seed004_prices").set_index("system")["hourly_usd"].to_dict()
+    published = prices.for_host("seed004-aws-us-west-2-3x16vcpu", ["cockroachdb", "xpand"])
+    assert {k: p.usd_per_hour for k, p in published.items()} == seed
+    assert {p.basis for p in published.values()} == {"published"}
+    assert prices.for_host("none", ["postgres"]) == {}
+
+
+def test_usd_per_transaction_follows_each_engines_price():
+    # The same throughput on two engines costs what their hourly prices say, not one constant.
+    s = pd.concat([_summary("postgres", [(8, 9_000, 1.1)]), _summary("mariadb-myrocks", [(8, 9_000, 1.1)])])
+    rates = {k: p.usd_per_hour for k, p in prices.for_host("aws-us-east-1-2vcpu", ["postgres", "mariadb-myrocks"]).items()}
+    p = analysis.price_performance(s, 60.0, rates).set_index("engine")["usd_per_million_txn"]
+    assert p["postgres"] == pytest.approx(0.178 / (9_000 * 3600) * 1e6)
+    assert p["postgres"] / p["mariadb-myrocks"] == pytest.approx(0.178 / 0.096)
+
+
+def test_a_series_ends_past_the_goal_but_not_before_an_earlier_repetitions_furthest_step():
+    assert not series_ends(45.8, 60.0, 64, 0)
+    assert series_ends(118.9, 60.0, 256, 0)
+    assert not series_ends(61.2, 60.0, 64, 256)  # repetition 1 went to 256: repetition 2 goes as far
+    assert series_ends(131.0, 60.0, 256, 256)
+    assert not series_ends(None, 60.0, 256, 0)  # no histogram, no verdict
+
+
+def test_connection_limit_is_raised_only_past_the_servers_defaults():
+    assert connection_config([1, 2, 4, 8, 16, 32, 64]) == {}
+    assert connection_config([1, 2, 4, 8, 16, 64, 256]) == {"max_connections": 272}
+
+
+def test_seed_004_table_options_reach_prepare_and_every_run():
+    params = validate_parameters(GOOD)
+    assert table_options(params) == {"create_secondary": "false", "auto_inc": "false"}
+    options = sysbench.run_options(threads=1, seconds=1, tables=1, table_size=10, rand_type="uniform",
+                                   options=table_options(params))
+    assert options["create_secondary"] == "false" and options["auto_inc"] == "false"
+
+
+def _report(summary, goal=60.0, threads=(1, 8, 64, 256), host_class="aws-us-east-1-2vcpu"):
+    from benchlib.workloads.sweep.report import SweepReport
+
+    report = object.__new__(SweepReport)  # the narrative rules alone, on a known summary
+    report.goal_ms, report.summary, report.host_class = goal, summary, host_class
+    report.info = {"parameters": {"threads": list(threads), "until_p95_goal": True, "create_secondary": False,
+                                  "auto_inc": False, "p95_goal_ms": goal, "host_class": host_class}}
+    report.price_rows = prices.for_host(host_class, list(dict.fromkeys(summary["engine"])))
+    report.prices = {k: p.usd_per_hour for k, p in report.price_rows.items()}
+    report.price_perf = analysis.price_performance(summary, goal, report.prices)
+    return report
+
+
+def test_the_price_table_names_a_peak_as_a_peak_where_the_goal_never_bound():
+    # Shaped like a 2-core loopback run: point selects stay fast up to the bound, the 90:10 mix
+    # crosses the goal at 256 threads.
+    point = _summary("postgres", [(1, 11_000, 0.13), (8, 21_000, 0.9), (64, 20_500, 5.8), (256, 19_800, 24.0)])
+    mix = _summary("postgres", [(1, 700, 1.9), (8, 2_300, 6.5), (64, 2_400, 41.0), (256, 2_350, 170.0)]).assign(test="mix")
+    report = _report(pd.concat([point, mix], ignore_index=True))
+    p = report.price_perf.set_index("test")
+    assert (p.loc["t", "goal_bound"], p.loc["mix", "goal_bound"]) == (False, True)
+    assert p.loc["mix", "max_tps_under_goal"] == 2_400 and p.loc["t", "max_tps_under_goal"] == 21_000
+    assert report.tps_basis(False, "postgres", "t") == "peak TPS: the goal never bound up to 256 threads"
+    assert report.tps_basis(True, "postgres", "mix") == "max TPS within the p95 goal of 60 ms"
+    lines = report._goal_lines()
+    assert lines[0].startswith("**PostgreSQL, mix:** the p95 goal of 60 ms bound at 256 threads (mean p95 170 ms): "
+                               "the highest throughput within it, 2,400 TPS at 64 threads")
+    assert "never bound for PostgreSQL t" in lines[-1] and "the sweep's bound at 256 threads" in lines[-1]
+    assert "peak TPS of the steps run" in lines[-1]
+
+
+def test_the_report_says_the_price_is_declared_and_what_it_includes():
+    report = _report(_summary("mariadb-myrocks", [(1, 100, 10.0)]))
+    sentence = report.price_sentence()
+    assert "declared list prices, not measured on this host" in sentence
+    assert "no managed service offers MyRocks" in sentence and "EC2 instance hours only" in sentence
+    assert "`--create_secondary=false --auto_inc=false` (seed 004's options for oltp_point_select)" in \
+        report.table_options_sentence()

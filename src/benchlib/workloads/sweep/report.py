@@ -6,7 +6,7 @@ import pandas as pd
 from ... import results
 from ...plots import engine_title, normalised_curves, throughput_latency
 from ...report import RunReport, fmt, fmt_ci
-from . import analysis
+from . import analysis, prices
 
 
 class SweepReport(RunReport):
@@ -16,7 +16,12 @@ class SweepReport(RunReport):
         self.summary = analysis.summarize(self.steps, int(self.info["cpu_cores"] or 1))
         self.knees = analysis.knee(self.summary)
         self.goal_ms = float(self.param("p95_goal_ms"))
-        self.prices = self.param("prices_per_hour") or {}
+        self.host_class = self.param("host_class")
+        # A run from before the price table carries its own prices_per_hour parameter instead.
+        self.price_rows = prices.for_host(self.host_class, list(dict.fromkeys(self.summary["engine"]))) \
+            if self.host_class else {}
+        self.prices = ({k: p.usd_per_hour for k, p in self.price_rows.items()} if self.host_class
+                       else self.param("prices_per_hour") or {})
         self.price_perf = analysis.price_performance(self.summary, self.goal_ms, self.prices)
 
     def step_table(self):
@@ -44,8 +49,42 @@ class SweepReport(RunReport):
     def price_table(self):
         p = self.price_perf.copy()
         p.insert(0, "engine", [engine_title(e) for e in p.pop("engine")])
-        return p.style.format({c: "{:.4g}" for c in p.columns if c not in ("engine", "test", "threads")},
-                              na_rep="n/a").hide(axis="index")
+        p.insert(2, "TPS priced is", [self.tps_basis(bound, engine, test) for bound, engine, test in
+                                      zip(p.pop("goal_bound"), self.price_perf["engine"], p["test"])])
+        text = ("engine", "test", "threads", "TPS priced is")
+        return p.style.format({c: "{:.4g}" for c in p.columns if c not in text}, na_rep="n/a").hide(axis="index")
+
+    def tps_basis(self, goal_bound: bool, engine: str, test: str) -> str:
+        """What the priced throughput is: a capacity the p95 goal set, or only the peak of the steps run."""
+        if goal_bound:
+            return f"max TPS within the p95 goal of {fmt(self.goal_ms)} ms"
+        ran = self.summary[(self.summary["engine"] == engine) & (self.summary["test"] == test)]
+        return f"peak TPS: the goal never bound up to {int(ran['threads'].max())} threads"
+
+    def price_source_table(self):
+        """The hourly price used per engine, with what it includes and where it is from."""
+        if not self.price_rows:
+            return pd.DataFrame({"prices": [f"none (host_class {self.host_class or 'not set'}; prices given as "
+                                            f"parameters: {self.prices or 'none'})"]})
+        # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
+        return pd.DataFrame([{"engine": engine_title(k), "host class": p.host_class, "USD per hour": p.usd_per_hour,
+                              "basis": p.basis, "instance": p.instance, "includes": p.includes, "source": p.source,
+                              "as of": p.as_of} for k, p in self.price_rows.items()]).style.hide(axis="index")
+
+    def price_sentence(self) -> str:
+        """What the prices are: declared or published, per engine, and what they include."""
+        if not self.price_rows:
+            given = ", ".join(f"{k} ${v}/h" for k, v in self.prices.items())
+            return "Price/performance: " + (f"at the hourly rates given as parameters ({given})." if self.prices else
+                                            "no prices (host_class none): only CPU-seconds per million transactions, "
+                                            "which travel between hosts.")
+        basis = sorted({p.basis for p in self.price_rows.values()})
+        per_engine = "; ".join(f"{engine_title(k)} ${p.usd_per_hour:g}/h, {p.instance} ({p.includes}; {p.basis}, "
+                               f"as of {p.as_of})" for k, p in self.price_rows.items())
+        return (f"Price/performance on host class `{self.host_class}`: the hourly prices are "
+                f"{' and '.join(basis)} list prices, not measured on this host: {per_engine}. USD per million "
+                "transactions is that price over the throughput priced, as if this host's throughput ran on that "
+                "instance.")
 
     def reference_price_table(self) -> pd.DataFrame:
         """Seed 004's price/performance, recomputed from its own inputs with this notebook's
@@ -106,30 +145,61 @@ class SweepReport(RunReport):
         """Whether the p95 goal bound: seed 004 priced the highest throughput a latency goal allows,
         which says something only where a step crossed it."""
         unbound, lines = [], []
+        bound_threads = max(self.param("threads") or [0]) or int(self.summary["threads"].max())
         for (engine, test), df in self.summary.groupby(["engine", "test"], sort=False):
             over = df[df["latency_p95"] > self.goal_ms].sort_values("threads")
             if over.empty:
                 unbound.append(f"{engine_title(engine)} {test} (p95 at most {fmt(df['latency_p95'].max())} ms, "
                                f"{int(df['threads'].max())} threads)")
-            else:
-                first = over.iloc[0]
-                lines.append(f"**{engine_title(engine)}, {test}:** the p95 goal of {fmt(self.goal_ms)} ms bound at "
-                             f"{int(first['threads'])} threads (p95 {fmt(first['latency_p95'])} ms): the price table's "
-                             "throughput is the last step under it.")
+                continue
+            first = over.iloc[0]
+            under = df[df["latency_p95"] <= self.goal_ms]
+            best_threads = int(under.loc[under["tps"].idxmax(), "threads"]) if not under.empty else 0
+            within = (f"the highest throughput within it, {fmt(under['tps'].max())} TPS at {best_threads} "
+                      f"thread{'s' if best_threads != 1 else ''}, is what the price table prices"
+                      if not under.empty else "no step met it, so nothing is priced")
+            lines.append(f"**{engine_title(engine)}, {test}:** the p95 goal of {fmt(self.goal_ms)} ms bound at "
+                         f"{int(first['threads'])} threads (mean p95 {fmt(first['latency_p95'])} ms): {within}.")
         if unbound:
             lines.append(f"The p95 goal of {fmt(self.goal_ms)} ms never bound for " + "; ".join(unbound)
-                         + ": there the price table's \"max TPS under the goal\" is only the best step run, not a "
-                           "capacity the goal set (more threads, or a tighter goal, would be needed to find one).")
+                         + f", with the sweep's bound at {bound_threads} threads: there the price table prices the "
+                           "peak TPS of the steps run, not a capacity the goal set (more threads, or a tighter goal, "
+                           "would be needed to find one).")
         return lines
+
+    def sweep_rule_sentence(self) -> str:
+        """How far each test's thread steps went, as the run was asked to."""
+        threads = self.param("threads") or []
+        if not self.param("until_p95_goal"):
+            return f"Thread steps: {', '.join(map(str, threads))}, every step run (until_p95_goal off)."
+        return (f"Thread steps: {', '.join(map(str, threads))}; each test's steps ended, per repetition, after the "
+                f"first whose p95 was over the {fmt(self.goal_ms)} ms goal (but never before the furthest step an "
+                f"earlier repetition of the same start ran), else at the bound of {max(threads or [0])} threads. A "
+                "step run by fewer repetitions has n below the others in the step table.")
+
+    def table_options_sentence(self) -> str:
+        """Seed 004's point-select options, as this run created its tables."""
+        if self.param("create_secondary") is None:
+            return ("Tables: sysbench's defaults (this older run did not record create_secondary / auto_inc: a "
+                    "secondary index on k, server-generated ids).")
+        flags = (f"`--create_secondary={str(bool(self.param('create_secondary'))).lower()} "
+                 f"--auto_inc={str(bool(self.param('auto_inc'))).lower()}`")
+        seed = not self.param("create_secondary") and not self.param("auto_inc")
+        return (f"Tables prepared with {flags}" + (" (seed 004's options for oltp_point_select)" if seed else "")
+                + ": in Debian's sysbench 1.0.20 both act when oltp_common.lua creates the tables, so every test of "
+                  "the run reads " + ("tables without the secondary index on k" if not self.param("create_secondary")
+                                      else "tables with the secondary index on k")
+                + (" and with ids written by sysbench (no AUTO_INCREMENT / SERIAL)" if not self.param("auto_inc")
+                   else " and server-generated ids") + "; every run states the same options.")
 
     def caveats(self, extra=()) -> str:
         notes = [
             f"Useful capacity rule: of the steps whose p95 is at most {analysis.KNEE_FACTOR:g}x the p95 at the lowest "
             "concurrency, the one with the highest throughput.",
-            f"Price/performance: the highest throughput with p95 under {fmt(self.goal_ms)} ms, priced at the hourly "
-            "rates given as parameters" + (f" ({', '.join(f'{k} ${v}/h' for k, v in self.prices.items())})"
-                                            if self.prices else " (none given: only CPU-seconds per million "
-                                                                "transactions, which travel between hosts)") + ".",
+            f"Throughput priced: the highest with p95 under {fmt(self.goal_ms)} ms where a step went over the goal, "
+            "else the peak of the steps run (the price table says which). " + self.price_sentence(),
+            self.sweep_rule_sentence(),
+            self.table_options_sentence(),
             "Seed 004 measured 3-node cloud clusters (48 vCPUs each side) driven from a 32-vCPU client, 300 s per "
             "step, one run per step; absolute figures cannot travel to this host, so its curves are drawn "
             "normalised to each system's peak.",
