@@ -12,7 +12,7 @@ GOOD = dict(experiment="dml", runs=[], match="engine", threshold=0.05, rerun_eng
 
 
 @pytest.mark.parametrize("name, value, fragment", [
-    ("experiment", "tpcc", "experiment must be one of client_api, clustered, dml, load_fetch, sweep, write_cost, got 'tpcc'"),
+    ("experiment", "tpcc", "experiment must be one of client_api, clustered, dml, load_fetch, ssb, sweep, write_cost, got 'tpcc'"),
     ("threshold", 0, "threshold must be a fraction between 0 and 1 (0.05 = 5%), got 0"),
     ("threshold", 1.5, "got 1.5"),
     ("threshold", True, "got True"),
@@ -55,10 +55,10 @@ def test_rerun_needs_a_finished_run_of_the_experiment(tmp_path, monkeypatch):
 
 
 def test_every_workload_is_found_by_its_experiment_and_can_be_rerun():
-    for experiment in ("client_api", "clustered", "dml", "load_fetch", "sweep", "write_cost"):
+    for experiment in ("client_api", "clustered", "dml", "load_fetch", "ssb", "sweep", "write_cost"):
         workload = by_experiment(experiment)
         assert workload.EXPERIMENT == experiment and callable(workload.run) and workload.PARAMETERS
-    with pytest.raises(ParameterError, match="no workload runs experiment 'tpcc'; known: client_api, clustered, dml, load_fetch, sweep, write_cost"):
+    with pytest.raises(ParameterError, match="no workload runs experiment 'tpcc'; known: client_api, clustered, dml, load_fetch, ssb, sweep, write_cost"):
         by_experiment("tpcc")
 
 
