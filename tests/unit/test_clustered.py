@@ -279,3 +279,18 @@ def test_io_bound_is_judged_by_what_came_from_storage_not_by_buffer_misses():
     both = [("postgres", "io-bound", 16.2, 9.1, 8192), ("mysql", "io-bound", 9.55, 9.55, 16384)]
     verdict = next(line for line in _report_on(both).io_bound_check() if line.startswith("**IO-bound verdict"))
     assert verdict == "**IO-bound verdict:** reached storage for PostgreSQL and MySQL."
+
+
+def test_a_key_kind_set_runs_under_the_regimes_buffer_pool_and_memory_limit():
+    """Seed 001's key-order effect needs the index several times the buffer pool: a set with the
+    key-kind part alone starts the servers with the regime's pool and limit (on main they got the
+    engine's defaults, 128 MiB pools, with no limit)."""
+    from benchlib import batch
+    from benchlib.workloads.clustered import WORKLOAD
+
+    values = batch.load_params(batch.params_file(batch.find_notebook("02-clustered-vs-heap"), "key-kinds"))
+    p = validate_parameters({**GOOD, **{k: v for k, v in values.items() if k in GOOD}})
+    starts = {s.engine: s for s in WORKLOAD.starts(p)}
+    assert starts["mysql"].config["innodb_buffer_pool_size"] == "16M" and starts["mysql"].memory_limit_mb == 128
+    assert starts["postgres"].config["shared_buffers"] == "16MB" and starts["postgres"].memory_limit_mb == 128
+    assert [s.name for s in WORKLOAD.steps(p, starts["mysql"], 1)][:2] == ["bigint key", "bigint random"]

@@ -333,8 +333,8 @@ class ClusteredReport(RunReport):
         if restored and loaded:
             notes.append(
                 f"One load per engine: the {', '.join(sorted(loaded))} regime's start loaded sbtest1 (the measured "
-                "load) and ran VACUUM ANALYZE / ANALYZE TABLE; its data directory (on a Docker volume in every "
-                "regime) was then copied with the server frozen, before any test, and the "
+                "load) and ran VACUUM ANALYZE and CHECKPOINT / ANALYZE TABLE (measured as its own after-load "
+                "window); its data directory (on a Docker volume in every regime) was then copied with the server frozen, before any test, and the "
                 f"{', '.join(restored)} regime's start began from that copy (PostgreSQL after a CHECKPOINT, InnoDB "
                 "recovering from its redo log), checked it held the loaded table (row count, sums and a hash of "
                 "the rows equal) and gave its user a fresh password. Each regime's battery so begins from the same "
