@@ -303,7 +303,7 @@ class ClusteredReport(RunReport):
             "MyRocks rocksdb_block_cache_miss) are in the absolute table beside them, as is the cgroup's "
             "block-device read bytes (blkio), which on a host whose cgroup v1 blkio counts nothing for containers "
             "read 0 and must not be taken as 'no storage reads'. The IO-bound verdict is taken from r/o.",
-            f"Noise: each test ran {self.repetition_text()}. The battery repeats as a whole (repetition-major, "
+            f"Noise: {self.repetition_text()}. The battery repeats as a whole (repetition-major, "
             "one engine start per regime holds every repetition), so a read test's second and later repetitions "
             "follow the previous repetition's writes (a few seconds of updates, inserts and deletes on uniformly "
             f"random rows of {p('table_size'):,}); `.pre` names its place in seed 003's order. A cell is coloured, "
@@ -314,7 +314,9 @@ class ClusteredReport(RunReport):
                "fills them: stored as a warm-up window (measured, outside every figure)." if p("warmup_seconds")
                else ""),
             "MySQL runs with performance_schema=OFF in both regimes (with it MySQL 9 does not start under a "
-            "256 MiB memory limit); MariaDB has it off by default.",
+            "256 MiB memory limit); MariaDB has it off by default. Both run with innodb_log_buffer_size=16M, "
+            "MySQL 8.0's default as seed 003 ran it (MySQL 8.4+ allocate 64 MiB, which with the rest of MySQL 9's "
+            "own memory leaves nothing of a 256 MiB limit).",
             f"Regimes: cached = buffer pool / shared_buffers {p('cached_buffer_pool_mb')} MiB, no memory limit; "
             f"IO-bound = {p('io_bound_buffer_pool_mb')} MiB and a container memory limit of "
             f"{p('io_bound_memory_limit_mb')} MiB (page cache included, so PostgreSQL's OS-cached reads are bounded "
