@@ -294,3 +294,13 @@ def test_a_key_kind_set_runs_under_the_regimes_buffer_pool_and_memory_limit():
     assert starts["mysql"].config["innodb_buffer_pool_size"] == "16M" and starts["mysql"].memory_limit_mb == 128
     assert starts["postgres"].config["shared_buffers"] == "16MB" and starts["postgres"].memory_limit_mb == 128
     assert [s.name for s in WORKLOAD.steps(p, starts["mysql"], 1)][:2] == ["bigint key", "bigint random"]
+
+
+def test_seed_003_direction_is_called_only_beyond_noise():
+    from benchlib.workloads.clustered.report import same_winner
+
+    assert same_winner("better", True) == "yes" and same_winner("worse", True) == "no"
+    assert same_winner("better", False) == "no"
+    # io-bound points-notcovered-pk.pre of a real run: 1.29x (0.81-2.05) over two repetitions
+    assert same_winner("noise", False) == "tie (within noise)"
+    assert same_winner("untested", True) == "untested (one repetition)" and same_winner("same", True).startswith("tie")
