@@ -276,6 +276,7 @@ def _battery_test(ctx: StepContext, test: str, step: str) -> None:
         result, _ = sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.test_seconds,
                                  options=options, **common)
         _wait_sessions_closed(counters, dialect)
+        _wait_exited_reaped(ctx.instance.scope)
         sysbench.record(readings, result)
         _record_counters(readings, counters, dialect, before)
         # Per window: a start that began from a snapshot has no load window to say it.
@@ -312,6 +313,15 @@ def _wait_sessions_closed(session, dialect: ClusteredDialect, timeout: float = 5
     deadline = time.monotonic() + timeout
     while scalar(session.execute(dialect.other_sessions)) and time.monotonic() < deadline:
         time.sleep(0.01)
+
+
+def _wait_exited_reaped(scope, timeout: float = 5.0) -> None:
+    """A PostgreSQL backend that served sysbench exits at its end; what it read from storage moves
+    to the postmaster's /proc/<pid>/io only when the postmaster reaps it: until then the window's
+    storage reads would miss the backend's."""
+    deadline = time.monotonic() + timeout
+    while (scope.unreaped() or 0) and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 # -- key kind and insert order (seed 001) ------------------------------------------------------------
