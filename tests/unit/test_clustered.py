@@ -304,3 +304,12 @@ def test_seed_003_direction_is_called_only_beyond_noise():
     # io-bound points-notcovered-pk.pre of a real run: 1.29x (0.81-2.05) over two repetitions
     assert same_winner("noise", False) == "tie (within noise)"
     assert same_winner("untested", True) == "untested (one repetition)" and same_winner("same", True).startswith("tie")
+
+
+def test_key_lookups_stay_bounded_on_a_table_beyond_the_buffer_pool():
+    from benchlib.workloads.clustered.workload import key_lookups
+
+    assert key_lookups(1000) == 100 and key_lookups(20000) == 2000  # the tiny and default sets, as before
+    # 200,000 rows: each lookup fetches 200 rows; a tenth of the rows in lookups (20,000) would fetch
+    # 4M rows through a 16 MiB pool
+    assert key_lookups(200000) == 1000 and key_lookups(200000) * 200 == 200_000

@@ -354,6 +354,16 @@ def generate_keys(kind: str, order: str, n: int, seed: int = 3) -> list[Any]:
     return keys
 
 
+KEY_LOOKUP_ROWS = 200_000  # rows all lookups of one key-kind table fetch together, at most
+
+
+def key_lookups(key_rows: int) -> int:
+    """Lookups by the secondary index k (1,000 distinct values, so each fetches key_rows / 1,000
+    rows): a tenth of the rows in lookups, but no more than KEY_LOOKUP_ROWS rows fetched in all,
+    so a table beyond the buffer pool is not read a hundred times over; at least 100."""
+    return max(100, min(key_rows // 10, KEY_LOOKUP_ROWS // max(1, key_rows // 1000)))
+
+
 def _key_kind(ctx: StepContext, kind: str, order: str, layout: str) -> None:
     dialect = ctx.state["dialect"]
     if "key_session" not in ctx.state:
@@ -363,7 +373,7 @@ def _key_kind(ctx: StepContext, kind: str, order: str, layout: str) -> None:
     # One table name per variant: a driver's cached prepared plan (psycopg prepares statements it
     # sees repeatedly) must never meet a table whose key type changed.
     table = "_".join(x for x in (KEY_TABLE, kind, order, layout.replace(" ", "_")) if x)
-    lookups = max(100, ctx.params.key_rows // 10)
+    lookups = key_lookups(ctx.params.key_rows)
     try:
         _one_key_kind(ctx, session, dialect, table, kind, layout, labels, lookups, random.Random(1))
     finally:
