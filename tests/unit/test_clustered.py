@@ -313,3 +313,35 @@ def test_key_lookups_stay_bounded_on_a_table_beyond_the_buffer_pool():
     # 200,000 rows: each lookup fetches 200 rows; a tenth of the rows in lookups (20,000) would fetch
     # 4M rows through a 16 MiB pool
     assert key_lookups(200000) == 1000 and key_lookups(200000) * 200 == 200_000
+
+
+def test_key_kind_figures_are_means_over_repetitions_not_sums():
+    """A run whose key-kind windows repeat (the default set ran them in each of 3 repetitions):
+    insert CPU per row is each repetition's (phase + settle) over its rows, averaged."""
+    labels = json.dumps({"regime": "cached", "key_kind": "uuidv4", "order": "random", "layout": "heap",
+                         "test": "key-kind"})
+    rows = []
+    for rep, cpu in ((1, 1.0), (2, 1.2)):
+        base = dict(engine="postgres", labels=labels, repetition=rep, status="ok", scope="server", source="cg")
+        rows += [{**base, "phase": "key-insert", "window": "phase", "metric": "cpu_time", "value": cpu * 0.75},
+                 {**base, "phase": "key-insert", "window": "settle", "metric": "cpu_time", "value": cpu * 0.25},
+                 {**base, "phase": "key-insert", "window": "phase", "metric": "wall_time", "value": 2.0},
+                 {**base, "phase": "key-insert", "window": "phase", "metric": "transactions", "value": 1000.0},
+                 {**base, "phase": "key-lookup", "window": "phase", "metric": "cpu_time", "value": 0.1},
+                 {**base, "phase": "key-lookup", "window": "phase", "metric": "transactions", "value": 100.0},
+                 {**base, "phase": "key-lookup", "window": "phase", "metric": "table_bytes", "value": 80000.0},
+                 {**base, "phase": "key-lookup", "window": "phase", "metric": "index_bytes", "value": 40000.0}]
+    k = analysis.key_kinds(pd.DataFrame(rows)).iloc[0]
+    assert k["rows"] == 1000 and k["insert_cpu_us_per_row"] == pytest.approx(1100.0)
+    assert k["rows_per_s"] == pytest.approx(500.0) and k["bytes_per_row"] == pytest.approx(120.0)
+    assert k["lookup_cpu_us"] == pytest.approx(1000.0)
+
+
+def test_the_key_kind_part_runs_in_the_first_repetition_only():
+    from benchlib.workloads.clustered import WORKLOAD
+
+    p = validate_parameters({**GOOD, "engines": ["postgres", "sqlite"], "repetitions": 3, "max_repetitions": 3})
+    for start in WORKLOAD.starts(p):
+        names = {r: [s.name for s in WORKLOAD.steps(p, start, r)] for r in (1, 2, 3)}
+        assert any("bigint key" in n for n in names[1])
+        assert not any("bigint" in n for n in names[2] + names[3])

@@ -194,14 +194,23 @@ def key_kinds(measurements: pd.DataFrame) -> pd.DataFrame:
     m = measurements[measurements["labels"].str.contains('"key_kind"', na=False)]
     if m.empty:
         return pd.DataFrame()
+    if "repetition" not in m:
+        m = m.assign(repetition=1)
     engine = results.engine_rows(m)
     keys = ["engine", "labels", "phase"]
+
+    def per_repetition_mean(rows: pd.DataFrame, by: list[str], how: str) -> pd.Series:
+        # Each repetition's own figure (a window's phase + settle CPU summed), then their mean.
+        one = rows.groupby([*by, "repetition"])["value"].agg(how) if how == "first" else \
+            rows.groupby([*by, "repetition"])["value"].sum(min_count=1)
+        return one.groupby(level=list(range(len(by)))).mean()
+
     cpu = engine[(engine["metric"] == "cpu_time") & engine["window"].isin(["phase", "settle"])]
-    cpu = cpu.groupby(keys)["value"].sum(min_count=1).unstack("phase")
-    wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(keys)["value"].first().unstack("phase")
-    n = m[(m["metric"] == "transactions") & (m["window"] == "phase")].groupby(keys)["value"].first().unstack("phase")
+    cpu = per_repetition_mean(cpu, keys, "sum").unstack("phase")
+    wall = per_repetition_mean(m[(m["metric"] == "wall_time") & (m["window"] == "phase")], keys, "first").unstack("phase")
+    n = per_repetition_mean(m[(m["metric"] == "transactions") & (m["window"] == "phase")], keys, "first").unstack("phase")
     size = m[m["metric"].isin(["table_bytes", "index_bytes"]) & (m["window"] == "phase")]
-    size = size.groupby(["engine", "labels", "metric"])["value"].first().unstack("metric")
+    size = per_repetition_mean(size, ["engine", "labels", "metric"], "first").unstack("metric")
     out = pd.DataFrame(index=cpu.index)
     rows = n.get("key-insert")
     out["rows"] = rows
