@@ -335,13 +335,3 @@ def test_key_kind_figures_are_means_over_repetitions_not_sums():
     assert k["rows"] == 1000 and k["insert_cpu_us_per_row"] == pytest.approx(1100.0)
     assert k["rows_per_s"] == pytest.approx(500.0) and k["bytes_per_row"] == pytest.approx(120.0)
     assert k["lookup_cpu_us"] == pytest.approx(1000.0)
-
-
-def test_the_key_kind_part_runs_in_the_first_repetition_only():
-    from benchlib.workloads.clustered import WORKLOAD
-
-    p = validate_parameters({**GOOD, "engines": ["postgres", "sqlite"], "repetitions": 3, "max_repetitions": 3})
-    for start in WORKLOAD.starts(p):
-        names = {r: [s.name for s in WORKLOAD.steps(p, start, r)] for r in (1, 2, 3)}
-        assert any("bigint key" in n for n in names[1])
-        assert not any("bigint" in n for n in names[2] + names[3])

@@ -184,10 +184,8 @@ class Clustered(Workload):
                 steps.append(Step("snapshot", ("snapshot", None), ends_start=False))
             steps += [Step(name, ("test", (test, name)), survives=(sysbench.SysbenchError,))
                       for test, name in params.battery()]
-        # The key-kind part once per start (its first repetition): the battery's repetitions
-        # measure the battery's noise; the key-kind tables would only be built again.
-        if repetition == 1 and start.labels["regime"] == params.regimes[0] and _key_part(params.as_record()) \
-                and d.key_types:
+        # The key-kind part in every repetition, as the battery: its figures are means over them.
+        if start.labels["regime"] == params.regimes[0] and _key_part(params.as_record()) and d.key_types:
             steps += [Step(f"{kind} {order} {layout}".strip(), ("key kind", (kind, order, layout)), ends_start=False)
                       for layout in d.layouts for kind in params.key_kinds for order in params.insert_orders]
         return steps
