@@ -92,8 +92,9 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
     width (what seed 003's ratios are tested against)."""
     reps = repetitions(measurements)
     keys = ["engine", "regime", "step", "test"]
+    stats = [f"{figure}_{x}" for _, figure, _ in RATIO_COLUMNS for x in ("std", "n", "ci95")]
     if reps.empty:
-        return pd.DataFrame(columns=[*keys, "n", *FIGURES])
+        return pd.DataFrame(columns=[*keys, "n", *FIGURES, *stats])
     grouped = reps.groupby(keys, sort=False, dropna=False)
     out = grouped[list(FIGURES)].mean()
     out["n"] = grouped.size()
