@@ -81,6 +81,15 @@ for command in iter(sys.stdin.readline, "exit\\n"):  # "read": read the whole fi
 """
 
 
+def _started_in(dirs, script: str, data) -> tuple[subprocess.Popen, "cgroups.Scope"]:
+    """`script` (reading `data`) started and moved into the test cgroup(s), with its scope."""
+    process = subprocess.Popen([sys.executable, "-c", script, str(data)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    for d in dirs:
+        (d / "cgroup.procs").write_text(str(process.pid))
+    return process, cgroups.scope_for_pid(process.pid)
+
+
 def test_storage_reads_count_the_device_not_the_page_cache(test_cgroup, tmp_path):
     """The counter a regime named IO-bound is judged by: bytes a cgroup's processes read from
     storage. A file read after its pages were dropped counts whole; read again from the page
@@ -89,12 +98,8 @@ def test_storage_reads_count_the_device_not_the_page_cache(test_cgroup, tmp_path
 
     data = tmp_path / "cold.bin"
     data.write_bytes(os.urandom(16 << 20))
-    child = subprocess.Popen([sys.executable, "-c", READER, str(data)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    child, scope = _started_in(test_cgroup, READER, data)
     try:
-        for d in test_cgroup:
-            (d / "cgroup.procs").write_text(str(child.pid))
-        scope = cgroups.scope_for_pid(child.pid)
 
         def read_once() -> int:
             before = scope.sample().storage_read_bytes
@@ -185,12 +190,8 @@ def test_an_exited_childs_storage_reads_count_once_its_parent_reaps_it(test_cgro
         os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     finally:
         os.close(fd)
-    parent = subprocess.Popen([sys.executable, "-c", FORKING_READER, str(data)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    parent, scope = _started_in(test_cgroup, FORKING_READER, data)
     try:
-        for d in test_cgroup:
-            (d / "cgroup.procs").write_text(str(parent.pid))
-        scope = cgroups.scope_for_pid(parent.pid)
         before = scope.sample().storage_read_bytes
         parent.stdin.write("go\n")
         parent.stdin.flush()
