@@ -73,6 +73,31 @@ class Scope:
         return Sample(cpu, user, system, io_read, io_write, peak, current, rx, tx,
                       _storage_reads(self.cpu_dir or self.memory_dir))
 
+    def unreaped(self) -> int | None:
+        """Children of the cgroup's processes that exited and are not yet reaped (None for a
+        process scope or a cluster). Such a zombie has left cgroup.procs, yet what it read from
+        storage moves to its parent's /proc/<pid>/io only when the parent reaps it."""
+        directory = self.cpu_dir or self.memory_dir
+        if self.kind != "cgroup" or directory is None:
+            return None
+        try:
+            pids = (directory / "cgroup.procs").read_text().split()
+        except OSError:
+            return None
+        zombies = 0
+        for pid in pids:
+            try:
+                children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            except OSError:
+                continue
+            for child in children:
+                try:
+                    stat = Path(f"/proc/{child}/stat").read_text()
+                except OSError:
+                    continue  # reaped meanwhile
+                zombies += stat[stat.rindex(")") + 2:].startswith("Z")
+        return zombies
+
     def cpu_ns(self) -> int | None:
         """The CPU counter alone, for polling loops (the wait for quiet, the settle window's end):
         a full sample also reads I/O, memory, the network and every process's I/O file."""

@@ -140,12 +140,13 @@ class StepContext(StartContext):
 
     @contextlib.contextmanager
     def phase(self, name: str, *, labels: Mapping[str, Any] | None = None, check=None, expect: float | None = None,
-              check_name: str = "rows", settle: bool = True, client: cgroups.Scope | None | str = "meter"
-              ) -> Iterator["Readings"]:
-        """A measured window of this step (and its settle window unless `settle=False`)."""
+              check_name: str = "rows", settle: bool = True, client: cgroups.Scope | None | str = "meter",
+              warmup: bool = False) -> Iterator["Readings"]:
+        """A measured window of this step (and its settle window unless `settle=False`); `warmup`:
+        stored as a warm-up window (measured, outside every cost) even in a measured repetition."""
         with self.meter.phase(name, check=check, check_name=check_name, expect=expect, labels=dict(labels or {}),
                               settle=settle and self.params.max_settle_seconds > 0, repetition=self.repetition,
-                              client=client, warmup=self.warmup) as readings:
+                              client=client, warmup=self.warmup or warmup) as readings:
             yield readings
 
 

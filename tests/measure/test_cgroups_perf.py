@@ -81,6 +81,15 @@ for command in iter(sys.stdin.readline, "exit\\n"):  # "read": read the whole fi
 """
 
 
+def _started_in(dirs, script: str, data) -> tuple[subprocess.Popen, "cgroups.Scope"]:
+    """`script` (reading `data`) started and moved into the test cgroup(s), with its scope."""
+    process = subprocess.Popen([sys.executable, "-c", script, str(data)], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True)
+    for d in dirs:
+        (d / "cgroup.procs").write_text(str(process.pid))
+    return process, cgroups.scope_for_pid(process.pid)
+
+
 def test_storage_reads_count_the_device_not_the_page_cache(test_cgroup, tmp_path):
     """The counter a regime named IO-bound is judged by: bytes a cgroup's processes read from
     storage. A file read after its pages were dropped counts whole; read again from the page
@@ -89,12 +98,8 @@ def test_storage_reads_count_the_device_not_the_page_cache(test_cgroup, tmp_path
 
     data = tmp_path / "cold.bin"
     data.write_bytes(os.urandom(16 << 20))
-    child = subprocess.Popen([sys.executable, "-c", READER, str(data)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    child, scope = _started_in(test_cgroup, READER, data)
     try:
-        for d in test_cgroup:
-            (d / "cgroup.procs").write_text(str(child.pid))
-        scope = cgroups.scope_for_pid(child.pid)
 
         def read_once() -> int:
             before = scope.sample().storage_read_bytes
@@ -149,3 +154,58 @@ def test_probe_reports_each_event():
     assert support.available, support.reason
     assert set(support.events) == set(perf.EVENTS)
     assert support.events["task-clock"] == "supported"
+
+
+FORKING_READER = """
+import os, sys
+sys.stdin.readline()                       # wait until moved into the test cgroup
+child = os.fork()
+if child == 0:                             # a backend: reads from storage, then exits
+    with open(sys.argv[1], "rb") as f:
+        while f.read(1 << 20):
+            pass
+    os._exit(0)
+while open(f"/proc/{child}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+    pass                                   # exited, not yet reaped: a zombie
+print("zombie", flush=True)
+sys.stdin.readline()
+os.waitpid(child, 0)                       # the postmaster reaping it
+print("reaped", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_an_exited_childs_storage_reads_count_once_its_parent_reaps_it(test_cgroup, tmp_path):
+    """A PostgreSQL backend exits at the end of a sysbench test: until the postmaster reaps it, it
+    is in no cgroup.procs and its bytes in nobody's /proc/<pid>/io. `unreaped` says so, so a
+    window waits for the reaping before its last sample (02's IO-bound PostgreSQL windows lost
+    their reads to this race on main)."""
+    import os
+
+    data = tmp_path / "cold.bin"
+    data.write_bytes(os.urandom(8 << 20))
+    fd = os.open(data, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    parent, scope = _started_in(test_cgroup, FORKING_READER, data)
+    try:
+        before = scope.sample().storage_read_bytes
+        parent.stdin.write("go\n")
+        parent.stdin.flush()
+        assert parent.stdout.readline().strip() == "zombie"
+        assert scope.unreaped() == 1
+        lost = scope.sample().storage_read_bytes - before
+        parent.stdin.write("reap\n")
+        parent.stdin.flush()
+        assert parent.stdout.readline().strip() == "reaped"
+        assert scope.unreaped() == 0
+        counted = scope.sample().storage_read_bytes - before
+    finally:
+        parent.stdin.write("exit\n")
+        parent.stdin.flush()
+        parent.wait(10)
+    assert lost < 1 << 20, lost
+    assert counted >= 0.9 * (8 << 20), counted

@@ -39,5 +39,14 @@ def test_report_has_the_spreadsheet_and_key_table(tiny_run, run_ids_in):
     keys = report.keys
     assert set(keys["layout"]) >= {"rowid", "without rowid"}
     assert (keys["bytes_per_row"] > 0).all()
+    # r/o is storage reads in each engine's own page size, from the pages it reported per window
+    pages = report.steps.drop_duplicates("engine").set_index("engine")["page_bytes"]
+    assert pages.to_dict() == {"postgres": 8192, "mariadb": 16384}
+    assert report.steps["storage_reads_per_op"].notna().all()
+    assert (report.steps["data_bytes"] > 0).all()
     page = tiny_run.html.read_text()
     assert "When does a clustered primary key win" in page and "MARIADB_ROOT_PASSWORD" not in page
+    # One repetition (the tiny set): no noise estimate, so no cell is coloured and the findings say so.
+    assert "one repetition per test: noise unknown, so nothing is coloured" in page
+    assert set(report.ratios["verdict"]) <= {"same", "untested", "n/a"}
+    assert "noise unknown on" in report.findings()

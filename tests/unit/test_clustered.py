@@ -128,9 +128,10 @@ def test_uuid_layouts():
     assert [k.bytes[:6] for k in v7s] == sorted(k.bytes[:6] for k in v7s)
 
 
-def _rows(engine, regime, step, ops, tps, cpu_s, reads, io_bytes):
+def _rows(engine, regime, step, ops, tps, cpu_s, reads, storage_bytes, repetition=1, page=None):
     labels = json.dumps({"regime": regime, "test": step.removesuffix(".pre"), "step": step})
-    base = dict(engine=engine, labels=labels, phase=step, repetition=1, status="ok")
+    base = dict(engine=engine, labels=labels, phase=step, repetition=repetition, status="ok")
+    page = page or (16384 if engine == "mysql" else 8192)
     return [
         {**base, "window": "phase", "metric": "transactions", "value": ops, "scope": "client", "source": "sysbench"},
         {**base, "window": "phase", "metric": "tps", "value": tps, "scope": "client", "source": "sysbench"},
@@ -138,7 +139,12 @@ def _rows(engine, regime, step, ops, tps, cpu_s, reads, io_bytes):
         {**base, "window": "settle", "metric": "cpu_time", "value": cpu_s * 0.25, "scope": "server", "source": "cg"},
         {**base, "window": "phase", "metric": "wall_time", "value": 1.0, "scope": "server", "source": "clock"},
         {**base, "window": "phase", "metric": "engine_reads", "value": reads, "scope": "server", "source": "x"},
-        {**base, "window": "phase", "metric": "io_read_bytes", "value": io_bytes, "scope": "server", "source": "cg"},
+        {**base, "window": "phase", "metric": "io_read_bytes", "value": 0.0, "scope": "server", "source": "cg"},
+        {**base, "window": "phase", "metric": "storage_read_bytes", "value": storage_bytes, "scope": "server",
+         "source": "/proc/<pid>/io"},
+        {**base, "window": "phase", "metric": "page_bytes", "value": float(page), "scope": "server", "source": "q"},
+        # A warm-up window of the same step: measured, never in a figure.
+        {**base, "window": "warmup-phase", "metric": "tps", "value": 1.0, "scope": "client", "source": "sysbench"},
     ]
 
 
@@ -155,18 +161,68 @@ def test_per_operation_figures_and_ratios_have_known_answers():
     steps = analysis.steps(_measurements())
     pg = steps[(steps["engine"] == "postgres") & (steps["step"] == "points-covered-pk.pre")].iloc[0]
     assert pg["cpu_us_per_op"] == pytest.approx(1.0 * 1e6 / 17000)  # phase + settle
-    assert pg["reads_per_op"] == pytest.approx(0.1) and pg["read_kb_per_op"] == pytest.approx(0.8)
+    assert pg["reads_per_op"] == pytest.approx(0.1) and pg["storage_kb_per_op"] == pytest.approx(0.8)
+    assert pg["storage_reads_per_op"] == pytest.approx(0.1)  # bytes over its 8 KiB pages
+    assert pg["ops_per_s"] == 17000  # the warm-up window's tps is in no figure
     assert pd.isna(pg["engine_read_kb_per_op"])  # no counter recorded: unknown, not 0
     assert list(steps[steps["engine"] == "mysql"]["step"]) == ["points-covered-pk.pre", "update-inlist"]
     r = analysis.ratios(steps, "mysql").set_index(["step", "column"])["ratio"]
     assert r[("points-covered-pk.pre", "QPS")] == pytest.approx(17)
+    # r/o: storage reads in each engine's own pages (0.1 vs 3); rKB/o: bytes (0.8 vs 48 KiB)
     assert r[("points-covered-pk.pre", "r/o")] == pytest.approx(0.1 / 3)
+    assert r[("points-covered-pk.pre", "rKB/o")] == pytest.approx(0.8 / 48)
     assert r[("update-inlist", "QPS")] == pytest.approx(0.5)
     assert r[("update-inlist", "r/o")] == 1.0  # neither read: equal, not unknown
     table = analysis.spreadsheet(analysis.ratios(steps, "mysql"), "io-bound", list(steps["step"]))
     assert table.loc["geometric mean", ("postgres", "QPS")] == pytest.approx((17 * 0.5) ** 0.5)
-    assert analysis.verdict("QPS", 17) == "better" and analysis.verdict("r/o", 17) == "worse"
-    assert analysis.verdict("cpu/o", 1.04) == "same" and analysis.verdict("QPS", float("nan")) == "n/a"
+    # One repetition: no noise estimate, so a 17x ratio is "untested", never coloured.
+    assert analysis.verdict("QPS", 17) == "untested"
+    assert analysis.verdict("QPS", 17, True) == "better" and analysis.verdict("r/o", 17, True) == "worse"
+    assert analysis.verdict("cpu/o", 1.04, True) == "same" and analysis.verdict("QPS", float("nan")) == "n/a"
+
+
+def _repeated(pg_tps, my_tps, step="points-covered-pk.pre"):
+    rows = []
+    for rep, (pg, my) in enumerate(zip(pg_tps, my_tps), 1):
+        rows += _rows("postgres", "io-bound", step, pg * 2, pg, 1.0, 100, 100 * 8192, repetition=rep)
+        rows += _rows("mysql", "io-bound", step, my * 2, my, 1.0, 100, 100 * 16384, repetition=rep)
+    return pd.DataFrame(rows)
+
+
+def test_a_cell_is_coloured_only_beyond_noise_and_beyond_5_percent():
+    """Three repetitions per engine, shaped like sysbench runs here: means per step, and a verdict
+    from Welch's test over them. A 10% difference with ±1% spread is beyond noise; the same 10%
+    inside ±15% swings is not (on main every >5% ratio was coloured, one run each)."""
+    steady = analysis.steps(_repeated([5500, 5450, 5560], [5000, 4980, 5030]))
+    pg = steady[steady["engine"] == "postgres"].iloc[0]
+    assert pg["n"] == 3 and pg["ops_per_s"] == pytest.approx(5503.33, rel=1e-4)
+    assert pg["ops_per_s_ci95"] > 0
+    qps = analysis.ratios(steady, "mysql").set_index("column").loc["QPS"]
+    assert qps["ratio"] == pytest.approx(5503.33 / 5003.33, rel=1e-4)
+    assert qps["ratio_low"] > 1.05 and qps["beyond_noise"] and qps["verdict"] == "better"
+    noisy = analysis.steps(_repeated([6300, 4700, 5510], [5000, 4980, 5030]))
+    qps = analysis.ratios(noisy, "mysql").set_index("column").loc["QPS"]
+    assert qps["ratio"] > 1.05 and not qps["beyond_noise"] and qps["verdict"] == "noise"
+    assert analysis.verdict("QPS", 1.03, True) == "same"
+
+
+def test_the_spreadsheet_colours_follow_the_verdicts():
+    from benchlib.workloads.clustered.report import GOOD, ClusteredReport
+
+    frames = [_repeated([5500, 5450, 5560], [5000, 4980, 5030]),
+              _repeated([6300, 4700, 5510], [5000, 4980, 5030], step="points-notcovered-pk.pre")]
+    report = object.__new__(ClusteredReport)  # the rule alone, on known step figures
+    report.steps = analysis.steps(pd.concat(frames, ignore_index=True))
+    report.base, report.step_order = "mysql", ["points-covered-pk.pre", "points-notcovered-pk.pre"]
+    report.ratios = analysis.ratios(report.steps, "mysql")
+    styled = report.spreadsheet("io-bound")
+    html = styled.to_html()
+    ctx = styled._compute().ctx  # (row, column) -> [(css property, value)]
+    qps = [i for i, c in enumerate(styled.data.columns) if c[1] == "QPS"][0]
+    colour = {row: "; ".join(f"{k}: {v}" for k, v in ctx.get((row, qps), [])) for row in range(3)}
+    assert colour == {0: GOOD, 1: "", 2: ""}  # beyond noise; within noise; the geometric mean
+    assert report.ratios["verdict"].isin(["better", "noise", "same", "n/a", "worse"]).all()
+    assert "beyond noise (3 repetitions per test" in html
 
 
 def test_seed_003_reference_is_complete_and_oriented():
@@ -187,25 +243,106 @@ def test_a_warmup_repetition_is_refused_with_the_reason():
         validate_parameters({**GOOD, "warmup": True})
 
 
-def test_io_bound_is_judged_by_what_came_from_storage_not_by_buffer_misses():
-    """PostgreSQL's blks_read counts reads the OS page cache served: 2 of them per point query
-    with 1.6 KB/op from the device is not an IO-bound regime; InnoDB reading 12 KB/op of 16 KB pages
-    is. The sentence is computed from the storage counter, in each engine's own page size."""
-    import pandas as pd
-
+def _report_on(rows, limit_mb=128, data=None):
     from benchlib.workloads.clustered.report import ClusteredReport
 
-    step = "points-notcovered-pk"
-    rows = [("postgres", "cached", 0.0, 0.0, 0.0), ("postgres", "io-bound", 2.0, 16.0, 1.6),
-            ("mysql", "cached", 0.0, 0.0, 0.0), ("mysql", "io-bound", 1.0, 16.0, 12.0)]
+    step = "points-notcovered-pk.pre"
     report = object.__new__(ClusteredReport)  # the rule alone, on known step figures
     report.steps = pd.DataFrame([{"engine": e, "regime": r, "step": step, "reads_per_op": reads,
-                                  "engine_read_kb_per_op": kb, "storage_kb_per_op": storage, "read_kb_per_op": 0.0}
-                                 for e, r, reads, kb, storage in rows])
+                                  "engine_read_kb_per_op": reads * page / 1024, "storage_kb_per_op": storage * page / 1024,
+                                  "storage_reads_per_op": storage, "read_kb_per_op": 0.0,
+                                  "data_bytes": (data or {}).get(e, float("nan"))}
+                                 for e, r, reads, storage, page in rows])
     report.regimes = ["cached", "io-bound"]
-    lines = report.io_bound_check()
+    report.param = {"io_bound_memory_limit_mb": limit_mb}.get
+    return report
+
+
+def test_io_bound_is_judged_by_what_came_from_storage_not_by_buffer_misses():
+    """PostgreSQL's blks_read counts reads the OS page cache served: 16 of them per point query
+    with 0.0002 from the device (the last default run on main) is not an IO-bound regime; InnoDB
+    reading 9.5 pages/op from storage is. The sentence names which engine did and which did not,
+    and the data against the memory limit."""
+    rows = [("postgres", "cached", 0.0, 0.0, 8192), ("postgres", "io-bound", 16.2, 0.0002, 8192),
+            ("mysql", "cached", 0.0, 0.0, 16384), ("mysql", "io-bound", 9.55, 9.55, 16384)]
+    lines = _report_on(rows, 128, {"postgres": 290 * 2 ** 20, "mysql": 256 * 2 ** 20}).io_bound_check()
     pg = next(line for line in lines if line.startswith("**PostgreSQL"))
     my = next(line for line in lines if line.startswith("**MySQL"))
-    assert "did NOT reach storage: 0.2 of its 8 KB pages per operation came from the device" in pg
-    assert "1.8 of its 2 reads/op from the OS page cache" in pg
-    assert "reached storage: 0.75 of its 16 KB pages per operation" in my
+    assert "did NOT reach storage: 0.0002 storage reads per operation (> 0.5 expected)" in pg
+    assert "of its own 16.2 reads/op about 16.2 came from the OS page cache" in pg
+    assert "reached storage: 9.55 storage reads per operation" in my
+    verdict = next(line for line in lines if line.startswith("**IO-bound verdict"))
+    assert verdict == ("**IO-bound verdict:** reached storage for MySQL; did NOT reach storage for PostgreSQL, "
+                       "whose IO-bound figures are mostly cache hits.")
+    data = next(line for line in lines if line.startswith("**Data against memory"))
+    assert "290 MiB in PostgreSQL (2.27x its 128 MiB container memory limit" in data
+    both = [("postgres", "io-bound", 16.2, 9.1, 8192), ("mysql", "io-bound", 9.55, 9.55, 16384)]
+    verdict = next(line for line in _report_on(both).io_bound_check() if line.startswith("**IO-bound verdict"))
+    assert verdict == "**IO-bound verdict:** reached storage for PostgreSQL and MySQL."
+
+
+def test_a_key_kind_set_runs_under_the_regimes_buffer_pool_and_memory_limit():
+    """Seed 001's key-order effect needs the index several times the buffer pool: a set with the
+    key-kind part alone starts the servers with the regime's pool and limit (on main they got the
+    engine's defaults, 128 MiB pools, with no limit)."""
+    from benchlib import batch
+    from benchlib.workloads.clustered import WORKLOAD
+
+    values = batch.load_params(batch.params_file(batch.find_notebook("02-clustered-vs-heap"), "key-kinds"))
+    p = validate_parameters({**GOOD, **{k: v for k, v in values.items() if k in GOOD}})
+    starts = {s.engine: s for s in WORKLOAD.starts(p)}
+    assert starts["mysql"].config["innodb_buffer_pool_size"] == "16M" and starts["mysql"].memory_limit_mb == 256
+    assert starts["postgres"].config["shared_buffers"] == "16MB" and starts["postgres"].memory_limit_mb == 256
+    assert [s.name for s in WORKLOAD.steps(p, starts["mysql"], 1)][:2] == ["bigint key", "bigint random"]
+
+
+def test_seed_003_direction_is_called_only_beyond_noise():
+    from benchlib.workloads.clustered.report import same_winner
+
+    assert same_winner("better", True) == "yes" and same_winner("worse", True) == "no"
+    assert same_winner("better", False) == "no"
+    # io-bound points-notcovered-pk.pre of a real run: 1.29x (0.81-2.05) over two repetitions
+    assert same_winner("noise", False) == "tie (within noise)"
+    assert same_winner("untested", True) == "untested (one repetition)" and same_winner("same", True).startswith("tie")
+
+
+def test_key_lookups_stay_bounded_on_a_table_beyond_the_buffer_pool():
+    from benchlib.workloads.clustered.workload import key_lookups
+
+    assert key_lookups(1000) == 100 and key_lookups(20000) == 2000  # the tiny and default sets, as before
+    # 200,000 rows: each lookup fetches 200 rows; a tenth of the rows in lookups (20,000) would fetch
+    # 4M rows through a 16 MiB pool
+    assert key_lookups(200000) == 1000 and key_lookups(200000) * 200 == 200_000
+
+
+def test_key_kind_figures_are_means_over_repetitions_not_sums():
+    """A run whose key-kind windows repeat (the default set ran them in each of 3 repetitions):
+    insert CPU per row is each repetition's (phase + settle) over its rows, averaged."""
+    labels = json.dumps({"regime": "cached", "key_kind": "uuidv4", "order": "random", "layout": "heap",
+                         "test": "key-kind"})
+    rows = []
+    for rep, cpu in ((1, 1.0), (2, 1.2)):
+        base = dict(engine="postgres", labels=labels, repetition=rep, status="ok", scope="server", source="cg")
+        rows += [{**base, "phase": "key-insert", "window": "phase", "metric": "cpu_time", "value": cpu * 0.75},
+                 {**base, "phase": "key-insert", "window": "settle", "metric": "cpu_time", "value": cpu * 0.25},
+                 {**base, "phase": "key-insert", "window": "phase", "metric": "wall_time", "value": 2.0},
+                 {**base, "phase": "key-insert", "window": "phase", "metric": "transactions", "value": 1000.0},
+                 {**base, "phase": "key-lookup", "window": "phase", "metric": "cpu_time", "value": 0.1},
+                 {**base, "phase": "key-lookup", "window": "phase", "metric": "transactions", "value": 100.0},
+                 {**base, "phase": "key-lookup", "window": "phase", "metric": "table_bytes", "value": 80000.0},
+                 {**base, "phase": "key-lookup", "window": "phase", "metric": "index_bytes", "value": 40000.0}]
+    k = analysis.key_kinds(pd.DataFrame(rows)).iloc[0]
+    assert k["rows"] == 1000 and k["insert_cpu_us_per_row"] == pytest.approx(1100.0)
+    assert k["rows_per_s"] == pytest.approx(500.0) and k["bytes_per_row"] == pytest.approx(120.0)
+    assert k["lookup_cpu_us"] == pytest.approx(1000.0)
+
+
+def test_a_run_of_the_key_kind_part_alone_has_an_empty_battery_with_every_column():
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    steps = analysis.steps(pd.DataFrame(columns=["engine", "labels", "phase", "repetition", "window", "metric",
+                                                 "value", "scope"]))
+    assert steps.empty and {"ops_per_s_ci95", "storage_reads_per_op", "n"} <= set(steps.columns)
+    report = object.__new__(ClusteredReport)
+    report.steps = steps
+    report.step_table()  # the key-kinds set rendered this table and failed on main's columns

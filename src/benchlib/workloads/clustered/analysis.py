@@ -10,12 +10,19 @@ import pandas as pd
 
 from ... import results
 
-# Ratio columns of seed 003's spreadsheet: (column, per-step figure, higher is better)
-# r/o and rKB/o come from the engine's own counters: on this kind of host cgroup v1 blkio counts
-# nothing for containers (the storage KB from the cgroup is shown beside, not used for ratios).
-RATIO_COLUMNS = (("QPS", "ops_per_s", True), ("cpu/o", "cpu_us_per_op", False), ("r/o", "reads_per_op", False),
-                 ("rKB/o", "engine_read_kb_per_op", False))
+# Ratio columns of seed 003's spreadsheet: (column, per-step figure, higher is better).
+# r/o and rKB/o are storage reads: what the engine's processes read from storage (read_bytes of
+# /proc/<pid>/io, which page-cache hits do not inflate), as bytes, and as reads of the engine's own
+# page size. The engines' own read counters (PostgreSQL's blks_read counts page-cache hits too) are
+# in the absolute table beside them.
+RATIO_COLUMNS = (("QPS", "ops_per_s", True), ("cpu/o", "cpu_us_per_op", False), ("r/o", "storage_reads_per_op", False),
+                 ("rKB/o", "storage_kb_per_op", False))
 THRESHOLD = 0.05  # seed 003 highlights changes beyond ~5%
+STORAGE_REACHED = 0.5  # storage reads per operation above which a point query went to storage
+# Per-step figures averaged over repetitions (means, with the spread of the ratio figures).
+FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
+           "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
+           "data_bytes", "wall_s")
 
 
 def _labels(df: pd.DataFrame) -> pd.DataFrame:
@@ -23,35 +30,44 @@ def _labels(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(parsed, index=df.index)
 
 
+KEYS = ["engine", "labels", "phase", "repetition"]
+
+
 def _wide(m: pd.DataFrame, window: str, metrics: list[str], scopes: tuple[str, ...]) -> pd.DataFrame:
     rows = m[(m["window"] == window) & m["metric"].isin(metrics) & m["scope"].isin(scopes)]
     # min_count=1: a counter stored as NULL stays NaN (not measured), never becomes 0.
-    return rows.groupby(["engine", "labels", "phase", "metric"])["value"].sum(min_count=1).unstack("metric")
+    return rows.groupby([*KEYS, "metric"])["value"].sum(min_count=1).unstack("metric")
 
 
-def steps(measurements: pd.DataFrame) -> pd.DataFrame:
-    """One row per engine, regime and battery step: operations (sysbench events; rows for the
-    load), throughput, and per operation the engine's CPU (phase + settle windows, in µs), the
-    engine's own reads and read bytes, and the storage bytes its cgroup read (phase window)."""
+SERVER_METRICS = ("engine_reads", "engine_read_bytes", "engine_buffer_hits", "io_read_bytes", "buffer_pool_bytes",
+                  "storage_read_bytes", "page_bytes", "data_bytes")
+
+
+def repetitions(measurements: pd.DataFrame) -> pd.DataFrame:
+    """One row per engine, regime, battery step and repetition: operations (sysbench events; rows
+    for the load), throughput, and per operation the engine's CPU (phase + settle windows, in µs),
+    the engine's own reads and read bytes, and what its processes read from storage (phase window):
+    KB, and reads of the engine's page size."""
     m = measurements[measurements["labels"].str.contains('"step"', na=False)]
+    if "repetition" not in m:
+        m = m.assign(repetition=1)
     if m.empty:
-        return pd.DataFrame(columns=["engine", "regime", "step", "test", "ops", "ops_per_s"])
+        return pd.DataFrame(columns=["engine", "regime", "step", "test", "repetition", *FIGURES])
     engine = results.engine_rows(m)
     client = _wide(m, "phase", ["transactions", "tps", "latency_p95"], ("client",))
-    server = _wide(m, "phase", ["engine_reads", "engine_read_bytes", "engine_buffer_hits", "io_read_bytes",
-                                "buffer_pool_bytes", "storage_read_bytes"], ("server",))
+    server = _wide(m, "phase", list(SERVER_METRICS), ("server",))
     cpu = engine[(engine["metric"] == "cpu_time") & engine["window"].isin(["phase", "settle"])]
-    cpu = cpu.groupby(["engine", "labels", "phase"])["value"].sum(min_count=1).rename("engine_cpu_s")
-    wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(["engine", "labels", "phase"])["value"]
+    cpu = cpu.groupby(KEYS)["value"].sum(min_count=1).rename("engine_cpu_s")
+    wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(KEYS)["value"]
     out = client.join(server, how="outer").join(cpu).join(wall.first().rename("wall_s")).reset_index()
-    for col in ("transactions", "tps", "latency_p95", "engine_reads", "engine_read_bytes", "engine_buffer_hits",
-                "io_read_bytes", "buffer_pool_bytes", "storage_read_bytes"):
+    for col in ("transactions", "tps", "latency_p95", *SERVER_METRICS):
         if col not in out:
             out[col] = np.nan
     labels = _labels(out)
     ops = out["transactions"].where(out["transactions"] > 0)
     frame = pd.DataFrame({
         "engine": out["engine"], "regime": labels["regime"], "step": labels["step"], "test": labels["test"],
+        "repetition": out["repetition"],
         "ops": out["transactions"], "ops_per_s": out["tps"], "p95_ms": out["latency_p95"],
         "cpu_us_per_op": out["engine_cpu_s"] * 1e6 / ops,
         "reads_per_op": out["engine_reads"] / ops,
@@ -59,19 +75,46 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
         "read_kb_per_op": out["io_read_bytes"] / 1024 / ops,
         # What the engine's processes read from storage: page-cache hits are not in it.
         "storage_kb_per_op": out["storage_read_bytes"] / 1024 / ops,
+        "storage_reads_per_op": out["storage_read_bytes"] / out["page_bytes"] / ops,
         "buffer_hits_per_op": out["engine_buffer_hits"] / ops,
-        "buffer_pool_bytes": out["buffer_pool_bytes"], "wall_s": out["wall_s"],
-        "seq": out["phase"],  # replaced below by the order the steps ran in
+        "buffer_pool_bytes": out["buffer_pool_bytes"], "page_bytes": out["page_bytes"],
+        "data_bytes": out["data_bytes"], "wall_s": out["wall_s"],
     })
     order = (m.drop_duplicates(["engine", "labels"]).reset_index(drop=True).reset_index()
              .set_index(["engine", "labels"])["index"])
     frame["seq"] = [order.get((e, lab), 0) for e, lab in zip(out["engine"], out["labels"])]
-    return frame.sort_values(["regime", "engine", "seq"]).drop(columns="seq").reset_index(drop=True)
+    return frame.sort_values(["regime", "engine", "seq", "repetition"]).drop(columns="seq").reset_index(drop=True)
 
 
-def ratios(step_rows: pd.DataFrame, base: str) -> pd.DataFrame:
+def steps(measurements: pd.DataFrame) -> pd.DataFrame:
+    """One row per engine, regime and battery step: the mean of each figure over the step's
+    repetitions, `n` of them, and for the ratio figures their standard deviation and 95% CI half
+    width (what seed 003's ratios are tested against)."""
+    reps = repetitions(measurements)
+    keys = ["engine", "regime", "step", "test"]
+    stats = [f"{figure}_{x}" for _, figure, _ in RATIO_COLUMNS for x in ("std", "n", "ci95")]
+    if reps.empty:
+        return pd.DataFrame(columns=[*keys, "n", *FIGURES, *stats])
+    grouped = reps.groupby(keys, sort=False, dropna=False)
+    out = grouped[list(FIGURES)].mean()
+    out["n"] = grouped.size()
+    for _, figure, _ in RATIO_COLUMNS:
+        n = grouped[figure].count()
+        std = grouped[figure].std(ddof=1)
+        out[f"{figure}_std"] = std
+        out[f"{figure}_n"] = n
+        out[f"{figure}_ci95"] = [results.ci95_half_width(sd, k) for k, sd in zip(n, std)]
+    return out.reset_index()
+
+
+RATIO_FIELDS = ["regime", "engine", "base", "step", "column", "ratio", "ratio_low", "ratio_high", "n", "base_n",
+                "beyond_noise", "verdict"]
+
+
+def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD) -> pd.DataFrame:
     """Seed 003's spreadsheet, long form: per regime, step and engine other than `base`, each
-    ratio column as engine / base (QPS > 1: faster than base; per-op columns > 1: costs more)."""
+    ratio column as engine / base (QPS > 1: faster than base; per-op columns > 1: costs more), with
+    its 95% CI and Welch's test over the repetitions (results.contrast) and the cell's verdict."""
     rows = []
     for regime, df in step_rows.groupby("regime", sort=False):
         b = df[df["engine"] == base].set_index("step")
@@ -79,35 +122,69 @@ def ratios(step_rows: pd.DataFrame, base: str) -> pd.DataFrame:
             e = df[df["engine"] == engine].set_index("step")
             for step in [s for s in b.index if s in e.index]:
                 for column, figure, _ in RATIO_COLUMNS:
-                    num, den = e.at[step, figure], b.at[step, figure]
-                    ratio = num / den if pd.notna(num) and pd.notna(den) and den > 0 else np.nan
-                    if pd.notna(num) and pd.notna(den) and den == 0 and num == 0:
-                        ratio = 1.0  # neither read anything: equal, not unknown
-                    rows.append({"regime": regime, "engine": engine, "base": base, "step": step,
-                                 "column": column, "ratio": ratio})
-    return pd.DataFrame(rows, columns=["regime", "engine", "base", "step", "column", "ratio"])
+                    rows.append({"regime": regime, "engine": engine, "base": base, "step": step, "column": column,
+                                 **_contrast(b.loc[step], e.loc[step], figure, threshold)})
+    out = pd.DataFrame(rows, columns=RATIO_FIELDS)
+    out["verdict"] = [verdict(c, r, noise, threshold) for c, r, noise in
+                      zip(out["column"], out["ratio"], out["beyond_noise"])]
+    return out
 
 
-def spreadsheet(ratio_rows: pd.DataFrame, regime: str, steps_order: list[str]) -> pd.DataFrame:
-    """Wide: steps down, (engine, column) across, the geometric mean as the last row."""
+def _contrast(base: pd.Series, other: pd.Series, figure: str, threshold: float) -> dict:
+    num, den = other[figure], base[figure]
+    n, base_n = int(other.get(f"{figure}_n", 1) or 0), int(base.get(f"{figure}_n", 1) or 0)
+    if not (pd.notna(num) and pd.notna(den)):
+        return {"ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan, "n": n, "base_n": base_n,
+                "beyond_noise": None}
+    if den == 0:
+        # Neither read anything: equal, not unknown (and no difference to test).
+        ratio = 1.0 if num == 0 else np.nan
+        return {"ratio": ratio, "ratio_low": np.nan, "ratio_high": np.nan, "n": n, "base_n": base_n,
+                "beyond_noise": False if num == 0 else None}
+
+    def summary(row: pd.Series, k: int) -> dict:
+        return {figure: row[figure], f"{figure}_ci95": row.get(f"{figure}_ci95", np.nan),
+                f"{figure}_std": row.get(f"{figure}_std", np.nan), "n": k}
+
+    c = results.contrast(summary(base, base_n), summary(other, n), figure, threshold)
+    return {"ratio": c["ratio"], "ratio_low": c["ratio_low"], "ratio_high": c["ratio_high"], "n": n, "base_n": base_n,
+            "beyond_noise": c["beyond_noise"]}
+
+
+def spreadsheet(ratio_rows: pd.DataFrame, regime: str, steps_order: list[str], value: str = "ratio") -> pd.DataFrame:
+    """Wide: steps down, (engine, column) across; for ratios the geometric mean as the last row."""
     r = ratio_rows[ratio_rows["regime"] == regime]
     if r.empty:
         return pd.DataFrame()
-    table = r.pivot_table(index="step", columns=["engine", "column"], values="ratio", sort=False, dropna=False)
+    table = r.pivot_table(index="step", columns=["engine", "column"], values=value, sort=False, dropna=False,
+                          aggfunc="first")
     table = table.reindex(index=[s for s in steps_order if s in table.index])
     cols = [(e, c) for e in dict.fromkeys(r["engine"]) for c, _, _ in RATIO_COLUMNS if (e, c) in table.columns]
     table = table.reindex(columns=pd.MultiIndex.from_tuples(cols))
-    table.loc["geometric mean"] = [results.geometric_mean(table[c]) for c in table.columns]
+    if value == "ratio":
+        table.loc["geometric mean"] = [results.geometric_mean(table[c]) for c in table.columns]
+    else:
+        table.loc["geometric mean"] = ""
     return table
 
 
-def verdict(column: str, ratio: float, threshold: float = THRESHOLD) -> str:
-    """"better", "worse" or "same" for engine B against the base, per seed 003's ~5% rule."""
+VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": "within noise",
+            "untested": "one repetition: noise unknown", "n/a": "n/a"}
+
+
+def verdict(column: str, ratio: float, beyond_noise: bool | None = None, threshold: float = THRESHOLD) -> str:
+    """"better" or "worse" for engine B against the base only when the difference is both larger
+    than seed 003's ~5% and beyond noise (Welch over the repetitions); else "same" (within 5%),
+    "noise" (larger, but not beyond noise) or "untested" (one repetition: no noise estimate)."""
     if ratio is None or not pd.notna(ratio):
         return "n/a"
     higher_better = next(h for c, _, h in RATIO_COLUMNS if c == column)
     if abs(ratio - 1) <= threshold:
         return "same"
+    if beyond_noise is None or beyond_noise != beyond_noise:
+        return "untested"
+    if not beyond_noise:
+        return "noise"
     return "better" if (ratio > 1) == higher_better else "worse"
 
 
@@ -118,14 +195,23 @@ def key_kinds(measurements: pd.DataFrame) -> pd.DataFrame:
     m = measurements[measurements["labels"].str.contains('"key_kind"', na=False)]
     if m.empty:
         return pd.DataFrame()
+    if "repetition" not in m:
+        m = m.assign(repetition=1)
     engine = results.engine_rows(m)
     keys = ["engine", "labels", "phase"]
+
+    def per_repetition_mean(rows: pd.DataFrame, by: list[str], how: str) -> pd.Series:
+        # Each repetition's own figure (a window's phase + settle CPU summed), then their mean.
+        one = rows.groupby([*by, "repetition"])["value"].agg(how) if how == "first" else \
+            rows.groupby([*by, "repetition"])["value"].sum(min_count=1)
+        return one.groupby(level=list(range(len(by)))).mean()
+
     cpu = engine[(engine["metric"] == "cpu_time") & engine["window"].isin(["phase", "settle"])]
-    cpu = cpu.groupby(keys)["value"].sum(min_count=1).unstack("phase")
-    wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(keys)["value"].first().unstack("phase")
-    n = m[(m["metric"] == "transactions") & (m["window"] == "phase")].groupby(keys)["value"].first().unstack("phase")
+    cpu = per_repetition_mean(cpu, keys, "sum").unstack("phase")
+    wall = per_repetition_mean(m[(m["metric"] == "wall_time") & (m["window"] == "phase")], keys, "first").unstack("phase")
+    n = per_repetition_mean(m[(m["metric"] == "transactions") & (m["window"] == "phase")], keys, "first").unstack("phase")
     size = m[m["metric"].isin(["table_bytes", "index_bytes"]) & (m["window"] == "phase")]
-    size = size.groupby(["engine", "labels", "metric"])["value"].first().unstack("metric")
+    size = per_repetition_mean(size, ["engine", "labels", "metric"], "first").unstack("metric")
     out = pd.DataFrame(index=cpu.index)
     rows = n.get("key-insert")
     out["rows"] = rows
@@ -139,7 +225,8 @@ def key_kinds(measurements: pd.DataFrame) -> pd.DataFrame:
     labels = _labels(out)
     for col in ("layout", "key_kind", "order"):
         out.insert(1, col, labels[col])
-    out = out.drop(columns="labels")[["engine", "layout", "key_kind", "order", "rows", "insert_cpu_us_per_row",
+    out["regime"] = labels["regime"] if "regime" in labels else None
+    out = out.drop(columns="labels")[["engine", "regime", "layout", "key_kind", "order", "rows", "insert_cpu_us_per_row",
                                       "rows_per_s", "table_bytes_per_row", "index_bytes_per_row", "bytes_per_row",
                                       "lookup_cpu_us"]]
     # Relative to the same engine and layout's sequential bigint in key order, where it ran.

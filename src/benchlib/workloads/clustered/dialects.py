@@ -33,6 +33,10 @@ class ClusteredDialect:
     # Battery (None: this engine has no sysbench driver, key-kind part only)
     buffer_setting: Callable[[int], dict[str, Any]] | None = None  # MiB -> server config
     buffer_query: str | None = None  # the buffer size the server actually took, in bytes
+    # The engine's page (block) size in bytes: storage bytes read as reads of the engine's own size.
+    page_query: str | None = None
+    # Bytes of sbtest1 with its indexes, as the engine reports them (data against the memory limit).
+    data_query: str | None = None
     server_config: Mapping[str, Any] = field(default_factory=dict)  # set in every regime
     after_load: tuple[str, ...] = ()
     # One row over sbtest1 (rows, sums, a hash of the text columns) that changes with any write:
@@ -84,6 +88,8 @@ POSTGRES = ClusteredDialect(
     buffer_setting=lambda mb: {"shared_buffers": f"{mb}MB"},
     buffer_query="select setting::bigint * current_setting('block_size')::bigint from pg_settings "
                  "where name = 'shared_buffers'",
+    page_query="select current_setting('block_size')::bigint",
+    data_query="select pg_total_relation_size('sbtest1')",
     # Index-only scans skip the heap only for pages the visibility map marks all-visible: without
     # VACUUM after the load, "covered" queries would still read the heap. Then a checkpoint: every
     # regime's tests begin after one, whether its start loaded the table or began from a snapshot
@@ -119,10 +125,16 @@ MYSQL = ClusteredDialect(
     layout="clustered PK (InnoDB)",
     buffer_setting=lambda mb: {"innodb_buffer_pool_size": f"{mb}M"},
     buffer_query="select @@innodb_buffer_pool_size",
+    page_query="select @@innodb_page_size",
+    # InnoDB's own estimate (pages x page size, current after ANALYZE TABLE).
+    data_query="select data_length + index_length from information_schema.tables where table_schema = database() "
+               "and table_name = 'sbtest1'",
     # MySQL 9 with performance_schema does not start under a 256 MiB memory limit (its tables are
     # allocated up front); off in both regimes so they differ only in buffer pool and limit.
     # MariaDB has it off by default.
-    server_config={"performance_schema": "OFF"},
+    # innodb_log_buffer_size: 16 MiB, seed 003's MySQL 8.0.22 default (8.4+ allocate 64 MiB): MySQL 9's
+    # resident memory then leaves the IO-bound memory limit enough to run the battery.
+    server_config={"performance_schema": "OFF", "innodb_log_buffer_size": "16M"},
     after_load=("analyze table sbtest1",),
     fingerprint="select count(*), coalesce(sum(id), 0), coalesce(sum(k), 0), coalesce(sum(crc32(concat(c, pad))), 0) "
                 "from sbtest1",
@@ -138,6 +150,7 @@ MYROCKS = replace(
     layout="clustered PK in an LSM tree (MyRocks)",
     buffer_setting=lambda mb: {"rocksdb_block_cache_size": mb * 2 ** 20},
     buffer_query="select @@rocksdb_block_cache_size",
+    page_query=None,  # blocks are compressed and variable: storage reads are shown in KB only
     counters=(
         Counter("engine_reads", "blocks", "rocksdb_block_cache_miss", _status("rocksdb_block_cache_miss")),
         Counter("engine_read_bytes", "bytes", "MyRocks counts no bytes read from storage", None),

@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 
 from ... import results
-from ...engines import get_engine
+from ...engines import find_engine, get_engine
 from ...errors import UnknownEngineError
 from ...plots import engine_title, heatmaps
-from ...report import RunReport, fmt
+from ...report import RunReport, fmt, fmt_ratio_ci
 from . import analysis
 from .dialects import dialect_for
 from .workload import TESTS
@@ -22,6 +22,15 @@ def _layout(key: str) -> str:
     except UnknownEngineError:
         d = None
     return d.layout if d else "?"
+
+
+def same_winner(verdict: str, heap_won: bool) -> str:
+    """Seed 003's winner against this run's QPS verdict of the heap engine over the clustered base:
+    "yes"/"no" only for a difference > 5% and beyond noise."""
+    if verdict in ("better", "worse"):
+        return "yes" if (verdict == "better") == heap_won else "no"
+    return {"same": "tie (within 5%)", "noise": "tie (within noise)",
+            "untested": "untested (one repetition)"}.get(verdict, "n/a")
 
 
 class ClusteredReport(RunReport):
@@ -49,17 +58,27 @@ class ClusteredReport(RunReport):
 
     def spreadsheet(self, regime: str):
         """Steps in the order they ran, ratios of each engine over the base (seed 003: Postgres
-        over MySQL), geometric mean last; green: the engine does better than the base by > 5%
-        (faster, or less per operation), red: worse."""
+        over MySQL), geometric mean last; green: the engine does better than the base (faster, or
+        less per operation), red: worse, each only where the difference is > 5% and beyond noise
+        (Welch's test over the repetitions)."""
         table = self.spreadsheet_frame(regime)
         if table.empty:
             return pd.DataFrame({"": [f"no battery ratios in regime {regime!r}"]}).style.hide(axis="index")
+        verdicts = analysis.spreadsheet(self.ratios, regime, self.step_order, value="verdict")
+        verdicts.columns = table.columns
+        colours = verdicts.map(lambda v: {"better": GOOD, "worse": BAD}.get(v, ""))
+        return (table.style.apply(lambda _: colours, axis=None).format("{:.2f}", na_rep="n/a")
+                .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}; coloured where > 5% and beyond "
+                             f"noise ({self.repetition_text()})"))
 
-        def colour(col: pd.Series) -> list[str]:
-            return [{"better": GOOD, "worse": BAD}.get(analysis.verdict(col.name[1], v), "") for v in col]
-
-        return (table.style.apply(colour, axis=0).format("{:.2f}", na_rep="n/a")
-                .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}"))
+    def repetition_text(self) -> str:
+        n = self.steps.loc[self.steps["step"] != "load", "n"]
+        if n.empty:
+            return "no repetitions"
+        low, high = int(n.min()), int(n.max())
+        count = f"{low}" if low == high else f"{low}-{high}"
+        return (f"{count} repetitions per test, Welch's test at 5%" if high > 1
+                else "one repetition per test: noise unknown, so nothing is coloured")
 
     def heatmap(self):
         """The spreadsheets as colours, one panel per engine and regime: each cell its ratio over the
@@ -74,17 +93,19 @@ class ClusteredReport(RunReport):
                         x_order=[c for c, _, _ in analysis.RATIO_COLUMNS], unit="ratio", x_title="",
                         y_title="step (in the order run)", name="clustered-ratios", text_format=".2f",
                         title=f"Ratios over {engine_title(self.base)} per regime (QPS > 1 and per-op < 1: better "
-                              "than the base)")
+                              "than the base; colour is the size, the spreadsheet says which are beyond noise)")
 
     def step_table(self):
         """The absolute figures behind the ratios."""
         s = self.steps
         out = pd.DataFrame({
             "regime": s["regime"], "engine": [engine_title(e) for e in s["engine"]], "step": s["step"],
-            "ops": s["ops"], "ops/s": s["ops_per_s"], "p95 ms": s["p95_ms"], "engine CPU µs/op": s["cpu_us_per_op"],
-            "engine reads/op": s["reads_per_op"], "engine read KB/op": s["engine_read_kb_per_op"],
-            "storage read KB/op (cgroup)": s["read_kb_per_op"],
-            "storage read KB/op (/proc io)": s["storage_kb_per_op"], "buffer hits/op": s["buffer_hits_per_op"],
+            "repetitions": s["n"], "ops": s["ops"], "ops/s": s["ops_per_s"],
+            "ops/s 95% CI ±": s["ops_per_s_ci95"], "p95 ms": s["p95_ms"], "engine CPU µs/op": s["cpu_us_per_op"],
+            "storage reads/op (/proc io, engine pages)": s["storage_reads_per_op"],
+            "storage read KB/op (/proc io)": s["storage_kb_per_op"],
+            "engine reads/op (own counter)": s["reads_per_op"], "engine read KB/op": s["engine_read_kb_per_op"],
+            "storage read KB/op (cgroup blkio)": s["read_kb_per_op"], "buffer hits/op": s["buffer_hits_per_op"],
         })
         numeric = list(out.columns[3:])
         return out.style.format("{:.4g}", na_rep="n/a", subset=numeric).hide(axis="index")
@@ -96,12 +117,23 @@ class ClusteredReport(RunReport):
         s = self.steps.dropna(subset=["buffer_pool_bytes"]).drop_duplicates(["regime", "engine"])
         loads = self.steps[self.steps["step"] == "load"].set_index(["regime", "engine"])["ops_per_s"]
         limit = self.param("io_bound_memory_limit_mb")
+        data = self._data_mib()
         return pd.DataFrame({"regime": s["regime"], "engine": [engine_title(e) for e in s["engine"]],
                              "buffer pool (MiB, as the server reports it)": s["buffer_pool_bytes"] / 2 ** 20,
                              "container memory limit (MiB)": [limit if r == "io-bound" else "none" for r in s["regime"]],
+                             "sbtest1 with indexes (MiB, loaded)": [fmt(data.get(e)) for e in s["engine"]],
+                             "data / memory limit": [fmt(data.get(e, np.nan) / limit) if r == "io-bound" and limit
+                                                     else "n/a" for e, r in zip(s["engine"], s["regime"])],
                              "load rows/s": [fmt(loads[key]) if key in loads.index else "none: began from the first "
                                              "regime's loaded table" for key in zip(s["regime"], s["engine"])],
                              }).reset_index(drop=True)
+
+    def _data_mib(self) -> dict[str, float]:
+        """sbtest1's size with its indexes per engine, as the engine reported it in the first test
+        window of the run (the freshly loaded table every regime begins from)."""
+        s = self.steps[self.steps["step"] != "load"].dropna(subset=["data_bytes"])
+        first = s.drop_duplicates("engine")
+        return dict(zip(first["engine"], first["data_bytes"] / 2 ** 20))
 
     # -- seed 001's key kinds ---------------------------------------------------------------------------
     def key_kind_table(self):
@@ -114,8 +146,21 @@ class ClusteredReport(RunReport):
             "rows/s": k["rows_per_s"], "table B/row": k["table_bytes_per_row"], "index B/row": k["index_bytes_per_row"],
             "total B/row": k["bytes_per_row"], "insert cost vs bigint": k["insert_cost_vs_bigint"],
             "size vs bigint": k["size_vs_bigint"], "lookup CPU µs": k["lookup_cpu_us"],
+            "table + indexes / buffer pool": self._over_buffer_pool(k),
         })
         return out.style.format("{:.4g}", na_rep="n/a", subset=list(out.columns[4:])).hide(axis="index")
+
+    def _over_buffer_pool(self, k: pd.DataFrame) -> list[float]:
+        """Each key-kind table's size (table and indexes) over the buffer pool its start ran with
+        (seed 001's key-order effect shows only when the index is several times the pool)."""
+        pools = {"cached": self.param("cached_buffer_pool_mb"), "io-bound": self.param("io_bound_buffer_pool_mb")}
+        out = []
+        for engine, regime, per_row, rows in zip(k["engine"], k["regime"], k["bytes_per_row"], k["rows"]):
+            found = find_engine(engine)
+            d = dialect_for(found) if found is not None else None
+            pool = pools.get(regime) if d is not None and d.buffer_setting is not None else None
+            out.append(per_row * rows / (pool * 2 ** 20) if pool else np.nan)
+        return out
 
     # -- seed 003 beside this run --------------------------------------------------------------------
     def reference_table(self) -> pd.DataFrame:
@@ -133,10 +178,10 @@ class ClusteredReport(RunReport):
                             & (self.ratios["column"] == "QPS")].set_index("step")["ratio"]
             ours = [r.get(s, np.nan) for s in ref["step"]]
             out[f"this run {regime}: {engine_title(heap)}/{engine_title(self.base)}"] = [fmt(v) for v in ours]
-            out[f"{regime}: same winner?"] = [
-                "n/a" if pd.isna(v) else ("yes" if (v > 1) == (w == "postgres") and abs(v - 1) > analysis.THRESHOLD
-                                          else ("tie" if abs(v - 1) <= analysis.THRESHOLD else "no"))
-                for v, w in zip(ours, ref["winner"])]
+            verdicts = (self.ratios[(self.ratios["regime"] == regime) & (self.ratios["engine"] == heap)
+                                    & (self.ratios["column"] == "QPS")].set_index("step")["verdict"])
+            out[f"{regime}: same winner?"] = [same_winner(verdicts.get(s, "n/a"), w == "postgres")
+                                              for s, w in zip(ref["step"], ref["winner"])]
         return out
 
     # -- narrative ---------------------------------------------------------------------------------------
@@ -146,8 +191,8 @@ class ClusteredReport(RunReport):
         return float(v.iloc[0]) if len(v) else float("nan")
 
     def findings(self) -> str:
-        """Which tests each engine wins and loses against the clustered base, each claim with the
-        reads per operation of both engines."""
+        """Which tests each engine wins and loses against the clustered base (> 5% and beyond noise),
+        each claim with its ratio's 95% CI and the storage reads per operation of both engines."""
         if self.base is None:
             return "- the battery did not run"
         lines = []
@@ -155,67 +200,85 @@ class ClusteredReport(RunReport):
             r = self.ratios[(self.ratios["regime"] == regime) & (self.ratios["column"] == "QPS")]
             for engine in dict.fromkeys(r["engine"]):
                 rows = r[r["engine"] == engine]
-                parts = {"better": [], "worse": []}
+                parts: dict[str, list[str]] = {v: [] for v in analysis.VERDICTS}
                 for row in rows.itertuples():
-                    v = analysis.verdict("QPS", row.ratio)
-                    if v in parts:
-                        mine = self._figure(regime, engine, row.step, "reads_per_op")
-                        theirs = self._figure(regime, self.base, row.step, "reads_per_op")
-                        parts[v].append(f"{row.step} ({fmt(row.ratio)}x; reads/op {fmt(mine)} vs {fmt(theirs)})")
-                same = [row.step for row in rows.itertuples() if analysis.verdict("QPS", row.ratio) == "same"]
+                    if row.verdict in ("better", "worse"):
+                        mine = self._figure(regime, engine, row.step, "storage_reads_per_op")
+                        theirs = self._figure(regime, self.base, row.step, "storage_reads_per_op")
+                        parts[row.verdict].append(f"{row.step} ({fmt_ratio_ci(row.ratio, row.ratio_low, row.ratio_high, 'x')}"
+                                                  f"; storage reads/op {fmt(mine)} vs {fmt(theirs)})")
+                    else:
+                        parts[row.verdict].append(row.step)
                 e, b = engine_title(engine), engine_title(self.base)
                 lines.append(f"**{regime}, {e} ({_layout(engine)}) against {b} ({_layout(self.base)}):** faster on "
                              f"{'; '.join(parts['better']) or 'none'}. Slower on {'; '.join(parts['worse']) or 'none'}."
-                             + (f" Within 5% on {', '.join(same)}." if same else ""))
+                             + "".join(f" {analysis.VERDICTS[v].capitalize()} on {', '.join(parts[v])}."
+                                       for v in ("same", "noise", "untested", "n/a") if parts[v]))
         lines += self.io_bound_check()
         return "\n".join(f"- {line}" for line in lines)
 
+    JUDGED_STEPS = ("points-notcovered-pk.pre", "points-notcovered-pk")
+
     def io_bound_check(self) -> list[str]:
-        """Whether the IO-bound regime reached storage: engine reads per not-covered point query
-        (> 0.5 expected there, ~0 when cached)."""
+        """Whether the IO-bound regime reached storage, per engine: storage reads per not-covered
+        point query (what the engine's processes read from storage, in its own page size; > 0.5
+        expected, ~0 when cached), beside its own read counter, and the data against the memory
+        limit."""
         lines = []
         if self.steps["read_kb_per_op"].fillna(0).eq(0).all() and self.steps["engine_read_kb_per_op"].gt(0).any():
             lines.append("**cgroup I/O:** the engines' cgroups read 0 bytes from block devices in every window while "
                          "the engines' own counters read data: this host's cgroup blkio does not account container "
                          "reads, so what came from storage is read from /proc/<pid>/io of the engines' processes "
                          "(the engines' own counters also count reads the OS page cache served).")
-        for step in ("points-notcovered-pk.pre", "points-notcovered-pk"):
+        limit = self.param("io_bound_memory_limit_mb")
+        data = self._data_mib()
+        if "io-bound" in self.regimes and limit and data:
+            lines.append(f"**Data against memory (IO-bound regime):** sbtest1 with its indexes is "
+                         + ", ".join(f"{fmt(mib)} MiB in {engine_title(e)} ({fmt(mib / limit)}x its {limit} MiB "
+                                     "container memory limit, which holds the engine, its buffer pool and the page "
+                                     "cache)" for e, mib in data.items()) + ".")
+        reached, missed = [], []
+        for step in self.JUDGED_STEPS:
             s = self.steps[self.steps["step"] == step]
             if s.empty:
                 continue
             for engine in dict.fromkeys(s["engine"]):
-                per = {r: self._figure(r, engine, step, "reads_per_op") for r in self.regimes}
-                storage = {r: self._figure(r, engine, step, "storage_kb_per_op") for r in self.regimes}
-                read_kb = self._figure("io-bound", engine, step, "engine_read_kb_per_op")
-                reads = per.get("io-bound", float("nan"))
-                page_kb = read_kb / reads if reads == reads and reads > 0 else float("nan")
+                storage = {r: self._figure(r, engine, step, "storage_reads_per_op") for r in self.regimes}
+                kb = {r: self._figure(r, engine, step, "storage_kb_per_op") for r in self.regimes}
+                own = {r: self._figure(r, engine, step, "reads_per_op") for r in self.regimes}
                 io = storage.get("io-bound", float("nan"))
-                # Judged by what the engine's processes read from storage, in the engine's own pages:
-                # its read counters also count reads the OS page cache served.
-                if io != io:
-                    status = ("cannot be judged: storage reads were not measured (a run before benchlib read "
-                              "/proc/<pid>/io, or a host that hides it)" if "io-bound" in per else "not run")
-                elif page_kb != page_kb:
-                    status = (f"read {fmt(io)} KB per operation from storage (the engine reports no read size to "
-                              "turn that into pages)")
+                if "io-bound" not in storage:
+                    status = "not run"
+                elif io != io:
+                    status = ("cannot be judged: storage reads in pages were not measured (a run before benchlib "
+                              "read /proc/<pid>/io and the page size, or a host that hides it)")
                 else:
-                    pages = io / page_kb
-                    status = (f"{'reached' if pages > 0.5 else 'did NOT reach'} storage: {fmt(pages)} of its "
-                              f"{fmt(page_kb)} KB pages per operation came from the device (> 0.5 expected), "
-                              f"{fmt(max(reads - pages, 0))} of its {fmt(reads)} reads/op from the OS page cache")
-                lines.append(f"**{engine_title(engine)} {step}:** engine reads/op " +
-                             ", ".join(f"{r} {fmt(v)}" for r, v in per.items()) + "; KB/op read from storage "
-                             "(/proc/<pid>/io) " + ", ".join(f"{r} {fmt(v)}" for r, v in storage.items())
+                    ok = io > analysis.STORAGE_REACHED
+                    (reached if ok else missed).append(engine_title(engine))
+                    cached = own["io-bound"] - io if own.get("io-bound") == own.get("io-bound") else float("nan")
+                    status = (f"{'reached' if ok else 'did NOT reach'} storage: {fmt(io)} storage reads per operation "
+                              f"(> {analysis.STORAGE_REACHED} expected)"
+                              + (f"; of its own {fmt(own['io-bound'])} reads/op about {fmt(max(cached, 0))} came from "
+                                 "the OS page cache" if cached == cached else ""))
+                lines.append(f"**{engine_title(engine)} {step}:** storage reads/op (/proc/<pid>/io read_bytes in the "
+                             "engine's pages) " + ", ".join(f"{r} {fmt(v)}" for r, v in storage.items())
+                             + "; storage KB/op " + ", ".join(f"{r} {fmt(v)}" for r, v in kb.items())
+                             + "; the engine's own reads/op " + ", ".join(f"{r} {fmt(v)}" for r, v in own.items())
                              + f": the IO-bound regime {status}.")
             break
+        if reached or missed:
+            lines.append("**IO-bound verdict:** "
+                         + (f"reached storage for {' and '.join(reached)}" if reached else "reached storage for no engine")
+                         + (f"; did NOT reach storage for {' and '.join(missed)}, whose IO-bound figures are "
+                            "mostly cache hits" if missed else "") + ".")
         return lines
 
     def caveats(self, extra=()) -> str:
         p = self.param
         notes = [
             "Seed 003 ran one 400M-row table on small servers for long tests with the author's sysbench fork; here "
-            f"one table of {p('table_size'):,} rows, {p('test_seconds')} s per test after {p('warmup_seconds')} s of "
-            f"warm-up, {p('threads')} thread(s), range {p('range')}, Debian's sysbench 1.0.20 with benchlib's Lua "
+            f"one table of {p('table_size'):,} rows, {p('test_seconds')} s per test and repetition, {p('threads')} "
+            f"thread(s), range {p('range')}, Debian's sysbench 1.0.20 with benchlib's Lua "
             "re-creations of the fork's shapes (covered: SELECT id; not covered: SELECT id, c; in-lists and ranges "
             "on id). insert and delete are stock oltp_insert and oltp_delete; Debian's oltp_delete.lua deletes one "
             "row by a random id per event and inserts nothing back, so as a test goes on some events find their row "
@@ -229,17 +292,31 @@ class ClusteredReport(RunReport):
                "sends most accesses to ~1% of the rows, so a large table is still mostly served from cache)") + ".",
             "An operation is one sysbench event (one statement); for the load it is one row. cpu/o: "
             "the engine cgroup's CPU in the test window plus its settle window (deferred purge, flushing) per "
-            "operation. r/o: the engine's own read counter (PostgreSQL pg_stat_database.blks_read, which counts "
-            "reads from the OS and so includes page-cache hits; InnoDB Innodb_buffer_pool_reads; MyRocks "
-            "rocksdb_block_cache_miss). rKB/o: the engine's own read bytes (blks_read x block_size; "
-            "Innodb_data_read; none for MyRocks, shown n/a) per operation, in KiB. The cgroup's block-device "
-            "read bytes (blkio) are shown beside them in the absolute table; on a host whose cgroup v1 blkio "
-            "counts nothing for containers they read 0 and must not be taken as 'no storage reads'. Beside them, "
-            "what the engine's processes read from storage (the sum of read_bytes in /proc/<pid>/io, which page-"
-            "cache hits do not inflate; a process that exits mid-window takes its bytes with it): the IO-bound "
-            "verdict is taken from it.",
+            "operation. r/o and rKB/o are storage reads, as in seed 003 (which counted the device's reads): rKB/o is "
+            "what the engine's processes read from storage per operation (the sum of read_bytes in /proc/<pid>/io "
+            "over the container's processes, which page-cache hits do not inflate; a process that exits mid-window "
+            "takes its bytes with it), in KiB; r/o is the same bytes in reads of the engine's own page size "
+            "(PostgreSQL 8 KiB blocks, InnoDB 16 KiB pages, as each server reports it; n/a for MyRocks, whose "
+            "blocks vary). PostgreSQL reads through the page cache, so kernel read-ahead counts in its bytes; "
+            "InnoDB reads with O_DIRECT. The engines' own read counters (PostgreSQL pg_stat_database.blks_read, "
+            "which counts reads the OS page cache served too; InnoDB Innodb_buffer_pool_reads and Innodb_data_read; "
+            "MyRocks rocksdb_block_cache_miss) are in the absolute table beside them, as is the cgroup's "
+            "block-device read bytes (blkio), which on a host whose cgroup v1 blkio counts nothing for containers "
+            "read 0 and must not be taken as 'no storage reads'. The IO-bound verdict is taken from r/o.",
+            f"Noise: {self.repetition_text()}. The battery repeats as a whole (repetition-major, "
+            "one engine start per regime holds every repetition), so a read test's second and later repetitions "
+            "follow the previous repetition's writes (a few seconds of updates, inserts and deletes on uniformly "
+            f"random rows of {p('table_size'):,}); `.pre` names its place in seed 003's order. A cell is coloured, "
+            "and a finding says faster or slower, only where the ratio differs from 1 by more than 5% and Welch's "
+            "test over the repetitions (on the log scale, results.contrast) says the difference is beyond noise; "
+            "the findings give the ratio's 95% CI."
+            + (f" Before a test's first repetition, {p('warmup_seconds')} s of the same test fill the caches as it "
+               "fills them: stored as a warm-up window (measured, outside every figure)." if p("warmup_seconds")
+               else ""),
             "MySQL runs with performance_schema=OFF in both regimes (with it MySQL 9 does not start under a "
-            "256 MiB memory limit); MariaDB has it off by default.",
+            "256 MiB memory limit); MariaDB has it off by default. Both run with innodb_log_buffer_size=16M, "
+            "MySQL 8.0's default as seed 003 ran it (MySQL 8.4+ allocate 64 MiB, which with the rest of MySQL 9's "
+            "own memory leaves nothing of a 256 MiB limit).",
             f"Regimes: cached = buffer pool / shared_buffers {p('cached_buffer_pool_mb')} MiB, no memory limit; "
             f"IO-bound = {p('io_bound_buffer_pool_mb')} MiB and a container memory limit of "
             f"{p('io_bound_memory_limit_mb')} MiB (page cache included, so PostgreSQL's OS-cached reads are bounded "
@@ -258,8 +335,8 @@ class ClusteredReport(RunReport):
         if restored and loaded:
             notes.append(
                 f"One load per engine: the {', '.join(sorted(loaded))} regime's start loaded sbtest1 (the measured "
-                "load) and ran VACUUM ANALYZE / ANALYZE TABLE; its data directory (on a Docker volume in every "
-                "regime) was then copied with the server frozen, before any test, and the "
+                "load) and ran VACUUM ANALYZE and CHECKPOINT / ANALYZE TABLE (measured as its own after-load "
+                "window); its data directory (on a Docker volume in every regime) was then copied with the server frozen, before any test, and the "
                 f"{', '.join(restored)} regime's start began from that copy (PostgreSQL after a CHECKPOINT, InnoDB "
                 "recovering from its redo log), checked it held the loaded table (row count, sums and a hash of "
                 "the rows equal) and gave its user a fresh password. Each regime's battery so begins from the same "
