@@ -53,4 +53,4 @@ def test_report_answers_from_the_numbers(tiny_run):
     assert "returned the rows of the reference answer" in page and "not independently" in page
     assert "784,337" in page and "55.59 GiB" in page and "more fine-grained than just the year" in page
     names = {p.name for p in tiny_run.figures}
-    assert {"ssb-hot-query-times.png", "ssb-load-seconds.png", "ssb-seed-load-per-vcpu.png"} <= names
+    assert {"ssb-hot-query-times.png", "ssb-load-seconds.png", "ssb-seed-load-cpu-per-row.png"} <= names
