@@ -7,7 +7,7 @@ size function per table, and the rows a query read where the engine reports them
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 

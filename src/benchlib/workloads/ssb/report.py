@@ -413,7 +413,6 @@ class SsbReport(RunReport):
         s = self.sizes[self.sizes["table"] == "lineorder"]
         if s.empty:
             return ""
-        seed = self._seed("ClickHouse", "lineorder_csv_bytes") / self._seed("ClickHouse", "lineorder_bytes_on_disk")
         parts = [f"{engine_title(r.engine)} {r.compression:.2f}x ({r.bytes_per_row:.3g} bytes per row on disk)"
                  for r in s.itertuples() if r.compression == r.compression]
         staged = s["staged_bytes"].iloc[0] / s["rows"].iloc[0]
