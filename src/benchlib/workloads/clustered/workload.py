@@ -367,9 +367,9 @@ def key_lookups(key_rows: int) -> int:
 
 def _key_kind(ctx: StepContext, kind: str, order: str, layout: str) -> None:
     dialect = ctx.state["dialect"]
-    if "key_session" not in ctx.state:
-        ctx.state["key_session"] = ctx.instance.session()
-    session = ctx.state["key_session"]
+    # A session of its own, closed after the variant: one left open would count as another client in
+    # every later sysbench window (PostgreSQL's wait for sysbench's sessions to end would run out).
+    session = ctx.instance.session()
     labels = {"key_kind": kind, "order": order, "layout": layout or dialect.layout, "test": "key-kind"}
     # One table name per variant: a driver's cached prepared plan (psycopg prepares statements it
     # sees repeatedly) must never meet a table whose key type changed.
@@ -379,6 +379,7 @@ def _key_kind(ctx: StepContext, kind: str, order: str, layout: str) -> None:
         _one_key_kind(ctx, session, dialect, table, kind, layout, labels, lookups, random.Random(1))
     finally:
         session.execute(f"drop table if exists {table}")
+        session.close()
 
 
 def _one_key_kind(ctx: StepContext, session, dialect, table, kind, layout, labels, lookups, rng) -> None:
