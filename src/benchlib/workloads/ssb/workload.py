@@ -110,14 +110,12 @@ def _engine(key: str):
 
 @dataclass
 class Staged:
-    """The run's generated tables: a file per table, its rows and bytes, the time to write it,
-    and every query's reference answer."""
+    """The run's generated tables: a file per table, its rows and bytes, and every query's
+    reference answer."""
 
-    folder: Path
     files: dict[str, Path]
     rows: dict[str, int]
     bytes: dict[str, int]
-    seconds: float
     reference: dict[str, Answer]
 
 
@@ -127,6 +125,8 @@ def reference_answers(files: dict[str, Path], queries: list[str]) -> dict[str, A
     BigQuery form."""
     import duckdb
 
+    from ...engines import get_engine
+    from ...engines.clients import SqlSession
     from .dialects import DUCKDB
 
     con = duckdb.connect()
@@ -137,18 +137,10 @@ def reference_answers(files: dict[str, Path], queries: list[str]) -> dict[str, A
                                 for c in schema.columns)
             con.execute(f"create table {TABLE_NAMES[table]} as select * from read_csv('{files[table]}', "
                         f"delim = '{DELIMITER}', header = false, columns = {{{columns}}})")
-        DUCKDB.build_flat(_DuckSession(con))
+        DUCKDB.build_flat(SqlSession(con, get_engine("duckdb").client))
         return {q: Answer.of(con.execute(sql(q, EXTRACT_DATES)).fetchall()) for q in queries}
     finally:
         con.close()
-
-
-class _DuckSession:
-    def __init__(self, con):
-        self.con = con
-
-    def execute(self, statement: str) -> list[tuple]:
-        return self.con.execute(statement).fetchall()
 
 
 class Ssb(Workload):
@@ -181,15 +173,13 @@ class Ssb(Workload):
         scale = ssb.Scale(params.scale_factor)
         folder = Path(tempfile.mkdtemp(prefix="benchlib-ssb-"))
         try:
-            t0 = time.perf_counter()
             files, rows, sizes = {}, {}, {}
             for table in LOAD_ORDER:
                 files[table] = folder / f"{table}.tbl"
                 rows[table] = ssb.write_csv(ssb.generator(table, scale, params.seed).chunks(), files[table],
                                             delimiter=DELIMITER)
                 sizes[table] = files[table].stat().st_size
-            seconds = time.perf_counter() - t0
-            yield Staged(folder, files, rows, sizes, seconds, reference_answers(files, params.queries))
+            yield Staged(files, rows, sizes, reference_answers(files, params.queries))
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
