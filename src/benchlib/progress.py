@@ -37,6 +37,9 @@ from typing import Any, Iterator, TextIO
 PROGRESS_FILE_ENV = "BENCHLIB_PROGRESS_FILE"
 NOTEBOOK_ENV = "BENCHLIB_NOTEBOOK"
 CONSOLE_INTERVAL_S = 5.0  # console line rate when stderr is not a terminal (CI logs, pipes)
+# A step can run for minutes (a load, a sysbench prepare): without a new line a log reader cannot
+# tell it from a hang, so the unchanged line is printed again, with its elapsed time, this often.
+STILL_RUNNING_S = 20.0
 
 
 class Progress:
@@ -185,14 +188,14 @@ def console_line(notebook: str, record: dict | None, elapsed_s: float, now: floa
 
 
 class _Follower(threading.Thread):
-    def __init__(self, path: Path, notebook: str, stream: TextIO, interval: float):
+    def __init__(self, path: Path, notebook: str, stream: TextIO, interval: float, still_running: float):
         super().__init__(name=f"benchlib-progress-{notebook}", daemon=True)
         self.path, self.notebook, self.stream = path, notebook, stream
         try:
             self.tty = stream.isatty()
         except (AttributeError, ValueError):
             self.tty = False
-        self.interval = interval
+        self.interval, self.still_running = interval, still_running
         self.stopping = threading.Event()
         self.started = time.monotonic()
         self.record: dict | None = None
@@ -240,9 +243,11 @@ class _Follower(threading.Thread):
             self._read()
             if self.tty:
                 self._show()  # elapsed and ETA tick every second
-            elif (self._printed_at is None
-                  or (self.record is not self._shown and time.monotonic() - self._printed_at >= self.interval)):
-                self._show()
+            else:
+                since = time.monotonic() - self._printed_at if self._printed_at is not None else None
+                if (since is None or (self.record is not self._shown and since >= self.interval)
+                        or since >= self.still_running):
+                    self._show()
 
     def finish(self) -> None:
         self.stopping.set()
@@ -257,10 +262,11 @@ class _Follower(threading.Thread):
 
 @contextlib.contextmanager
 def follow(path: Path, notebook: str, stream: TextIO | None = None,
-           interval: float = CONSOLE_INTERVAL_S) -> Iterator[None]:
+           interval: float = CONSOLE_INTERVAL_S, still_running: float = STILL_RUNNING_S) -> Iterator[None]:
     """Tail a progress file written by a kernel and keep one console line about it: updated in
-    place on a terminal, otherwise a new line at most every `interval` seconds."""
-    follower = _Follower(Path(path), notebook, stream or sys.stderr, interval)
+    place on a terminal, otherwise a new line at most every `interval` seconds, and the same line
+    again (its elapsed time moved on) after `still_running` seconds without one."""
+    follower = _Follower(Path(path), notebook, stream or sys.stderr, interval, still_running)
     follower.start()
     try:
         yield

@@ -70,6 +70,20 @@ def test_follow_prints_whole_lines_at_most_every_interval_when_not_a_terminal(tm
     assert "\r" not in out.getvalue()
 
 
+def test_follow_repeats_an_unchanged_line_so_a_long_step_is_never_silent(tmp_path):
+    path = tmp_path / "progress.jsonl"
+    out = io.StringIO()
+    with follow(path, "01-x", stream=out, interval=5.0, still_running=1.0):
+        path.write_text(json.dumps({"t": time.time(), "labels": {"phase": "load"}, "done": 0, "total": 2,
+                                    "unit": "phases", "eta_s": None}) + "\n")
+        time.sleep(3.4)  # one step, longer than still_running three times over
+    lines = out.getvalue().splitlines()
+    loads = [line for line in lines if "01-x | load | 0/2 phases" in line]
+    assert len(loads) >= 2, lines  # the same step, printed again while it runs
+    elapsed = [line.split(" | ")[-1] for line in loads]
+    assert len(set(elapsed)) == len(elapsed), elapsed  # each repeat says how long it has run
+
+
 def test_follow_updates_one_line_in_place_on_a_terminal(tmp_path):
     path = tmp_path / "progress.jsonl"
     leader, follower = pty.openpty()
