@@ -221,25 +221,58 @@ def _category_axis(df: pd.DataFrame, x: Sequence[str]):
     return [df[c].astype(str).tolist() for c in x] if len(x) > 1 else df[x[0]].astype(str).tolist()
 
 
+def magnitude_panels(totals: Sequence[float], spread: float = LOG_AXIS_SPREAD) -> list[int]:
+    """A panel number per bar, so that within a panel the tallest bar is at most `spread` times
+    the shortest positive one: bars of different magnitudes each on an axis that shows them, in
+    the order of their size (panel 0 holds the tallest). Bars with no positive value go with the
+    tallest."""
+    values = [float(t) if t == t and t is not None else 0.0 for t in totals]
+    order = sorted((i for i, v in enumerate(values) if v > 0), key=lambda i: -values[i])
+    panel_of = [0] * len(values)
+    panel, top = 0, None
+    for i in order:
+        if top is None:
+            top = values[i]
+        elif values[i] * spread < top:
+            panel, top = panel + 1, values[i]
+        panel_of[i] = panel
+    return panel_of
+
+
 def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tuple[str, str]], title: str,
                  unit: str, name: str, marker: tuple[str, str] | None = None):
     """Bars stacked from `segments` (column -> (legend label, colour)) per row, rows on x by the
     columns `x` (one, or two for nested categories); `marker` (column, label) draws a further
-    value per row as a point, e.g. the wall time beside the CPU stacked under it."""
+    value per row as a point, e.g. the wall time beside the CPU stacked under it. A log axis would
+    misdraw the segments' shares, so when stacks differ beyond LOG_AXIS_SPREAD the small ones get
+    panels of their own (magnitude_panels), each with its own linear axis."""
     import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
 
-    fig = go.Figure()
-    xs = _category_axis(df, x)
-    for column, (label, color) in segments.items():
-        fig.add_bar(x=xs, y=df[column], name=label, marker_color=color,
-                    hovertemplate=f"{label}: %{{y:.4g}} {unit}<extra></extra>")
-    if marker is not None:
-        column, label = marker
-        fig.add_scatter(x=xs, y=df[column], name=label, mode="markers",
-                        marker=dict(symbol="diamond", size=9, color="black"),
-                        hovertemplate=f"{label}: %{{y:.4g}} {unit}<extra></extra>")
-    fig.update_layout(title=title, barmode="stack", yaxis_title=unit, template="plotly_white", height=460,
+    df = df.reset_index(drop=True)
+    totals = df[list(segments)].apply(pd.to_numeric, errors="coerce").fillna(0).clip(lower=0).sum(axis=1)
+    panels = magnitude_panels(totals.tolist())
+    count = max(panels, default=0) + 1
+    fig = make_subplots(rows=count, cols=1, vertical_spacing=0.12 if count > 1 else 0.0) if count > 1 else go.Figure()
+    for panel in range(count):
+        part = df[[p == panel for p in panels]]
+        xs = _category_axis(part, x)
+        cell = dict(row=panel + 1, col=1) if count > 1 else {}
+        for column, (label, color) in segments.items():
+            fig.add_bar(x=xs, y=part[column], name=label, marker_color=color, legendgroup=label,
+                        showlegend=panel == 0, hovertemplate=f"{label}: %{{y:.4g}} {unit}<extra></extra>", **cell)
+        if marker is not None:
+            column, label = marker
+            fig.add_scatter(x=xs, y=part[column], name=label, mode="markers", legendgroup=label,
+                            showlegend=panel == 0, marker=dict(symbol="diamond", size=9, color="black"),
+                            hovertemplate=f"{label}: %{{y:.4g}} {unit}<extra></extra>", **cell)
+    fig.update_layout(title=title, barmode="stack", template="plotly_white", height=460 if count == 1 else 80 + 330 * count,
                       meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90), legend_title="")
+    if count == 1:
+        fig.update_yaxes(title_text=unit)
+    else:
+        for panel in range(count):
+            fig.update_yaxes(title_text=unit if panel == 0 else f"{unit} (own scale)", row=panel + 1, col=1)
     return fig
 
 

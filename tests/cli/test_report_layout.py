@@ -3,57 +3,18 @@ scrolls in its own box instead of widening the page, and a figure whose engines 
 draws every engine's bar. The notebook report goes through the real render path
 (batch.render_html); the site pages through write_folder and write_site_index."""
 import datetime as dt
-import json
-import re
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from benchlib import batch, plots
+from benchlib.batch import layout
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is installed by `make setup`")]
 
-WIDTH = 1280
-
-# Runs in the page once it has loaded and plotly has drawn: the page's width against the
-# window's, and each bar trace's visible heights (a bar on a log axis is drawn from far below the
-# plot area and clipped to it: only the part inside the area counts), written into the DOM for
-# --dump-dom to carry out.
-CHECK_SCRIPT = """
-<pre id="benchlib-check"></pre>
-<script>
-window.addEventListener("load", function () { setTimeout(function () {
-  var bars = {};
-  document.querySelectorAll(".js-plotly-plot").forEach(function (gd) {
-    var area = gd.querySelector(".nsewdrag").getBoundingClientRect();
-    gd.querySelectorAll(".barlayer .trace").forEach(function (trace, i) {
-      bars[gd.data[i].name] = Array.from(trace.querySelectorAll(".point path")).map(function (p) {
-        var r = p.getBoundingClientRect();
-        return Math.max(0, Math.min(r.bottom, area.bottom) - Math.max(r.top, area.top));
-      });
-    });
-  });
-  document.getElementById("benchlib-check").textContent = JSON.stringify({
-    scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, bars: bars});
-}, 1000); });
-</script>
-"""
-
-
-def _page_check(page: Path) -> dict:
-    dom = subprocess.run([
-        "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tempfile.mkdtemp()}", f"--window-size={WIDTH},900", "--virtual-time-budget=5000",
-        "--dump-dom", page.as_uri(),
-    ], check=True, capture_output=True, text=True, timeout=120).stdout
-    match = re.search(r'<pre id="benchlib-check">(.*?)</pre>', dom, re.S)
-    assert match and match[1], "the check script did not run"
-    return json.loads(match[1].replace("&quot;", '"').replace("&amp;", "&"))
+WIDTH = layout.WIDTH
 
 
 def _executed_notebook(path: Path) -> Path:
@@ -90,25 +51,55 @@ def _executed_notebook(path: Path) -> Path:
     ]
     figure = nbformat.v4.new_code_cell("fig.show()")
     figure.outputs = [output(bundle)]
-    check = nbformat.v4.new_code_cell("check")
-    check.outputs = [output({"text/html": CHECK_SCRIPT})]
     nb.cells = [nbformat.v4.new_markdown_cell("# Wide things\n\nDo they fit?\n\n" + markdown_table), tables,
-                figure, check]
+                figure]
     nbformat.write(nb, path)
     return path
 
 
 def test_a_wide_table_scrolls_in_its_box_and_every_engines_bar_is_drawn(tmp_path):
     html = batch.render_html(_executed_notebook(tmp_path / "wide.ipynb"), tmp_path / "wide.html")
-    check = _page_check(html)
-    assert check["innerWidth"] == WIDTH
-    assert check["scrollWidth"] <= WIDTH, f"the page is {check['scrollWidth']} px wide at {WIDTH} px"
-    bars = check["bars"]
-    assert set(bars) == {"PostgreSQL", "MariaDB", "FerretDB (PostgreSQL backend)"}, bars
+    check = layout.check(html)
+    assert check.width == WIDTH
+    assert check.scroll_width <= WIDTH, f"the page is {check.scroll_width} px wide at {WIDTH} px"
+    [figure] = check.figures
+    heights: dict[str, list[float]] = {}
+    for bar in figure["bars"]:
+        heights.setdefault(bar["trace"], []).append(bar["px"])
+    assert set(heights) == {"PostgreSQL", "MariaDB", "FerretDB (PostgreSQL backend)"}, heights
     # Nonzero and more than a hairline: on a linear axis PostgreSQL's select (0.29 s beside
     # FerretDB's 587 s update) would be drawn 0.15 px tall.
-    for engine, heights in bars.items():
-        assert len(heights) == 4 and min(heights) >= 2, (engine, heights)
+    for engine, px in heights.items():
+        assert len(px) == 4 and min(px) >= 2, (engine, px)
+    assert check.problems() == [] and check.summary() == "fits 1280 px; 1 figures, 12 bars, no nonzero bar under 2 px"
+
+
+def test_the_check_names_a_hairline_bar_and_a_page_wider_than_the_window(tmp_path):
+    import nbformat
+    import pandas as pd
+    import plotly.io as pio
+
+    plots.use_report_renderer()
+    df = pd.DataFrame([{"engine": "postgres", "phase": "update", "v": 0.29},
+                       {"engine": "ferretdb", "phase": "update", "v": 587.1}])
+    fig = plots.bars_by_phase(df, "v", title="CPU per phase", unit="CPU s", phases=["update"], log_y=False)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    cell = nbformat.v4.new_code_cell("fig.show()")
+    cell.outputs = [nbformat.v4.new_output("display_data", data=pio.renderers["benchlib"].to_mimebundle(fig.to_dict()))]
+    nb.cells = [cell]
+    nbformat.write(nb, tmp_path / "thin.ipynb")
+    check = layout.check(batch.render_html(tmp_path / "thin.ipynb", tmp_path / "thin.html"))
+    problems = check.problems()
+    assert any("PostgreSQL at update drawn" in p for p in problems), problems
+    assert not any("FerretDB" in p for p in problems), problems
+    assert check.summary().startswith("1 layout problems at 1280 px: thin.html: figure 'CPU per phase'")
+
+
+def test_the_check_names_a_page_wider_than_the_window(tmp_path):
+    page = tmp_path / "wide.html"
+    page.write_text(f'<html><body><div style="width:{WIDTH + 400}px">a fixed-width table</div></body></html>')
+    assert layout.check(page).problems() == [f"wide.html: the page is {WIDTH + 408} px wide in a {WIDTH} px window"]
 
 
 def test_site_pages_keep_long_rows_within_the_page(tmp_path):
@@ -124,9 +115,6 @@ def test_site_pages_keep_long_rows_within_the_page(tmp_path):
     batch.write_folder(folder, "batch", "default", [outcome], dt.datetime.now(dt.timezone.utc))
     index = batch.write_site_index(root)
     for page in (index, folder / "index.html"):
-        text = page.read_text()
         # The site pages carry no script (a test keeps them so): the check runs in a copy.
-        probe = page.with_name(f"probe-{page.name}")
-        probe.write_text(text.replace("</body>", CHECK_SCRIPT + "</body>"))
-        check = _page_check(probe)
-        assert check["scrollWidth"] <= WIDTH, f"{page.name}: {check['scrollWidth']} px wide at {WIDTH} px"
+        check = layout.check(page)
+        assert check.scroll_width <= WIDTH, f"{page.name}: {check.scroll_width} px wide at {WIDTH} px"

@@ -57,6 +57,9 @@ def test_run_and_batch_publish_manifests_and_the_site_index(project):
     assert outcome["ok"] is True and outcome["html"] == "01-tiny.html"
     assert outcome["title"] == "A tiny notebook" and outcome["question"] == "Does the runner work?"
     assert outcome["engines"] == ["sqlite"]
+    # The report as a reader sees it (headless Chromium at 1280 px, make setup installs it).
+    assert outcome["layout_problems"] == [] and outcome["layout"].startswith("fits 1280 px; "), outcome["layout"]
+    assert "report fits 1280 px; " in (run_folder / "summary.txt").read_text()
     (run_id,) = outcome["run_ids"]
     stored = Store(project.data / "results").query("select run_id, status from runs")
     assert stored.to_dict("records") == [{"run_id": run_id, "status": "ok"}]

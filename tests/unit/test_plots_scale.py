@@ -59,3 +59,22 @@ def test_grouped_bars_choose_from_their_groups_within_each_nested_category():
                              name="n")
     assert fig.layout.yaxis.type == "log"
     assert fig.layout.yaxis.title.text == "µs (log scale, 40x spread)"  # tcp / in-process, PostgreSQL driver
+
+
+def test_stacks_of_different_magnitudes_get_panels_of_their_own():
+    # 05's cluster figure: a one-row transaction costs ~1000x a bulk row per row; on one linear
+    # axis the bulk stacks were drawn under 1.5 px.
+    assert plots.magnitude_panels([900.0, 1.2, 850.0, 0.9, float("nan"), 40.0]) == [0, 2, 0, 2, 0, 1]
+    assert plots.magnitude_panels([10.0, 9.0, 0.6]) == [0, 0, 0]  # within 20x: one axis
+    df = pd.DataFrame({"cluster": ["Galera", "Galera", "PG sync", "PG sync"], "cell": ["1/txn", "1000/txn"] * 2,
+                       "entry": [800.0, 0.8, 600.0, 0.7], "others": [300.0, 0.5, 100.0, 0.1],
+                       "single": [500.0, 0.6, 400.0, 0.5]})
+    fig = plots.stacked_bars(df, x=["cluster", "cell"], segments={"entry": ("entry node", "#123456"),
+                                                                   "others": ("other nodes", "#BBBBBB")},
+                             marker=("single", "single node"), title="t", unit="µs/row", name="n")
+    by_axis = {}
+    for trace in fig.data:
+        by_axis.setdefault(trace.yaxis, set()).update(trace.x[1])
+    assert by_axis == {"y": {"1/txn"}, "y2": {"1000/txn"}}
+    assert fig.layout.barmode == "stack" and fig.layout.yaxis2.title.text == "µs/row (own scale)"
+    assert [t.showlegend for t in fig.data] == [True, True, True, False, False, False]  # one legend entry each

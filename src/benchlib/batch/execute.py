@@ -50,6 +50,10 @@ class NotebookOutcome:
     measured_seconds: float | None = None
     worker: str | None = None  # the cluster worker that executed it (None: this host)
     publish_error: str | None = None  # its runs could not be published to the shared store (they stay local)
+    # The HTML report at 1280 px in headless Chromium (batch.layout): what does not fit or cannot
+    # be read, [] when everything does; None: not checked (no report, or no chromium).
+    layout_problems: list[str] | None = None
+    layout: str | None = None  # the check's one-line summary, or why it did not run
 
     @property
     def wall_seconds(self) -> float:
@@ -144,15 +148,32 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
             html_path, render_error = _publish(lambda: render_html(executed, out_dir / f"{name}.html"))
             # Static images are a bonus (the HTML report has the figures): their failure is shown, not fatal.
             figures, figure_error = _publish(lambda: export_figures(executed, out_dir / "figures" / name))
+    layout_problems, layout_summary = check_layout(html_path)
     spec = read_notebook(executed if executed.exists() else notebook)
     outcome = NotebookOutcome(
         name, params_file_name, error is None and render_error is None, seconds, executed, html_path,
         figures or [], error, figure_error, run_ids, spec.title, spec.question, engines_of(run_ids),
         started_at.isoformat(timespec="seconds"), render_error, time.perf_counter() - published,
-        measured_seconds(run_ids))
+        measured_seconds(run_ids), layout_problems=layout_problems, layout=layout_summary)
     if interrupted:
         raise Interrupted(outcome)
     return outcome
+
+
+def check_layout(html: Path | None) -> tuple[list[str] | None, str | None]:
+    """(problems, summary) of the report at 1280 px; (None, why) when it could not be checked. A
+    layout problem is shown in the batch's summary, never a reason to fail the notebook."""
+    from . import layout
+
+    if html is None:
+        return None, None
+    if not layout.available():
+        return None, "layout not checked: chromium is not installed"
+    try:
+        checked = layout.check(html)
+    except layout.LayoutError as exc:
+        return None, f"layout not checked: {exc}"
+    return checked.problems(), checked.summary()
 
 
 def _publish(step):

@@ -52,7 +52,8 @@ def _outcome_line(o: NotebookOutcome) -> str:
     figures = f"{len(o.figures)} figure files" if not o.figure_error else f"figures not exported: {o.figure_error}"
     where = f" on {o.worker}" if o.worker else ""
     published = f"; runs not published: {o.publish_error}" if o.publish_error else ""
-    return f"{o.notebook}: {status} ({o.seconds:.0f} s{where}, {figures}){published}"
+    layout = f"; report {o.layout}" if o.layout else ""
+    return f"{o.notebook}: {status} ({o.seconds:.0f} s{where}, {figures}){published}{layout}"
 
 
 def write_folder(out_dir: Path, kind: str, name: str, outcomes: list[NotebookOutcome], started_at,
