@@ -29,7 +29,7 @@ DEFAULT_THRESHOLD = 0.05  # seed 003's rule, as in notebook 06
 CELL_NEUTRAL_PARAMETERS = frozenset({
     "engines", "tests", "threads", "regimes", "layers", "transports", "contended_modes", "key_kinds", "insert_orders",
     "repetitions", "max_repetitions", "ci_target", "p95_goal_ms", "prices_per_hour", "host_class", "until_p95_goal",
-    "skipped"})
+    "bisect_steps", "skipped"})
 
 PAIRING_RULE = ("each finished run (ok or partial) is compared with the previous finished run of the same series: "
                 "experiment, engine key (a pinned version such as postgres@15 is its own series), phase, labels, "

@@ -42,6 +42,8 @@ class SweepParams(RunParameters):
     p95_goal_ms: float = param(number(above=True), "seed 004's latency goal for price/performance")
     until_p95_goal: bool = param(boolean(), "end each test's thread steps at the first whose p95 is over the goal "
                                             "(the largest threads value is the bound)")
+    bisect_steps: int = param(positive_int(minimum=0, maximum=8), "with until_p95_goal: extra thread counts measured by bisection "
+                                               "between the last step under the goal and the first over it")
     host_class: str = param(one_of([*prices.host_classes(), prices.NO_PRICES]),
                             "prices per engine from data/reference/engine_prices.csv; none prices nothing")
     rand_type: str = param(one_of(sysbench.RAND_TYPES), "sysbench's access distribution (seed 004: uniform)")
@@ -80,6 +82,13 @@ def connection_config(threads: list[int]) -> dict[str, int]:
     return {} if most <= DEFAULT_CONNECTIONS_OK else {"max_connections": most + CONNECTIONS_SPARE}
 
 
+def bisect_threads(under: int, over: int) -> int | None:
+    """The next thread count between a step under the p95 goal and one over it: their geometric
+    mean (thread steps are read on a log scale), or None once no integer lies strictly between."""
+    middle = round((under * over) ** 0.5)
+    return middle if under < middle < over else None
+
+
 def series_ends(p95_ms: float | None, goal_ms: float, threads: int, furthest_before: int) -> bool:
     """Whether a test's thread steps end after this one: its p95 is over the goal, and no earlier
     repetition of this start went further (so every step up to the furthest has each repetition)."""
@@ -115,20 +124,59 @@ class Sweep(Workload):
 
     def measure(self, ctx: StepContext, step: Step) -> str | None:
         params, test, threads = ctx.params, step.data["test"], step.data["threads"]
-        name, options = TESTS[test]
-        common = dict(tables=params.tables, table_size=params.table_size, rand_type=params.rand_type,
-                      options={**table_options(params), **options})
         if step.data["warm_up"]:
             # Caches and buffer pools filled at the middle concurrency; recorded nowhere on purpose.
+            name, _ = TESTS[test]
             sysbench.run(ctx.instance, name, threads=params.threads[len(params.threads) // 2],
-                         seconds=params.warmup_seconds, **common)
-        with ctx.phase(test, labels={"test": test, "threads": threads}) as readings:
-            result, _ = sysbench.run(ctx.instance, name, threads=threads, seconds=params.step_seconds, **common)
-            sysbench.record(readings, result)
+                         seconds=params.warmup_seconds, **_run_options(params, test))
+        p95 = _measure_step(ctx, test, threads)
         furthest = ctx.state.setdefault("furthest_threads", {})
-        ends = series_ends(result.percentile_ms(95), params.p95_goal_ms, threads, furthest.get(test, 0))
+        ends = series_ends(p95, params.p95_goal_ms, threads, furthest.get(test, 0))
         furthest[test] = max(threads, furthest.get(test, 0))
+        under = ctx.state.setdefault("last_under_goal", {})
+        if p95 is not None and p95 <= params.p95_goal_ms:
+            under[test] = threads
+        if params.until_p95_goal and params.bisect_steps:
+            self._bisect(ctx, test, threads, p95, under.get(test))
         return END_SERIES if ends else None
+
+    @staticmethod
+    def _bisect(ctx: StepContext, test: str, threads: int, p95: float | None, last_under: int | None) -> None:
+        """Where the goal binds, between the doubling steps: the first repetition to cross it
+        bisects the bracket (last step under, this step over) up to `bisect_steps` times; later
+        repetitions measure the same thread counts when they reach the same step, so each has its n."""
+        planned = ctx.state.setdefault("bisected", {})
+        if test in planned:
+            points, at = planned[test]
+            if at == threads:
+                for extra in points:
+                    _measure_step(ctx, test, extra)
+            return
+        goal = ctx.params.p95_goal_ms
+        if p95 is None or p95 <= goal or last_under is None:
+            return
+        points, low, high = [], last_under, threads
+        while len(points) < ctx.params.bisect_steps and (middle := bisect_threads(low, high)) is not None:
+            points.append(middle)
+            middle_p95 = _measure_step(ctx, test, middle)
+            if middle_p95 is None:
+                break
+            low, high = (low, middle) if middle_p95 > goal else (middle, high)
+        planned[test] = (points, threads)
+
+
+def _run_options(params: SweepParams, test: str) -> dict[str, Any]:
+    return dict(tables=params.tables, table_size=params.table_size, rand_type=params.rand_type,
+                options={**table_options(params), **TESTS[test][1]})
+
+
+def _measure_step(ctx: StepContext, test: str, threads: int) -> float | None:
+    """One measured window of `test` at `threads`; its p95 in ms (None without a histogram)."""
+    with ctx.phase(test, labels={"test": test, "threads": threads}) as readings:
+        result, _ = sysbench.run(ctx.instance, TESTS[test][0], threads=threads, seconds=ctx.params.step_seconds,
+                                 **_run_options(ctx.params, test))
+        sysbench.record(readings, result)
+    return result.percentile_ms(95)
 
 
 def table_options(params: SweepParams) -> dict[str, str]:
