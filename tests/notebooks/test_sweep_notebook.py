@@ -17,10 +17,14 @@ def test_report_states_prices_goal_and_table_options(tiny_run, run_ids_in):
     assert (params["host_class"], params["create_secondary"], params["auto_inc"]) == ("aws-us-east-1-2vcpu", False,
                                                                                       False)
     page = tiny_run.html.read_text()
-    assert "declared list prices, not measured on this host" in page
-    assert "DB instance hours only" in page  # what the price includes
+    assert "declared, list price as of 2024-06, not verified here" in page
+    assert "same kind of offering (self-managed instance)" in page and "EC2 instance hours only" in page
     # The price rows' sources whole, not cut at pandas' 50 characters.
-    assert "Amazon RDS for PostgreSQL on-demand price list; declared by hand, not fetched from this host" in page
+    assert "Amazon EC2 on-demand price list; declared by hand, not fetched from this host" in page
+    # The knee's rule, what n = 2 cannot tell apart, and seed 004's settings beside this run's.
+    assert "throughput gain per doubling of threads was at least 10%" in page
+    assert "Nothing in this report is coloured" in page
+    assert "seed 004 (its text)" in page and "--rand-seed=1234567" in page
     # Up to 4 threads on loopback the 60 ms goal cannot bind: the table and the text say so.
     assert "peak TPS: the goal never bound up to 4 threads" in page
     assert "The p95 goal of 60 ms never bound for " in page and "PostgreSQL oltp_point_select (p95 at most" in page

@@ -1,15 +1,18 @@
 """The concurrency sweep's arithmetic with known answers, seed 004's published price/performance
 recomputed, and its parameters rejected before anything starts."""
+import dataclasses
+import math
+
 import pandas as pd
 import pytest
 
 from benchlib import results, sysbench
 from benchlib.errors import ParameterError
 from benchlib.workloads.sweep import analysis, prices, validate_parameters
-from benchlib.workloads.sweep.workload import connection_config, series_ends, table_options
+from benchlib.workloads.sweep.workload import bisect_threads, connection_config, series_ends, table_options
 
 GOOD = dict(engines=["postgres"], tests=["oltp_point_select"], threads=[1, 2], step_seconds=1, warmup_seconds=0,
-            tables=1, table_size=100, repetitions=1, p95_goal_ms=60, until_p95_goal=True,
+            tables=1, table_size=100, repetitions=1, p95_goal_ms=60, until_p95_goal=True, bisect_steps=2,
             host_class="aws-us-east-1-2vcpu", max_settle_seconds=0, rand_type="uniform", engine_cpus=0,
             create_secondary=False, auto_inc=False,
             max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0)
@@ -20,11 +23,28 @@ def _summary(engine, rows):
                           "engine_cpu_ms_per_txn": 1.0, "client_cpu_ms_per_txn": 0.5} for t, tps, p95 in rows])
 
 
-def test_knee_is_the_best_throughput_within_twice_the_lightest_p95():
+def test_knee_is_the_last_step_gaining_at_least_ten_percent_per_doubling():
+    # Gains per doubling: 90%, 58%, then 6.7% (under 10%): the knee is 4 threads, whatever p95 did.
     s = _summary("postgres", [(1, 100, 1.0), (2, 190, 1.2), (4, 300, 1.9), (8, 320, 2.5), (16, 330, 9.0)])
     k = analysis.knee(s).iloc[0]
-    assert (k["knee_threads"], k["knee_tps"], k["p95_limit_ms"]) == (4, 300, 2.0)
+    assert (k["knee_threads"], k["knee_tps"]) == (4, 300)
+    assert k["gain_after_knee"] == pytest.approx(320 / 300 - 1)
     assert (k["peak_threads"], k["peak_tps"]) == (16, 330)
+
+
+def test_a_bisected_step_is_judged_per_doubling_not_per_step():
+    # 16 -> 24 threads gains 8% (under 10% as a raw step) but 14% per doubling: the knee goes on to 24.
+    s = _summary("mysql", [(8, 500, 1.0), (16, 1000, 2.0), (24, 1080, 3.0), (32, 1090, 4.0)])
+    assert analysis.gain_per_doubling(1000, 1080, 16, 24) == pytest.approx(1.08 ** (1 / math.log2(1.5)) - 1)
+    assert analysis.knee(s).iloc[0]["knee_threads"] == 24
+    assert analysis.knee(s, min_gain=0.15).iloc[0]["knee_threads"] == 16
+    assert math.isnan(analysis.gain_per_doubling(0, 100, 1, 2))
+
+
+def test_bisection_picks_the_geometric_middle_until_no_thread_count_is_left():
+    assert [bisect_threads(32, 64), bisect_threads(16, 32), bisect_threads(45, 64), bisect_threads(64, 128)] == \
+        [45, 23, 54, 91]
+    assert bisect_threads(2, 3) is None and bisect_threads(4, 5) is None
 
 
 def test_price_performance_uses_the_best_step_under_the_goal():
@@ -32,7 +52,8 @@ def test_price_performance_uses_the_best_step_under_the_goal():
     p = analysis.price_performance(s, 60.0, {"postgres": 0.72}).iloc[0]
     assert p["max_tps_under_goal"] == 180 and p["threads"] == 2
     assert p["ops_per_day"] == 180 * 86_400
-    assert p["usd_per_million_txn"] == pytest.approx(0.72 / (180 * 3600) * 1e6)
+    # Seed 004's month: the hourly price x 730 h over the operations of 30 days.
+    assert p["usd_per_million_txn"] == pytest.approx(0.72 * 730 / (180 * 86_400 * 30) * 1e6)
     assert p["cpu_s_per_million_txn"] == pytest.approx(1.5e3)
 
 
@@ -46,6 +67,10 @@ def test_seed_004_cost_per_operation_is_reproduced_from_its_inputs():
     for row in ref.itertuples():
         ours = analysis.cost_per_operation(row.monthly_usd, row.published_max_tps_under_60ms)
         assert ours == pytest.approx(row.published_cost_per_operation_usd, rel=1e-9)
+        # The monthly totals are the hourly prices x 730 h, so the hourly price alone gives the same cost.
+        assert row.monthly_usd == pytest.approx(row.hourly_usd * analysis.HOURS_PER_MONTH, abs=0.005)
+        hourly = analysis.cost_per_operation(row.hourly_usd * analysis.HOURS_PER_MONTH, row.published_max_tps_under_60ms)
+        assert hourly == pytest.approx(row.published_cost_per_operation_usd, rel=1e-6)
     # ... and its 355.66% difference between the two.
     costs = ref.set_index("system")["published_cost_per_operation_usd"]
     assert costs["cockroachdb"] / costs["xpand"] - 1 == pytest.approx(2.5566, abs=1e-4)
@@ -67,7 +92,8 @@ def test_seed_004_reference_curves_are_complete():
     ("tests", [], "tests must be a non-empty list"),
     ("p95_goal_ms", 0, "p95_goal_ms must be a number > 0, got 0"),
     ("host_class", "aws-nowhere", "host_class must be one of seed004-aws-us-west-2-3x16vcpu, aws-us-east-1-2vcpu, "
-                                  "none, got 'aws-nowhere'"),
+                                  "aws-us-east-1-2vcpu-rds, none, got 'aws-nowhere'"),
+    ("bisect_steps", -1, "bisect_steps must be an integer >= 0 and <= 8, got -1"),
     ("host_class", "seed004-aws-us-west-2-3x16vcpu", "host_class 'seed004-aws-us-west-2-3x16vcpu' has no price for "
                                                      "postgres in data/reference/engine_prices.csv"),
     ("until_p95_goal", "yes", "until_p95_goal must be"),
@@ -133,25 +159,43 @@ def test_missing_price_row_fails_before_docker_is_asked():
 
 def test_prices_are_per_engine_with_what_they_include_and_where_from():
     rows = prices.for_host("aws-us-east-1-2vcpu", ["postgres", "mysql@9", "mariadb", "mariadb-myrocks"])
-    assert {k: p.usd_per_hour for k, p in rows.items()} == {"postgres": 0.178, "mysql@9": 0.171, "mariadb": 0.171,
+    assert {k: p.usd_per_hour for k, p in rows.items()} == {"postgres": 0.096, "mysql@9": 0.096, "mariadb": 0.096,
                                                             "mariadb-myrocks": 0.096}
-    assert {p.basis for p in rows.values()} == {"declared"}
+    managed = prices.for_host("aws-us-east-1-2vcpu-rds", ["postgres", "mysql", "mariadb"])
+    assert {k: p.usd_per_hour for k, p in managed.items()} == {"postgres": 0.178, "mysql": 0.171, "mariadb": 0.171}
+    assert {p.basis for p in [*rows.values(), *managed.values()]} == {"declared"}
     assert all(p.includes and p.source and p.as_of and p.instance for p in rows.values())
+    assert rows["postgres"].basis_text == "declared, list price as of 2024-06, not verified here"
     # Seed 004's own rows are its published hourly prices, unchanged.
     seed = results.reference("seed004_prices").set_index("system")["hourly_usd"].to_dict()
     published = prices.for_host("seed004-aws-us-west-2-3x16vcpu", ["cockroachdb", "xpand"])
     assert {k: p.usd_per_hour for k, p in published.items()} == seed
     assert {p.basis for p in published.values()} == {"published"}
     assert prices.for_host("none", ["postgres"]) == {}
+    # No managed service offers MyRocks: the managed class does not price it as something else.
+    with pytest.raises(ParameterError, match="has no price for mariadb-myrocks"):
+        prices.for_host("aws-us-east-1-2vcpu-rds", ["postgres", "mariadb-myrocks"])
+
+
+def test_every_host_class_prices_one_kind_of_offering(monkeypatch):
+    # A ranking compares engines bought the same way: never a managed hour against a bare instance's.
+    for host_class in prices.host_classes():
+        assert len({p.offering for p in prices.table() if p.host_class == host_class}) == 1, host_class
+    rds = prices.for_host("aws-us-east-1-2vcpu-rds", ["postgres"])["postgres"]
+    mixed = (rds, dataclasses.replace(rds, engine="mariadb-myrocks", offering="self-managed instance"))
+    monkeypatch.setattr(prices, "table", lambda: mixed)
+    with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu-rds' in data/reference/engine_prices"
+                                             ".csv mixes offerings \\(managed service, self-managed instance\\)"):
+        prices.for_host("aws-us-east-1-2vcpu-rds", ["postgres"])
 
 
 def test_usd_per_transaction_follows_each_engines_price():
     # The same throughput on two engines costs what their hourly prices say, not one constant.
-    s = pd.concat([_summary("postgres", [(8, 9_000, 1.1)]), _summary("mariadb-myrocks", [(8, 9_000, 1.1)])])
-    rates = {k: p.usd_per_hour for k, p in prices.for_host("aws-us-east-1-2vcpu", ["postgres", "mariadb-myrocks"]).items()}
+    s = pd.concat([_summary("postgres", [(8, 9_000, 1.1)]), _summary("mysql", [(8, 9_000, 1.1)])])
+    rates = {k: p.usd_per_hour for k, p in prices.for_host("aws-us-east-1-2vcpu-rds", ["postgres", "mysql"]).items()}
     p = analysis.price_performance(s, 60.0, rates).set_index("engine")["usd_per_million_txn"]
-    assert p["postgres"] == pytest.approx(0.178 / (9_000 * 3600) * 1e6)
-    assert p["postgres"] / p["mariadb-myrocks"] == pytest.approx(0.178 / 0.096)
+    assert p["postgres"] == pytest.approx(0.178 * 730 / (9_000 * 86_400 * 30) * 1e6)
+    assert p["postgres"] / p["mysql"] == pytest.approx(0.178 / 0.171)
 
 
 def test_a_series_ends_past_the_goal_but_not_before_an_earlier_repetitions_furthest_step():
@@ -209,7 +253,34 @@ def test_the_price_table_names_a_peak_as_a_peak_where_the_goal_never_bound():
 def test_the_report_says_the_price_is_declared_and_what_it_includes():
     report = _report(_summary("mariadb-myrocks", [(1, 100, 10.0)]))
     sentence = report.price_sentence()
-    assert "declared list prices, not measured on this host" in sentence
-    assert "no managed service offers MyRocks" in sentence and "EC2 instance hours only" in sentence
+    assert "as the same kind of offering (self-managed instance)" in sentence
+    assert "declared, list price as of 2024-06, not verified here" in sentence and "EC2 instance hours only" in sentence
+    assert "x 730 h a month" in sentence
     assert "`--create_secondary=false --auto_inc=false` (seed 004's options for oltp_point_select)" in \
         report.table_options_sentence()
+
+
+def test_two_repetitions_claim_nothing_within_their_wide_cis():
+    report = _report(_summary("postgres", [(1, 100, 10.0)]).assign(n=2))
+    sentence = report.noise_sentence()
+    assert "n = 2" in sentence and "t = 12.7" in sentence and "Nothing in this report is coloured" in sentence
+    assert "t = 4.3" in _report(_summary("postgres", [(1, 100, 10.0)]).assign(n=3)).noise_sentence()
+    assert "knee" in report.knee_rule_sentence() and "at least 10%" in report.knee_rule_sentence()
+
+
+def test_seed_004_settings_not_reproduced_are_stated_beside_this_runs():
+    summary = _summary("postgres", [(2, 100, 10.0), (45, 300, 50.0), (64, 310, 70.0)])
+    report = _report(summary, threads=(2, 32, 64))
+    report.info.update(cpu_cores=2)
+    report.info["parameters"].update(tables=1, table_size=100_000, step_seconds=2, warmup_seconds=2,
+                                     max_settle_seconds=0.5, rand_type="uniform", repetitions=2,
+                                     tests=["oltp_point_select"])
+    table = report.seed_settings_table().data.set_index("setting")
+    assert table.loc["data"].tolist() == ["--tables=10 --table-size=1000000", "--tables=1 --table-size=100000"]
+    assert table.loc["threads", "seed 004 (its text)"] == "8 16 32 64 128 256 512 1024"
+    assert table.loc["threads", "this run"].startswith("2 32 64, bisected where the goal bound: 45")
+    assert "--rand-seed=1234567" in table.loc["random seed", "seed 004 (its text)"]
+    assert "sysbench's default, 10 s" in table.loc["step length", "seed 004 (its text)"]
+    assert "730 h" in table.loc["price arithmetic", "seed 004 (its text)"]
+    assert table.loc["step length", "this run"] == "2 s per step after a 2 s warm-up per test"
+    assert table.loc["repetitions"].tolist() == ["one run per step", "at least 2 per step, 95% CIs given"]

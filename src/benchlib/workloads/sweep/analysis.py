@@ -3,13 +3,15 @@ per-step figures, the useful-capacity knee, and price/performance."""
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 
 from ... import results
 
-KNEE_FACTOR = 2.0  # p95 may grow to this multiple of the lightest step's p95 before capacity ends
-SECONDS_PER_MONTH = 86_400 * 30  # seed 004's month
+KNEE_MIN_GAIN = 0.10  # the knee: the last step whose throughput gain per doubling of threads was >= this
+SECONDS_PER_MONTH = 86_400 * 30  # seed 004's month of operations (86,400 s x 30)
+HOURS_PER_MONTH = 730  # seed 004's monthly prices: $11.43/h -> $8,343.90, $13.2509/h -> $9,673.157
 
 
 def steps(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -55,18 +57,35 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
     return out.reset_index()
 
 
-def knee(summary: pd.DataFrame, factor: float = KNEE_FACTOR) -> pd.DataFrame:
-    """Useful capacity per engine and test: of the steps whose p95 is at most `factor` times the
-    p95 of the lightest step, the one with the highest throughput."""
+def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN) -> pd.DataFrame:
+    """Useful capacity per engine and test, by the diminishing-returns rule: walking up the thread
+    steps, the knee is the last step reached while each step's throughput gain, normalised to a
+    doubling of threads, was at least `min_gain` (10%: doubling the clients bought at least a
+    tenth more throughput). Steps that are not doublings (bisected ones) are normalised as
+    (TPS ratio) ** (1 / log2(threads ratio)) - 1."""
     rows = []
     for (engine, test), df in summary.sort_values("threads").groupby(["engine", "test"], sort=False):
-        limit = factor * df["latency_p95"].iloc[0]
-        ok = df[df["latency_p95"] <= limit]
-        best = ok.loc[ok["tps"].idxmax()] if not ok.empty else df.iloc[0]
+        threads, tps = df["threads"].to_numpy(), df["tps"].to_numpy()
+        at = 0
+        for i in range(1, len(df)):
+            if not gain_per_doubling(tps[i - 1], tps[i], threads[i - 1], threads[i]) >= min_gain:  # NaN ends it too
+                break
+            at = i
+        best = df.iloc[at]
+        next_gain = (gain_per_doubling(tps[at], tps[at + 1], threads[at], threads[at + 1])
+                     if at + 1 < len(df) else float("nan"))
         rows.append({"engine": engine, "test": test, "knee_threads": int(best["threads"]), "knee_tps": best["tps"],
-                     "knee_p95_ms": best["latency_p95"], "p95_limit_ms": limit,
+                     "knee_p95_ms": best["latency_p95"], "gain_after_knee": next_gain,
                      "peak_tps": df["tps"].max(), "peak_threads": int(df.loc[df["tps"].idxmax(), "threads"])})
     return pd.DataFrame(rows)
+
+
+def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, threads_after: int) -> float:
+    """The throughput gain between two thread steps as if the threads had doubled: 0.25 is 25% more
+    TPS per doubling. NaN where a throughput is missing or not positive."""
+    if not (tps_before > 0 and tps_after > 0) or threads_after <= threads_before:
+        return float("nan")
+    return (tps_after / tps_before) ** (1 / math.log2(threads_after / threads_before)) - 1
 
 
 def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour: dict[str, float]) -> pd.DataFrame:
@@ -92,7 +111,7 @@ def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour
             "max_tps_under_goal": tps,
             "p95_ms": best["latency_p95"], "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,
             "usd_per_hour": price,
-            "usd_per_million_txn": cost_per_operation(price * 24 * 30, tps) * 1e6 if price else float("nan"),
+            "usd_per_million_txn": cost_per_operation(price * HOURS_PER_MONTH, tps) * 1e6 if price else float("nan"),
             "cpu_s_per_million_txn": cpu_per_txn_s * 1e6,
         })
     return pd.DataFrame(rows)

@@ -21,10 +21,18 @@ class Price:
     engine: str
     usd_per_hour: float
     basis: str  # "published" (by a seed) or "declared" (typed in from a price list, not measured)
+    offering: str  # what is bought ("managed service", "self-managed instance"): one kind per host class
     instance: str
     includes: str
     source: str
     as_of: str
+
+    @property
+    def basis_text(self) -> str:
+        """How far the price can be trusted, in the words every report uses."""
+        if self.basis == "declared":
+            return f"declared, list price as of {self.as_of}, not verified here"
+        return f"{self.basis} by seed 004, as of {self.as_of}"
 
 
 @lru_cache(maxsize=1)
@@ -52,6 +60,12 @@ def for_host(host_class: str, engines: list[str]) -> dict[str, Price]:
     if host_class not in known:
         raise ParameterError(f"host_class must be one of {', '.join([*known, NO_PRICES])}, got {host_class!r}")
     rows = {p.engine: p for p in table() if p.host_class == host_class}
+    offerings = sorted({p.offering for p in rows.values()})
+    if len(offerings) > 1:
+        # Engines ranked by price/performance must be bought the same way: a managed service's
+        # hour against a bare instance's would rank the offerings, not the engines.
+        raise ParameterError(f"host_class {host_class!r} in data/reference/{TABLE}.csv mixes offerings "
+                             f"({', '.join(offerings)}): a host class must price one kind")
     missing = [k for k in engines if price_key(k) not in rows]
     if missing:
         raise ParameterError(f"host_class {host_class!r} has no price for {', '.join(missing)} in "

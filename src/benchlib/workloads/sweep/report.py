@@ -42,7 +42,8 @@ class SweepReport(RunReport):
         return pd.DataFrame({
             "engine": [engine_title(e) for e in k["engine"]], "test": k["test"],
             "useful capacity (threads)": k["knee_threads"], "TPS there": k["knee_tps"].map(fmt),
-            "p95 there (ms)": k["knee_p95_ms"].map(fmt), "p95 limit (ms)": k["p95_limit_ms"].map(fmt),
+            "p95 there (ms)": k["knee_p95_ms"].map(fmt),
+            "TPS gain per doubling after it": [fmt(g * 100, "%", 2) for g in k["gain_after_knee"]],
             "peak TPS": k["peak_tps"].map(fmt), "at threads": k["peak_threads"],
         }).style.hide(axis="index")
 
@@ -68,8 +69,9 @@ class SweepReport(RunReport):
                                             f"parameters: {self.prices or 'none'})"]})
         # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
         return pd.DataFrame([{"engine": engine_title(k), "host class": p.host_class, "USD per hour": p.usd_per_hour,
-                              "basis": p.basis, "instance": p.instance, "includes": p.includes, "source": p.source,
-                              "as of": p.as_of} for k, p in self.price_rows.items()]).style.hide(axis="index")
+                              "basis": p.basis_text, "offering": p.offering, "instance": p.instance,
+                              "includes": p.includes, "source": p.source}
+                             for k, p in self.price_rows.items()]).style.hide(axis="index")
 
     def price_sentence(self) -> str:
         """What the prices are: declared or published, per engine, and what they include."""
@@ -78,13 +80,14 @@ class SweepReport(RunReport):
             return "Price/performance: " + (f"at the hourly rates given as parameters ({given})." if self.prices else
                                             "no prices (host_class none): only CPU-seconds per million transactions, "
                                             "which travel between hosts.")
-        basis = sorted({p.basis for p in self.price_rows.values()})
-        per_engine = "; ".join(f"{engine_title(k)} ${p.usd_per_hour:g}/h, {p.instance} ({p.includes}; {p.basis}, "
-                               f"as of {p.as_of})" for k, p in self.price_rows.items())
-        return (f"Price/performance on host class `{self.host_class}`: the hourly prices are "
-                f"{' and '.join(basis)} list prices, not measured on this host: {per_engine}. USD per million "
-                "transactions is that price over the throughput priced, as if this host's throughput ran on that "
-                "instance.")
+        offering = next(iter(self.price_rows.values())).offering  # one per host class (prices.for_host)
+        per_engine = "; ".join(f"{engine_title(k)} ${p.usd_per_hour:g}/h, {p.instance} ({p.includes}; "
+                               f"{p.basis_text})" for k, p in self.price_rows.items())
+        return (f"Price/performance on host class `{self.host_class}`: every engine is priced as the same kind of "
+                f"offering ({offering}), so the ranking compares engines, not ways of buying them; the hourly prices "
+                f"are not measured on this host: {per_engine}. USD per million transactions is that price x "
+                f"{analysis.HOURS_PER_MONTH} h a month (seed 004's month) over 30 days of the throughput priced, as "
+                "if this host's throughput ran on that instance.")
 
     def reference_price_table(self) -> pd.DataFrame:
         """Seed 004's price/performance, recomputed from its own inputs with this notebook's
@@ -167,6 +170,69 @@ class SweepReport(RunReport):
                            "would be needed to find one).")
         return lines
 
+    def knee_rule_sentence(self) -> str:
+        return (f"Useful capacity (the knee), per engine and test: walking up the thread steps, the last step reached "
+                f"while every step's throughput gain per doubling of threads was at least "
+                f"{analysis.KNEE_MIN_GAIN:.0%} (a step that is not a doubling is normalised: (TPS ratio) ^ (1 / "
+                "log2 of the threads ratio) - 1). This is the usual diminishing-returns reading of a scalability "
+                "curve, not seed 004's (it read the knee off the latency chart by eye); the knee table gives the "
+                "gain of the step after the knee.")
+
+    def noise_sentence(self) -> str:
+        """What the repetitions can and cannot tell apart: with n = 2 the CI's t is 12.7."""
+        n = int(self.summary["n"].min()) if len(self.summary) else 0
+        if n < 2:
+            return "Each step ran once: no CI, and no difference between steps or engines is claimed beyond the numbers."
+        t = results.t_quantile_975(n - 1)
+        text = (f"Steps have at least n = {n} repetitions: their 95% CIs use Student's t = {t:.3g}")
+        if n == 2:
+            return (text + ", so they are wide and say little. Nothing in this report is coloured, and no difference "
+                    "between engines or steps within the CIs is claimed: the knees and the prices are read from the "
+                    "means, and two engines whose CIs overlap are not ranked by them.")
+        return text + "; differences within the CIs are not claimed."
+
+    def seed_settings_table(self):
+        """Seed 004's settings, in the seed's own words, beside this run's: what was reproduced and what not."""
+        threads = self.param("threads") or []
+        ran = sorted(set(int(t) for t in self.summary["threads"]))
+        bisected = sorted(set(ran) - set(threads))
+        tables, size = self.param("tables") or 1, self.param("table_size") or 0
+        rows = [
+            ("systems", "CockroachDB 21.2.5 (3 nodes) and SkySQL Xpand 6.0.2 (3 nodes, 3 replicas), both managed "
+                        "cloud services, AWS us-west-2",
+             ", ".join(engine_title(e) for e in dict.fromkeys(self.summary["engine"])) + ": one single-node "
+             "container each, no replication"),
+            ("hardware", "3 x 16 vCPU / 64 GiB per system, 900 GiB EBS, 13500 IOPS; driver 32 vCPU, 128 GB",
+             f"one host of {self.info['cpu_cores']} cores shared by the engine and sysbench"),
+            ("client", "sysbench 1.1.0-b73ae9a over the network with TLS (--mysql-ssl-ca, --pgsql-sslmode=verify-ca)",
+             "Debian's sysbench 1.0.20 on loopback (127.0.0.1), TLS not set"),
+            ("tests", "oltp_point_select; oltp_read_write --point-selects=9 --range-selects=false --index-updates=0 "
+                      "--non-index-updates=1 --delete-inserts=0",
+             ", ".join(self.param("tests") or []) + " (the 90:10 mix with the seed's options)"),
+            ("table options", "--create_secondary=false --auto_inc=false (point select)",
+             f"--create_secondary={str(bool(self.param('create_secondary'))).lower()} "
+             f"--auto_inc={str(bool(self.param('auto_inc'))).lower()} (every test)"),
+            ("data", "--tables=10 --table-size=1000000", f"--tables={tables} --table-size={size}"),
+            ("threads", "8 16 32 64 128 256 512 1024",
+             " ".join(map(str, threads)) + (f", bisected where the goal bound: {' '.join(map(str, bisected))}"
+                                            if bisected else "") + "; each test stopped past the goal"),
+            ("step length", "read/write --time=300; point select gives no --time (sysbench's default, 10 s)",
+             f"{self.param('step_seconds')} s per step after a {self.param('warmup_seconds')} s warm-up per test"),
+            ("between steps", "sleep 60", f"a settle window of at most {self.param('max_settle_seconds')} s"),
+            ("access distribution", "--rand-type=uniform (read/write); point select gives none",
+             f"--rand-type={self.param('rand_type') or 'special (not set)'} on every step"),
+            ("random seed", "--rand-seed=1234567 (read/write)", "not set (sysbench's default)"),
+            ("repetitions", "one run per step", f"at least {self.param('repetitions')} per step, 95% CIs given"),
+            ("latency goal", "p95 above 60ms is unacceptable", f"p95 goal {fmt(self.goal_ms)} ms"),
+            ("prices", "console prices of the two clusters: $11.43/h and $13.2509/h (estimated total)",
+             f"host class {self.host_class or 'none'}: declared list prices, not verified here"),
+            ("price arithmetic", "monthly total = hourly x 730 h ($8,343.90, $9,673.157); cost per operation = "
+                                 "monthly total / (max TPS under 60 ms x 86,400 x 30)",
+             f"the same: hourly x {analysis.HOURS_PER_MONTH} h over the operations of 30 days"),
+        ]
+        # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
+        return pd.DataFrame(rows, columns=["setting", "seed 004 (its text)", "this run"]).style.hide(axis="index")
+
     def sweep_rule_sentence(self) -> str:
         """How far each test's thread steps went, as the run was asked to."""
         threads = self.param("threads") or []
@@ -175,7 +241,11 @@ class SweepReport(RunReport):
         return (f"Thread steps: {', '.join(map(str, threads))}; each test's steps ended, per repetition, after the "
                 f"first whose p95 was over the {fmt(self.goal_ms)} ms goal (but never before the furthest step an "
                 f"earlier repetition of the same start ran), else at the bound of {max(threads or [0])} threads. A "
-                "step run by fewer repetitions has n below the others in the step table.")
+                "step run by fewer repetitions has n below the others in the step table."
+                + (f" Where a test first crossed the goal, up to {self.param('bisect_steps')} thread count(s) between "
+                   "the last step under it and the first over it were bisected (geometric mean, then the half that "
+                   "still holds the crossing) by the first repetition to cross, and measured again by the later "
+                   "ones, so the throughput priced is read where the goal binds." if self.param("bisect_steps") else ""))
 
     def table_options_sentence(self) -> str:
         """Seed 004's point-select options, as this run created its tables."""
@@ -194,15 +264,16 @@ class SweepReport(RunReport):
 
     def caveats(self, extra=()) -> str:
         notes = [
-            f"Useful capacity rule: of the steps whose p95 is at most {analysis.KNEE_FACTOR:g}x the p95 at the lowest "
-            "concurrency, the one with the highest throughput.",
+            self.knee_rule_sentence(),
+            self.noise_sentence(),
             f"Throughput priced: the highest with p95 under {fmt(self.goal_ms)} ms where a step went over the goal, "
             "else the peak of the steps run (the price table says which). " + self.price_sentence(),
             self.sweep_rule_sentence(),
             self.table_options_sentence(),
             "Seed 004 measured 3-node cloud clusters (48 vCPUs each side) driven from a 32-vCPU client, 300 s per "
-            "step, one run per step; absolute figures cannot travel to this host, so its curves are drawn "
-            "normalised to each system's peak.",
+            "read/write step (its point-select command sets no --time: sysbench's default, 10 s), one run per step; "
+            "absolute figures cannot travel to this host, so its curves are drawn normalised to each system's peak; "
+            "the table of seed 004's settings gives every one not reproduced here.",
             f"Steps: {self.param('step_seconds')} s each after a {self.param('warmup_seconds')} s warm-up, "
             f"{self.param('tables')} table(s) x {self.param('table_size'):,} rows, at least "
             f"{self.param('repetitions')} repetition(s) per step (up to {self.param('max_repetitions') or '-'} while "
