@@ -69,7 +69,8 @@ def test_seed_004_cost_per_operation_is_reproduced_from_its_inputs():
         assert ours == pytest.approx(row.published_cost_per_operation_usd, rel=1e-9)
         # The monthly totals are the hourly prices x 730 h, so the hourly price alone gives the same cost.
         assert row.monthly_usd == pytest.approx(row.hourly_usd * analysis.HOURS_PER_MONTH, abs=0.005)
-        hourly = analysis.cost_per_operation(row.hourly_usd * analysis.HOURS_PER_MONTH, row.published_max_tps_under_60ms)
+        monthly = row.hourly_usd * analysis.HOURS_PER_MONTH
+        hourly = analysis.cost_per_operation(monthly, row.published_max_tps_under_60ms)
         assert hourly == pytest.approx(row.published_cost_per_operation_usd, rel=1e-6)
     # ... and its 355.66% difference between the two.
     costs = ref.set_index("system")["published_cost_per_operation_usd"]

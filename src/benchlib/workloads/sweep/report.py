@@ -182,7 +182,8 @@ class SweepReport(RunReport):
         """What the repetitions can and cannot tell apart: with n = 2 the CI's t is 12.7."""
         n = int(self.summary["n"].min()) if len(self.summary) else 0
         if n < 2:
-            return "Each step ran once: no CI, and no difference between steps or engines is claimed beyond the numbers."
+            return ("Each step ran once: no CI, and no difference between steps or engines is claimed beyond the "
+                    "numbers.")
         t = results.t_quantile_975(n - 1)
         text = (f"Steps have at least n = {n} repetitions: their 95% CIs use Student's t = {t:.3g}")
         if n == 2:
@@ -245,7 +246,8 @@ class SweepReport(RunReport):
                 + (f" Where a test first crossed the goal, up to {self.param('bisect_steps')} thread count(s) between "
                    "the last step under it and the first over it were bisected (geometric mean, then the half that "
                    "still holds the crossing) by the first repetition to cross, and measured again by the later "
-                   "ones, so the throughput priced is read where the goal binds." if self.param("bisect_steps") else ""))
+                   "ones, so the throughput priced is read where the goal binds."
+                   if self.param("bisect_steps") else ""))
 
     def table_options_sentence(self) -> str:
         """Seed 004's point-select options, as this run created its tables."""

@@ -42,8 +42,9 @@ class SweepParams(RunParameters):
     p95_goal_ms: float = param(number(above=True), "seed 004's latency goal for price/performance")
     until_p95_goal: bool = param(boolean(), "end each test's thread steps at the first whose p95 is over the goal "
                                             "(the largest threads value is the bound)")
-    bisect_steps: int = param(positive_int(minimum=0, maximum=8), "with until_p95_goal: extra thread counts measured by bisection "
-                                               "between the last step under the goal and the first over it")
+    bisect_steps: int = param(positive_int(minimum=0, maximum=8),
+                              "with until_p95_goal: extra thread counts measured by bisection between the last step "
+                              "under the goal and the first over it")
     host_class: str = param(one_of([*prices.host_classes(), prices.NO_PRICES]),
                             "prices per engine from data/reference/engine_prices.csv; none prices nothing")
     rand_type: str = param(one_of(sysbench.RAND_TYPES), "sysbench's access distribution (seed 004: uniform)")
