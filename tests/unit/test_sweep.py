@@ -247,8 +247,16 @@ def test_the_price_table_names_a_peak_as_a_peak_where_the_goal_never_bound():
     lines = report._goal_lines()
     assert lines[0].startswith("**PostgreSQL, mix:** the p95 goal of 60 ms bound at 256 threads (mean p95 170 ms): "
                                "the highest throughput within it, 2,400 TPS at 64 threads")
+    # 2,400 TPS at 64 threads is also the peak of every step: the goal bound, but changed nothing priced.
+    assert "it is the peak of every step run" in lines[0] and "did not change the throughput priced" in lines[0]
     assert "never bound for PostgreSQL t" in lines[-1] and "the sweep's bound at 256 threads" in lines[-1]
     assert "peak TPS of the steps run" in lines[-1]
+
+
+def test_a_goal_that_cuts_the_curve_before_its_peak_is_not_called_idle():
+    mix = _summary("postgres", [(1, 700, 1.9), (8, 2_300, 30.0), (64, 2_500, 70.0)])
+    line = _report(mix)._goal_lines()[0]
+    assert "2,300 TPS at 8 threads" in line and "did not change" not in line
 
 
 def test_the_report_says_the_price_is_declared_and_what_it_includes():

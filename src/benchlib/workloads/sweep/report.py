@@ -132,9 +132,12 @@ class SweepReport(RunReport):
                                & (self.summary["threads"] == k.knee_threads)].iloc[0]
             client = row["client_cpu_ms_per_txn"]
             share = client / (client + row["engine_cpu_ms_per_txn"]) if client == client else float("nan")
+            lowest = int(self.summary[(self.summary["engine"] == k.engine)
+                                      & (self.summary["test"] == k.test)]["threads"].min())
+            at_edge = "; the lowest step run, so capacity may end at fewer threads" if k.knee_threads == lowest else ""
             lines.append(
                 f"**{engine_title(k.engine)}, {k.test}:** useful capacity at {k.knee_threads} threads "
-                f"({fmt(k.knee_tps)} TPS, p95 {fmt(k.knee_p95_ms)} ms); peak {fmt(k.peak_tps)} TPS at "
+                f"({fmt(k.knee_tps)} TPS, p95 {fmt(k.knee_p95_ms)} ms{at_edge}); peak {fmt(k.peak_tps)} TPS at "
                 f"{k.peak_threads} threads. There a transaction costs the engine {fmt(row['engine_cpu_ms_per_txn'])} "
                 f"ms of CPU and sysbench {fmt(client)} ms ({fmt(share * 100, '%', 2)} of the pair), and the host's "
                 f"CPU is {fmt(row['host_cpu_util'] * 100, '%', 2)} busy.")
@@ -161,6 +164,10 @@ class SweepReport(RunReport):
             within = (f"the highest throughput within it, {fmt(under['tps'].max())} TPS at {best_threads} "
                       f"thread{'s' if best_threads != 1 else ''}, is what the price table prices"
                       if not under.empty else "no step met it, so nothing is priced")
+            if not under.empty and under["tps"].max() >= df["tps"].max():
+                # The goal only matters where it cuts the curve before its peak.
+                within += (", and it is the peak of every step run: throughput had peaked well before p95 reached "
+                           "the goal, so the goal did not change the throughput priced")
             lines.append(f"**{engine_title(engine)}, {test}:** the p95 goal of {fmt(self.goal_ms)} ms bound at "
                          f"{int(first['threads'])} threads (mean p95 {fmt(first['latency_p95'])} ms): {within}.")
         if unbound:
