@@ -359,18 +359,21 @@ class _Driver:
         step-major) each step's repetitions back to back in the order of the steps."""
         calibrated: set[int] = set()
         ended: dict[int, set[str]] = {r: set() for r in repetitions}
-        order = list(dict.fromkeys(step for r in repetitions for step in self.plan.steps[ctx.start][r]))
-        for step in order:
-            for repetition in repetitions:
-                if step not in self.plan.steps[ctx.start][repetition]:
-                    continue
-                if repetition not in calibrated:
-                    # Once per repetition, on the engine's CPUs: how fast the host itself was just then.
-                    on_engine_cpus = ctx.instance.scope.containers
-                    ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
-                                        repetition=repetition, warmup=repetition == 0)
-                    calibrated.add(repetition)
-                self._step(ctx, step, repetition, ended[repetition])
+        if len(repetitions) == 1:  # one repetition: its list as it is, a step repeated in it included
+            runs = [(step, repetitions[0]) for step in self.plan.steps[ctx.start][repetitions[0]]]
+        else:
+            order: list[Step] = []  # by equality: a step's data need not be hashable
+            for r in repetitions:
+                order += [step for step in self.plan.steps[ctx.start][r] if step not in order]
+            runs = [(step, r) for step in order for r in repetitions if step in self.plan.steps[ctx.start][r]]
+        for step, repetition in runs:
+            if repetition not in calibrated:
+                # Once per repetition, on the engine's CPUs: how fast the host itself was just then.
+                on_engine_cpus = ctx.instance.scope.containers
+                ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
+                                    repetition=repetition, warmup=repetition == 0)
+                calibrated.add(repetition)
+            self._step(ctx, step, repetition, ended[repetition])
 
     def _step(self, ctx: StartContext, step: Step, repetition: int, ended: set[str]) -> None:
         if step.series is not None and step.series in ended:
