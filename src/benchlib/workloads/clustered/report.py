@@ -413,9 +413,10 @@ class ClusteredReport(RunReport):
             "and a finding says faster or slower, only where the ratio differs from 1 by more than 5% and Welch's "
             "test over the repetitions (on the log scale, results.contrast) says the difference is beyond noise; "
             "the findings give the ratio's 95% CI."
-            + (f" Before the first test of each group (reads, writes, insert and delete), {p('warmup_seconds')} s "
-               "of that test fill the caches as it fills them: stored as a warm-up window (measured, outside every "
-               "figure); each later test begins in the caches its predecessor's uniform accesses filled."
+            + (f" Before the first read test (and the first read after the writes), {p('warmup_seconds')} s of "
+               "that test fill the caches as it fills them: stored as a warm-up window (measured, outside every "
+               "figure); every other test begins in the caches its predecessor's uniform accesses to the same rows "
+               "filled."
                if p("warmup_seconds") else ""),
             "MySQL runs with performance_schema=OFF in both regimes (with it MySQL 9 does not start under a "
             "256 MiB memory limit); MariaDB has it off by default. Both run with innodb_log_buffer_size=16M, "

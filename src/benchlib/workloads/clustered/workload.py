@@ -278,13 +278,15 @@ def read_settings(session, dialect: ClusteredDialect) -> str:
 
 
 def warms_up(params: ClusteredParams, step: str) -> bool:
-    """A warm-up window before the first test of each group (reads, writes, insert/delete) in the
-    first repetition: a test's repetitions run back to back, so each later test begins in the
-    caches the one before it filled with the same uniform accesses; only a group's first test meets
-    caches of another kind of work (the load's, the reads')."""
-    seen: set[tuple[str, bool]] = set()
+    """A warm-up window before the first test of each group of reads (before the writes, and
+    after them) in the first repetition: there the caches hold other work's pages (the load's, or
+    none after a restore; the writes'). Every other test's repetitions run right after another
+    test's windows of the same uniform accesses over the same rows, in caches they filled."""
+    seen: set[bool] = set()
     for test, name in params.battery():
-        group = (TESTS[test][2], name.endswith(".pre"))
+        if TESTS[test][2] != "read":
+            continue
+        group = name.endswith(".pre")
         if group not in seen:
             seen.add(group)
             if name == step:
@@ -305,7 +307,7 @@ def _battery_test(ctx: StepContext, test: str, step: str) -> None:
     # settle window charges its own purge and flushing to it before the next test begins.
     settle = group != "read"
     if params.warmup_seconds and ctx.repetition == 1 and warms_up(params, step):
-        # Caches filled as the test itself fills them before its group's first window. Stored as a
+        # Caches filled as the test itself fills them before its read group's first window. Stored as a
         # warm-up window: measured, outside every figure, so its time is not lost to the harness.
         with ctx.phase(step, labels=labels, settle=False, warmup=True) as readings:
             result, _ = sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.warmup_seconds,
