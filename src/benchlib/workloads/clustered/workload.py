@@ -278,19 +278,19 @@ def read_settings(session, dialect: ClusteredDialect) -> str:
 
 
 def warms_up(params: ClusteredParams, step: str) -> bool:
-    """A warm-up window in the first repetition before the first test of each group of reads
-    (before the writes, and after them) and before the first write: there the caches and logs meet
-    another kind of work (the load's pages, or none after a restore; the first writes after the
-    checkpoint log full pages). Every other test's repetitions run right after another test's
-    windows of the same kind, uniform over the same rows."""
-    seen: set[tuple[bool, bool]] = set()
+    """A warm-up window before the first test of each group of reads (before the writes, and
+    after them) in the first repetition: there the caches hold other work's pages (the load's, or
+    none after a restore; the writes'). Every other test's repetitions run right after another
+    test's windows of the same uniform accesses over the same rows, in caches they filled."""
+    seen: set[bool] = set()
     for test, name in params.battery():
-        group = (TESTS[test][2] == "read", name.endswith(".pre"))
-        if group[0] or not any(not g[0] for g in seen):
-            if group not in seen:
-                seen.add(group)
-                if name == step:
-                    return True
+        if TESTS[test][2] != "read":
+            continue
+        group = name.endswith(".pre")
+        if group not in seen:
+            seen.add(group)
+            if name == step:
+                return True
     return False
 
 
@@ -307,7 +307,7 @@ def _battery_test(ctx: StepContext, test: str, step: str) -> None:
     # settle window charges its own purge and flushing to it before the next test begins.
     settle = group != "read"
     if params.warmup_seconds and ctx.repetition == 1 and warms_up(params, step):
-        # Caches filled as the test itself fills them before its group's first window. Stored as a
+        # Caches filled as the test itself fills them before its read group's first window. Stored as a
         # warm-up window: measured, outside every figure, so its time is not lost to the harness.
         with ctx.phase(step, labels=labels, settle=False, warmup=True) as readings:
             result, _ = sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.warmup_seconds,
