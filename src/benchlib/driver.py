@@ -21,7 +21,9 @@ Two shapes of repetition:
   repetition-major, so drift over time spreads evenly over engines, and the start's own state is
   part of what repeats;
 - otherwise (sysbench sweeps and batteries, client layers) one start per engine holds every
-  repetition of its steps: its prepared data is reused, and repetitions stop per start.
+  repetition of its steps: its prepared data is reused, and repetitions stop per start. With
+  `repeat_each_step` its base repetitions run step-major (each step's back to back), so a step
+  that changes the data never comes between two repetitions of an earlier step.
 
 Data prepared on one start can serve a later one (another regime of the same engine): the first
 start puts its data directory on a volume (`EngineStart.data_volume`) and a step snapshots it
@@ -169,6 +171,10 @@ class Workload:
     desc: str = ""
     unit: str = "steps"
     fresh_start_per_repetition = True
+    # With one start holding every repetition: run each step's repetitions back to back (step-major)
+    # instead of the whole list once per repetition, so that every repetition of a step meets the
+    # state the earlier steps left (a read test before the writes sees the loaded table each time).
+    repeat_each_step = False
     baseline_name = "idle"
     precision_per: str | None = None  # a reading dividing a window's cost (sysbench: "transactions")
     precision_floor = PRECISION_FLOOR_SECONDS
@@ -305,8 +311,14 @@ class _Driver:
                 baseline_repetition = repetitions[0] if fixed else max(1, repetitions[0])
                 with progress.step(**self._labels(start, baseline_repetition), phase=self.workload.baseline_name):
                     self.baseline(ctx, baseline_repetition)
-                for repetition in repetitions:
-                    self.steps(ctx, repetition)
+                # Step-major: the base repetitions of each step back to back, then (adaptive) one more
+                # round of every step at a time; else repetition-major, one round after another.
+                rounds = ([[r for r in repetitions if r <= self.params.repetitions]]
+                          + [[r] for r in repetitions if r > self.params.repetitions]) \
+                    if self.workload.repeat_each_step else [[r] for r in repetitions]
+                for held in (r for r in rounds if r):
+                    self.steps(ctx, held)
+                    repetition = held[-1]
                     if not fixed and repetition >= self.params.repetitions:
                         done, verdict = self.precision(repetition, instance_id=meter.instance_id, start=start,
                                                        measured_in=repetition)
@@ -342,27 +354,41 @@ class _Driver:
         ctx.meter.baseline(seconds, action=self.workload.idle_action(ctx, seconds), name=self.workload.baseline_name,
                            repetition=repetition, warmup=repetition == 0, quiet_wait=quiet_wait)
 
-    def steps(self, ctx: StartContext, repetition: int) -> None:
-        warmup = repetition == 0
-        # Once per repetition, on the engine's CPUs: how fast the host itself was just then.
-        on_engine_cpus = ctx.instance.scope.containers
-        ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
-                            repetition=repetition, warmup=warmup)
+    def steps(self, ctx: StartContext, repetitions: list[int]) -> None:
+        """The steps of `repetitions` on this start: one repetition's steps in order, or (several,
+        step-major) each step's repetitions back to back in the order of the steps."""
+        calibrated: set[int] = set()
+        ended: dict[int, set[str]] = {r: set() for r in repetitions}
+        if len(repetitions) == 1:  # one repetition: its list as it is, a step repeated in it included
+            runs = [(step, repetitions[0]) for step in self.plan.steps[ctx.start][repetitions[0]]]
+        else:
+            order: list[Step] = []  # by equality: a step's data need not be hashable
+            for r in repetitions:
+                order += [step for step in self.plan.steps[ctx.start][r] if step not in order]
+            runs = [(step, r) for step in order for r in repetitions if step in self.plan.steps[ctx.start][r]]
+        for step, repetition in runs:
+            if repetition not in calibrated:
+                # Once per repetition, on the engine's CPUs: how fast the host itself was just then.
+                on_engine_cpus = ctx.instance.scope.containers
+                ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
+                                    repetition=repetition, warmup=repetition == 0)
+                calibrated.add(repetition)
+            self._step(ctx, step, repetition, ended[repetition])
+
+    def _step(self, ctx: StartContext, step: Step, repetition: int, ended: set[str]) -> None:
+        if step.series is not None and step.series in ended:
+            self.progress.skip(1)
+            return
         step_ctx = StepContext(ctx.run, ctx.instance, ctx.meter, ctx.params, ctx.start, ctx.state, ctx.snapshots,
-                               ctx.restored, ctx.shared, repetition=repetition, warmup=warmup)
-        ended: set[str] = set()
-        for step in self.plan.steps[ctx.start][repetition]:
-            if step.series is not None and step.series in ended:
-                self.progress.skip(1)
-                continue
-            with self.progress.step(**self._labels(ctx.start, repetition), phase=step.name):
-                try:
-                    if self.workload.measure(step_ctx, step) == END_SERIES and step.series is not None:
-                        ended.add(step.series)
-                except Exception as exc:
-                    self.run.record_failure(f"{ctx.start.name} {step.name} {_repetition_text(repetition)}", exc)
-                    if step.ends_start and not isinstance(exc, step.survives):
-                        raise _StartAbandoned() from exc
+                               ctx.restored, ctx.shared, repetition=repetition, warmup=repetition == 0)
+        with self.progress.step(**self._labels(ctx.start, repetition), phase=step.name):
+            try:
+                if self.workload.measure(step_ctx, step) == END_SERIES and step.series is not None:
+                    ended.add(step.series)
+            except Exception as exc:
+                self.run.record_failure(f"{ctx.start.name} {step.name} {_repetition_text(repetition)}", exc)
+                if step.ends_start and not isinstance(exc, step.survives):
+                    raise _StartAbandoned() from exc
 
     def precision(self, repetitions: int, *, instance_id: str | None = None, start: EngineStart | None = None,
                   measured_in: int | None = None) -> tuple[bool, str]:

@@ -172,7 +172,11 @@ def test_per_operation_figures_and_ratios_have_known_answers():
     assert r[("points-covered-pk.pre", "r/o")] == pytest.approx(0.1 / 3)
     assert r[("points-covered-pk.pre", "rKB/o")] == pytest.approx(0.8 / 48)
     assert r[("update-inlist", "QPS")] == pytest.approx(0.5)
-    assert r[("update-inlist", "r/o")] == 1.0  # neither read: equal, not unknown
+    # Neither read from storage (both below the floor): n/a with its reason, never a ratio of near-zeros.
+    ratios = analysis.ratios(steps, "mysql").set_index(["step", "column"])
+    assert pd.isna(ratios.loc[("update-inlist", "r/o"), "ratio"]) and pd.isna(r[("update-inlist", "rKB/o")])
+    assert ratios.loc[("update-inlist", "r/o"), "verdict"] == "floor"
+    assert "below 0.01 storage reads per operation" in analysis.VERDICTS["floor"]
     table = analysis.spreadsheet(analysis.ratios(steps, "mysql"), "io-bound", list(steps["step"]))
     assert table.loc["geometric mean", ("postgres", "QPS")] == pytest.approx((17 * 0.5) ** 0.5)
     # One repetition: no noise estimate, so a 17x ratio is "untested", never coloured.
@@ -221,7 +225,7 @@ def test_the_spreadsheet_colours_follow_the_verdicts():
     qps = [i for i, c in enumerate(styled.data.columns) if c[1] == "QPS"][0]
     colour = {row: "; ".join(f"{k}: {v}" for k, v in ctx.get((row, qps), [])) for row in range(3)}
     assert colour == {0: GOOD, 1: "", 2: ""}  # beyond noise; within noise; the geometric mean
-    assert report.ratios["verdict"].isin(["better", "noise", "same", "n/a", "worse"]).all()
+    assert report.ratios["verdict"].isin(["better", "noise", "same", "n/a", "worse", "floor"]).all()
     assert "beyond noise (3 repetitions per test" in html
 
 
@@ -346,3 +350,101 @@ def test_a_run_of_the_key_kind_part_alone_has_an_empty_battery_with_every_column
     report = object.__new__(ClusteredReport)
     report.steps = steps
     report.step_table()  # the key-kinds set rendered this table and failed on main's columns
+
+
+def test_a_storage_ratio_of_two_near_zeros_is_na_but_one_side_reading_is_a_ratio():
+    """The last default run's cached point queries read 0.0001 storage reads per operation in
+    both engines: their ratio (0.3x, 4x ...) meant nothing and was printed; now n/a. Where one
+    engine reads above the floor the ratio stands."""
+    rows = []
+    rows += _rows("mysql", "cached", "points-covered-pk.pre", 10000, 10000, 0.1, 0, 1 * 16384)
+    rows += _rows("postgres", "cached", "points-covered-pk.pre", 10000, 10000, 0.1, 0, 3 * 8192)
+    rows += _rows("mysql", "cached", "update-inlist", 1000, 1000, 0.1, 0, 200 * 16384)
+    rows += _rows("postgres", "cached", "update-inlist", 1000, 1000, 0.1, 0, 3 * 8192)
+    r = analysis.ratios(analysis.steps(pd.DataFrame(rows)), "mysql").set_index(["step", "column"])
+    assert r.loc[("points-covered-pk.pre", "r/o"), "verdict"] == "floor"
+    assert pd.isna(r.loc[("points-covered-pk.pre", "rKB/o"), "ratio"])
+    assert r.loc[("points-covered-pk.pre", "QPS"), "ratio"] == pytest.approx(1.0)  # only storage columns
+    assert r.loc[("update-inlist", "r/o"), "ratio"] == pytest.approx(0.003 / 0.2)
+
+
+def test_the_not_covered_tests_have_no_seed_figure_to_compare_with():
+    """Seed 003 gives the not-covered tests no row and no figure (its sentence is about read-only
+    tests as a class): the direction table says so instead of a MySQL win it never measured."""
+    from benchlib.workloads.clustered.report import NO_SEED_FIGURE, ClusteredReport
+
+    report = object.__new__(ClusteredReport)
+    report.battery_engines, report.base, report.regimes = ["postgres", "mysql"], "mysql", ["io-bound"]
+    report.ratios = pd.DataFrame([{"regime": "io-bound", "engine": "postgres", "step": s, "column": "QPS",
+                                   "ratio": 2.0, "verdict": "better"}
+                                  for s in ("points-covered-pk.pre", "points-notcovered-pk.pre")])
+    table = report.reference_table().set_index("step")
+    for step in ("points-notcovered-pk.pre", "range-notcovered-pk", "points-notcovered-pk"):
+        assert table.loc[step, "seed 003 winner"] == NO_SEED_FIGURE
+        assert table.loc[step, "seed 003 QPS PG/MySQL"] == NO_SEED_FIGURE
+        assert table.loc[step, "io-bound: same winner?"] == NO_SEED_FIGURE
+    assert table.loc["points-covered-pk.pre", "seed 003 winner"] == "PostgreSQL"
+    assert table.loc["points-covered-pk.pre", "io-bound: same winner?"] == "yes"
+
+
+def _settings_rows(engine, settings):
+    labels = json.dumps({"regime": "cached", "test": "insert", "step": "insert", "settings": settings})
+    return {"engine": engine, "labels": labels, "phase": "insert", "repetition": 1, "window": "phase",
+            "metric": "tps", "value": 1.0, "scope": "client"}
+
+
+def test_the_change_buffer_and_binary_log_sentences_use_what_the_servers_said():
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = object.__new__(ClusteredReport)
+    report.battery_engines = ["postgres", "mysql"]
+    report.measurements = pd.DataFrame([_settings_rows("mysql", "innodb_change_buffering=all")])
+    assert "MySQL innodb_change_buffering=all" in report.change_buffer_note()
+    assert "MySQL buffered them, as in the seed" in report.change_buffer_note()
+    report.measurements = pd.DataFrame([_settings_rows("mysql", "innodb_change_buffering=none")])
+    assert "MySQL buffered no secondary-index change" in report.change_buffer_note()
+    report.measurements = pd.DataFrame([_settings_rows("mysql", "")])
+    assert "is unknown" in report.change_buffer_note()
+    report.durability = lambda: {
+        "postgres": "synchronous_commit=on, fsync=on, full_page_writes=on, wal_sync_method=fdatasync",
+        "mysql": "innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1, innodb_doublewrite=ON"}
+    note = report.write_durability_note()
+    assert "PostgreSQL (synchronous_commit=on" in note and "a commit waits for its log on disk" in note
+    assert "also writes a binary log, synced at every commit (sync_binlog=1" in note
+    report.durability = lambda: {"mysql": "innodb_flush_log_at_trx_commit=2, log_bin=0, sync_binlog=1"}
+    note = report.write_durability_note()
+    assert "does not wait for its log on disk" in note and "binary log" not in note.split("Seed 003")[0]
+
+
+def test_the_io_bound_caches_and_the_key_kind_size_are_stated_from_the_run():
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = object.__new__(ClusteredReport)
+    report.battery_engines, report.regimes = ["postgres", "mysql"], ["cached", "io-bound"]
+    report.param = {"io_bound_memory_limit_mb": 256, "io_bound_buffer_pool_mb": 16, "cached_buffer_pool_mb": 1024}.get
+    report.steps = pd.DataFrame([{"engine": e, "step": "points-covered-pk.pre", "data_bytes": mib * 2 ** 20}
+                                 for e, mib in (("postgres", 520), ("mysql", 560))])
+    report.durability = lambda: {"mysql": "innodb_flush_method=O_DIRECT", "postgres": "fsync=on"}
+    note = report.io_fairness_note()
+    assert "MySQL (innodb_flush_method=o_direct) caches 560 MiB of data in its 16 MiB buffer pool only" in note
+    assert "PostgreSQL caches 520 MiB of data in its 16 MiB of shared buffers and in the OS page cache" in note
+    assert "up to 16x InnoDB's" in note
+    report.keys = pd.DataFrame([{"engine": "mysql", "regime": "cached", "bytes_per_row": 100.0, "rows": 20000}])
+    note = report.key_kind_note()
+    assert "20,000 rows per table" in note and "cannot show at this size" in note and "--set key-kinds" in note
+    report.keys = pd.DataFrame([{"engine": "mysql", "regime": "io-bound", "bytes_per_row": 150.0, "rows": 600000}])
+    assert "Large enough" in report.key_kind_note()
+
+
+def test_warm_up_only_before_each_read_groups_first_test_and_settings_are_read_not_assumed():
+    from benchlib.workloads.clustered.workload import read_settings, warms_up
+    from benchlib.workloads.clustered.dialects import MYSQL
+
+    p = validate_parameters({**GOOD, "tests": list(TESTS), "reads_after_writes": True})
+    warm = [name for _, name in p.battery() if warms_up(p, name)]
+    assert warm == ["points-covered-pk.pre", "points-covered-pk"]
+
+    class Removed:  # a server without the setting (MariaDB 11 removed the change buffer)
+        def execute(self, query):
+            raise RuntimeError(f"Unknown system variable in {query}")
+    assert read_settings(Removed(), MYSQL) == "innodb_change_buffering=not a setting of this server (RuntimeError)"

@@ -263,3 +263,21 @@ def test_a_step_that_ends_its_series_skips_the_series_rest_only(store, tmp_path,
     assert ran.to_dict() == {1: {"a1", "a2", "b1", "b2", "b3"}, 2: {"a1", "a2", "b1", "b2", "b3"}}
     last = json.loads(events.read_text().splitlines()[-1])
     assert last["done"] == last["total"] == 1 + 2 * 6  # the skipped steps still count as done
+
+
+class StepMajorInOneStart(TinyInOneStart):
+    repeat_each_step = True
+
+
+@pytest.mark.parametrize("workload, expected", [
+    (TinyInOneStart(), [("insert", 1), ("count", 1), ("insert", 2), ("count", 2)]),
+    (StepMajorInOneStart(), [("insert", 1), ("insert", 2), ("count", 1), ("count", 2)]),
+])
+def test_step_major_repetitions_run_each_steps_repetitions_back_to_back(store, workload, expected):
+    # Step-major: no later step (a write) comes between two repetitions of an earlier one (a read),
+    # and each repetition still has its own calibration window.
+    result = _run(workload, store, engines=["sqlite"], repetitions=2, max_repetitions=2)
+    df = results.measurements(result.run_id, store)
+    windows = df[(df["window"] == "phase")].drop_duplicates(["phase", "repetition"]).sort_values("started_at")
+    assert list(zip(windows["phase"], windows["repetition"])) == expected
+    assert sorted(set(df[df["window"] == "calibration"]["repetition"])) == [1, 2]

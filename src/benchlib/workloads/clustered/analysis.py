@@ -19,6 +19,10 @@ RATIO_COLUMNS = (("QPS", "ops_per_s", True), ("cpu/o", "cpu_us_per_op", False), 
                  ("rKB/o", "storage_kb_per_op", False))
 THRESHOLD = 0.05  # seed 003 highlights changes beyond ~5%
 STORAGE_REACHED = 0.5  # storage reads per operation above which a point query went to storage
+# Below this many storage reads per operation (one in a hundred operations) in both engines, a
+# storage ratio (r/o, rKB/o) divides two near-zeros (a cached test's stray reads): shown as n/a.
+STORAGE_FLOOR = 0.01
+STORAGE_COLUMNS = ("r/o", "rKB/o")
 # Per-step figures averaged over repetitions (means, with the spread of the ratio figures).
 FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
            "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
@@ -121,13 +125,29 @@ def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD) -> 
         for engine in [e for e in dict.fromkeys(df["engine"]) if e != base]:
             e = df[df["engine"] == engine].set_index("step")
             for step in [s for s in b.index if s in e.index]:
+                floor = below_storage_floor(b.loc[step]) and below_storage_floor(e.loc[step])
                 for column, figure, _ in RATIO_COLUMNS:
+                    if floor and column in STORAGE_COLUMNS:
+                        rows.append({"regime": regime, "engine": engine, "base": base, "step": step,
+                                     "column": column, "ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan,
+                                     "beyond_noise": None, "verdict": "floor"})
+                        continue
                     rows.append({"regime": regime, "engine": engine, "base": base, "step": step, "column": column,
                                  **_contrast(b.loc[step], e.loc[step], figure, threshold)})
     out = pd.DataFrame(rows, columns=RATIO_FIELDS)
-    out["verdict"] = [verdict(c, r, noise, threshold) for c, r, noise in
-                      zip(out["column"], out["ratio"], out["beyond_noise"])]
+    out["verdict"] = [v if v == "floor" else verdict(c, r, noise, threshold) for c, r, noise, v in
+                      zip(out["column"], out["ratio"], out["beyond_noise"], out["verdict"])]
     return out
+
+
+def below_storage_floor(step: pd.Series) -> bool:
+    """Fewer than STORAGE_FLOOR storage reads per operation (in the engine's pages; in 16 KiB
+    units where the engine has no fixed page): a storage ratio against it means nothing."""
+    reads = step.get("storage_reads_per_op", np.nan)
+    if not pd.notna(reads):
+        kb = step.get("storage_kb_per_op", np.nan)
+        reads = kb / 16 if pd.notna(kb) else np.nan
+    return bool(pd.notna(reads) and reads < STORAGE_FLOOR)
 
 
 def _contrast(base: pd.Series, other: pd.Series, figure: str, threshold: float) -> dict:
@@ -169,7 +189,8 @@ def spreadsheet(ratio_rows: pd.DataFrame, regime: str, steps_order: list[str], v
 
 
 VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": "within noise",
-            "untested": "one repetition: noise unknown", "n/a": "n/a"}
+            "untested": "one repetition: noise unknown", "n/a": "n/a",
+            "floor": f"n/a: both engines below {STORAGE_FLOOR} storage reads per operation"}
 
 
 def verdict(column: str, ratio: float, beyond_noise: bool | None = None, threshold: float = THRESHOLD) -> str:
@@ -186,6 +207,19 @@ def verdict(column: str, ratio: float, beyond_noise: bool | None = None, thresho
     if not beyond_noise:
         return "noise"
     return "better" if (ratio > 1) == higher_better else "worse"
+
+
+def start_settings(measurements: pd.DataFrame) -> dict[str, dict[str, str]]:
+    """Per engine, the server settings its starts read (the battery windows' `settings` label,
+    "name=value, ..."), every distinct value of a setting joined by " / "."""
+    out: dict[str, dict[str, list[str]]] = {}
+    m = measurements[measurements["labels"].str.contains('"settings"', na=False)].drop_duplicates(["engine", "labels"])
+    for engine, labels in zip(m["engine"], m["labels"]):
+        for pair in str(json.loads(labels).get("settings", "")).split(", "):
+            name, eq, value = pair.partition("=")
+            if eq and value not in out.setdefault(engine, {}).setdefault(name, []):
+                out[engine][name].append(value)
+    return {e: {k: " / ".join(v) for k, v in found.items()} for e, found in out.items()}
 
 
 def key_kinds(measurements: pd.DataFrame) -> pd.DataFrame:

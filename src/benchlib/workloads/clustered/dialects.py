@@ -43,6 +43,8 @@ class ClusteredDialect:
     # a regime that begins from a snapshot checks it found the table as loaded.
     fingerprint: str | None = None
     counters: tuple[Counter, ...] = ()
+    # (name, query) of server settings the report's sentences rest on, read at each start.
+    settings: tuple[tuple[str, str], ...] = ()
     # Other client sessions still open: the battery waits for them to end before reading counters
     # that a backend publishes only as it exits (PostgreSQL's cumulative statistics).
     other_sessions: str | None = None
@@ -139,6 +141,8 @@ MYSQL = ClusteredDialect(
     fingerprint="select count(*), coalesce(sum(id), 0), coalesce(sum(k), 0), coalesce(sum(crc32(concat(c, pad))), 0) "
                 "from sbtest1",
     counters=_INNODB_COUNTERS,
+    # Seed 003's reason for InnoDB's insert advantage; MySQL 8.4+ default to none, MariaDB 11 removed it.
+    settings=(("innodb_change_buffering", "select @@innodb_change_buffering"),),
     key_types={"bigint": "bigint", "uuidv4": "binary(16)", "uuidv7": "binary(16)", "uuidv1": "binary(16)"},
     analyze=lambda table: (f"analyze table {table}",),
     sizes=_mysql_sizes,
@@ -151,6 +155,7 @@ MYROCKS = replace(
     buffer_setting=lambda mb: {"rocksdb_block_cache_size": mb * 2 ** 20},
     buffer_query="select @@rocksdb_block_cache_size",
     page_query=None,  # blocks are compressed and variable: storage reads are shown in KB only
+    settings=(),  # no change buffer: MyRocks is no InnoDB
     counters=(
         Counter("engine_reads", "blocks", "rocksdb_block_cache_miss", _status("rocksdb_block_cache_miss")),
         Counter("engine_read_bytes", "bytes", "MyRocks counts no bytes read from storage", None),

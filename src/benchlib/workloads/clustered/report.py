@@ -14,6 +14,7 @@ from .dialects import dialect_for
 from .workload import TESTS
 
 GOOD, BAD = "background-color: #c6efce", "background-color: #ffc7ce"  # seed 003 marks cells beyond ~5%
+NO_SEED_FIGURE = "no seed figure"
 
 
 def _layout(key: str) -> str:
@@ -69,7 +70,9 @@ class ClusteredReport(RunReport):
         colours = verdicts.map(lambda v: {"better": GOOD, "worse": BAD}.get(v, ""))
         return (table.style.apply(lambda _: colours, axis=None).format("{:.2f}", na_rep="n/a")
                 .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}; coloured where > 5% and beyond "
-                             f"noise ({self.repetition_text()})"))
+                             f"noise ({self.repetition_text()}); r/o and rKB/o are n/a where both engines read "
+                             f"below {analysis.STORAGE_FLOOR} storage reads per operation (a ratio of two "
+                             "near-zeros)"))
 
     def repetition_text(self) -> str:
         n = self.steps.loc[self.steps["step"] != "load", "n"]
@@ -135,6 +138,96 @@ class ClusteredReport(RunReport):
         first = s.drop_duplicates("engine")
         return dict(zip(first["engine"], first["data_bytes"] / 2 ** 20))
 
+    # -- settings read from the servers -----------------------------------------------------------------
+    def change_buffer_note(self) -> str:
+        """Seed 003's explanation of InnoDB's insert advantage against what each InnoDB start read."""
+        found = {e: v["innodb_change_buffering"] for e, v in analysis.start_settings(self.measurements).items()
+                 if "innodb_change_buffering" in v}
+        text = ("Seed 003 explains InnoDB's insert advantage by its change buffer (secondary-index changes merged "
+                "later). ")
+        if not found:
+            return text + "This run read no innodb_change_buffering setting from a server, so whether it buffered is unknown."
+        off = [e for e, v in found.items() if v.lower() in ("none", "0") or v.startswith("not a setting")]
+        on = [e for e in found if e not in off]
+        text += "Read from each InnoDB server at its start: " + "; ".join(
+            f"{engine_title(e)} innodb_change_buffering={v}" for e, v in found.items()) + ". "
+        if off:
+            text += (f"{', '.join(engine_title(e) for e in off)} buffered no secondary-index change, so wherever the "
+                     "insert row is not reproduced, the seed's mechanism is one reason it cannot be")
+        if on:
+            text += ("; " if off else "") + f"{', '.join(engine_title(e) for e in on)} buffered them, as in the seed"
+        return text + "."
+
+    def write_durability_note(self) -> str:
+        """What each write test's commit waited for, from each start's own durability reading: a
+        binary log synced at commit is a cost only MySQL's write rows carry."""
+        from ..load_fetch.analysis import commit_waits, settings
+
+        readings = self.durability()
+        parts = []
+        for engine in self.battery_engines:
+            found = settings(readings.get(engine, ""))
+            if not found:
+                continue
+            wait = commit_waits(readings[engine])
+            text = (f"{engine_title(engine)} ({readings[engine]}): a commit "
+                    + ("waits for its log on disk" if wait else "does not wait for its log on disk"
+                       if wait is False else "waits for what its settings do not say"))
+            if found.get("log_bin") in ("1", "on"):
+                synced = found.get("sync_binlog") not in (None, "0")
+                text += (" and also writes a binary log" + (f", synced at every commit (sync_binlog="
+                                                            f"{found['sync_binlog']}: a second fsync per write)"
+                                                            if synced else ", not synced at commit"))
+            parts.append(text)
+        if not parts:
+            return "Write tests: no start's durability settings were read, so what a commit waited for is unknown."
+        return ("Write tests (update, insert, delete: one commit per event) by each server's settings as read at its "
+                "start: " + "; ".join(parts) + ". Seed 003's servers' binary-log settings are not given: a write row "
+                "here includes whatever logging its server did, the binary log included.")
+
+    def io_fairness_note(self) -> str:
+        """The IO-bound regime's caches per engine, in numbers: InnoDB reads with O_DIRECT (its only
+        cache is the buffer pool), PostgreSQL through the OS page cache, inside the memory limit."""
+        if "io-bound" not in self.regimes:
+            return ""
+        limit, pool = self.param("io_bound_memory_limit_mb"), self.param("io_bound_buffer_pool_mb")
+        data = self._data_mib()
+        readings = self.durability()
+        from ..load_fetch.analysis import settings
+
+        parts = []
+        for engine in self.battery_engines:
+            method = settings(readings.get(engine, "")).get("innodb_flush_method", "")
+            size = f"{fmt(data[engine])} MiB of data" if engine in data else "its data"
+            if "o_direct" in method:
+                parts.append(f"{engine_title(engine)} (innodb_flush_method={method}) caches {size} in its {pool} MiB "
+                             "buffer pool only")
+            else:
+                parts.append(f"{engine_title(engine)} caches {size} in its {pool} MiB of shared buffers and in the "
+                             f"OS page cache, up to what its processes leave of the {limit} MiB limit (at most "
+                             f"{fmt(limit - pool)} MiB beside the shared buffers)")
+        return ("IO-bound caches are not equal: " + "; ".join(parts) + ". Both tables are larger than the limit, so "
+                "both engines read from storage, but PostgreSQL's misses go to a cache up to "
+                f"{fmt(limit / pool)}x InnoDB's: its r/o is lower partly for that reason, not only for its layout.")
+
+    def key_kind_note(self) -> str:
+        """Whether the key-kind tables were large enough against the buffer pool for seed 001's
+        key-order effect to show, and which set makes them so."""
+        k = self.keys
+        if k.empty:
+            return ""
+        ratio = pd.Series(self._over_buffer_pool(k)).dropna()
+        if ratio.empty:
+            return ""
+        rows = int(k["rows"].max())
+        text = (f"Key kinds: {rows:,} rows per table, table and indexes {fmt(ratio.min())}-{fmt(ratio.max())}x the "
+                "buffer pool its start ran with. ")
+        if ratio.max() < 3:
+            return text + ("Seed 001's key-order effect (random-order inserts slower once the index is several times "
+                           "the pool) cannot show at this size: every page stays cached. `--set key-kinds` (600,000 "
+                           "rows under the IO-bound 16 MiB pool) is the set that shows it.")
+        return text + "Large enough for seed 001's key-order effect to show where the index outgrows the pool."
+
     # -- seed 001's key kinds ---------------------------------------------------------------------------
     def key_kind_table(self):
         k = self.keys
@@ -168,9 +261,15 @@ class ClusteredReport(RunReport):
         (the first PostgreSQL of the run) over the base, per regime."""
         ref = results.reference("seed003_direction")
         heap = next((e for e in self.battery_engines if "heap" in _layout(e)), None)
-        out = pd.DataFrame({"step": ref["step"], "seed 003 winner": [engine_title(w) for w in ref["winner"]],
-                            "seed 003 QPS PG/MySQL": [f"{b} {fmt(v)}" if pd.notna(v) else b
-                                                      for b, v in zip(ref["ratio_bound"], ref["qps_ratio_pg_over_mysql"])]})
+        # A step the seed gives no row and no figure for (its sentence names a class of tests) has no
+        # winner of its own to compare with: never one made up from the class.
+        claimed = ref["spreadsheet_row"].notna() & ref["qps_ratio_pg_over_mysql"].notna()
+        out = pd.DataFrame({"step": ref["step"],
+                            "seed 003 winner": [engine_title(w) if c else NO_SEED_FIGURE
+                                                for w, c in zip(ref["winner"], claimed)],
+                            "seed 003 QPS PG/MySQL": [f"{b} {fmt(v)}" if c else NO_SEED_FIGURE
+                                                      for b, v, c in zip(ref["ratio_bound"],
+                                                                         ref["qps_ratio_pg_over_mysql"], claimed)]})
         if heap is None or self.base is None:
             return out
         for regime in self.regimes:
@@ -180,8 +279,9 @@ class ClusteredReport(RunReport):
             out[f"this run {regime}: {engine_title(heap)}/{engine_title(self.base)}"] = [fmt(v) for v in ours]
             verdicts = (self.ratios[(self.ratios["regime"] == regime) & (self.ratios["engine"] == heap)
                                     & (self.ratios["column"] == "QPS")].set_index("step")["verdict"])
-            out[f"{regime}: same winner?"] = [same_winner(verdicts.get(s, "n/a"), w == "postgres")
-                                              for s, w in zip(ref["step"], ref["winner"])]
+            out[f"{regime}: same winner?"] = [same_winner(verdicts.get(s, "n/a"), w == "postgres") if c
+                                              else NO_SEED_FIGURE for s, w, c in zip(ref["step"], ref["winner"],
+                                                                                      claimed)]
         return out
 
     # -- narrative ---------------------------------------------------------------------------------------
@@ -283,10 +383,8 @@ class ClusteredReport(RunReport):
             "on id). insert and delete are stock oltp_insert and oltp_delete; Debian's oltp_delete.lua deletes one "
             "row by a random id per event and inserts nothing back, so as a test goes on some events find their row "
             "already gone and delete nothing (how many is not counted here).",
-            "Seed 003 explains InnoDB's insert advantage by its change buffer (secondary-index changes merged "
-            "later). MySQL defaults to innodb_change_buffering=none from 8.4, and MariaDB from 10.5.15/10.6.7, "
-            "removing the buffer in 11.0: the InnoDB engines of this run buffer no secondary-index change, so "
-            "wherever the insert row is not reproduced, that mechanism is one reason it cannot be.",
+            self.change_buffer_note(),
+            self.write_durability_note(),
             f"Access distribution: sysbench `--rand-type={p('rand_type') or 'special'}` on every test"
             + ("" if p("rand_type") else " (not set by this older run: Debian sysbench 1.0.20's default, `special`, "
                "sends most accesses to ~1% of the rows, so a large table is still mostly served from cache)") + ".",
@@ -303,16 +401,23 @@ class ClusteredReport(RunReport):
             "MyRocks rocksdb_block_cache_miss) are in the absolute table beside them, as is the cgroup's "
             "block-device read bytes (blkio), which on a host whose cgroup v1 blkio counts nothing for containers "
             "read 0 and must not be taken as 'no storage reads'. The IO-bound verdict is taken from r/o.",
-            f"Noise: {self.repetition_text()}. The battery repeats as a whole (repetition-major, "
-            "one engine start per regime holds every repetition), so a read test's second and later repetitions "
-            "follow the previous repetition's writes (a few seconds of updates, inserts and deletes on uniformly "
-            f"random rows of {p('table_size'):,}); `.pre` names its place in seed 003's order. A cell is coloured, "
+            f"Noise: {self.repetition_text()}. Each test's repetitions run back to back in seed 003's order (one "
+            "engine start per regime holds them all), so every repetition of a read test before the writes "
+            f"measures the same loaded table of {p('table_size'):,} rows (run repetition-major, a read test's "
+            "later repetitions followed the earlier repetitions' updates, inserts and deletes: PostgreSQL's "
+            "covered point queries then visit the heap for every page an update cleared in the visibility map); "
+            "a write test's later repetitions meet the rows its earlier ones changed, as seed 003's later tests "
+            "meet its earlier ones'. `.pre` names its place in seed 003's order. A read window has no settle "
+            "window (a read dirties no page); a write's settle window charges its deferred purge and flushing "
+            "to it before the next test. A cell is coloured, "
             "and a finding says faster or slower, only where the ratio differs from 1 by more than 5% and Welch's "
             "test over the repetitions (on the log scale, results.contrast) says the difference is beyond noise; "
             "the findings give the ratio's 95% CI."
-            + (f" Before a test's first repetition, {p('warmup_seconds')} s of the same test fill the caches as it "
-               "fills them: stored as a warm-up window (measured, outside every figure)." if p("warmup_seconds")
-               else ""),
+            + (f" Before the first read test (and the first read after the writes), {p('warmup_seconds')} s of "
+               "that test fill the caches as it fills them: stored as a warm-up window (measured, outside every "
+               "figure); every other test begins in the caches its predecessor's uniform accesses to the same rows "
+               "filled."
+               if p("warmup_seconds") else ""),
             "MySQL runs with performance_schema=OFF in both regimes (with it MySQL 9 does not start under a "
             "256 MiB memory limit); MariaDB has it off by default. Both run with innodb_log_buffer_size=16M, "
             "MySQL 8.0's default as seed 003 ran it (MySQL 8.4+ allocate 64 MiB, which with the rest of MySQL 9's "
@@ -330,6 +435,7 @@ class ClusteredReport(RunReport):
             "arrives nearly in key order ('generated' order). Sizes come from the engines' own functions after "
             "ANALYZE (InnoDB's are page estimates; SQLite's is the file's page count with only this table in it).",
         ]
+        notes += [n for n in (self.io_fairness_note(), self.key_kind_note()) if n]
         loaded = set(self.steps.loc[self.steps["step"] == "load", "regime"])
         restored = [r for r in self.regimes if r not in loaded]
         if restored and loaded:

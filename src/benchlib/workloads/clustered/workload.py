@@ -142,6 +142,11 @@ class Clustered(Workload):
     experiment = EXPERIMENT
     Params = ClusteredParams
     fresh_start_per_repetition = False
+    # Each test's repetitions back to back, in seed 003's order: every repetition of a read test
+    # before the writes meets the loaded table (repetition-major, its second repetition met the
+    # first one's updates, inserts and deletes: PostgreSQL's index-only scans then visit the heap
+    # for every page an update cleared in the visibility map).
+    repeat_each_step = True
     precision_per = "transactions"
     per_operation = PerOperation("reading", "transactions", "transaction")
 
@@ -193,6 +198,7 @@ class Clustered(Workload):
     def prepare(self, ctx: StartContext) -> None:
         ctx.state.update(dialect=dialect_for(ctx.instance.engine),
                          counters=ctx.instance.session())  # its own session: never one of sysbench's
+        ctx.state["settings"] = read_settings(ctx.state["counters"], ctx.state["dialect"])
         if ctx.restored is not None:
             _check_restored(ctx)
 
@@ -256,23 +262,58 @@ def _check_restored(ctx: StartContext) -> None:
                  "rows; rows, sums and hash of the rows checked equal).")
 
 
+def read_settings(session, dialect: ClusteredDialect) -> str:
+    """The server settings the report's sentences rest on, as this start's server has them
+    ("name=value, ..."); a setting the server does not have is said so, never assumed."""
+    found = []
+    for name, query in dialect.settings:
+        try:
+            rows = session.execute(query)
+            found.append(f"{name}={rows[0][-1] if rows and rows[0][-1] is not None else 'unset'}")
+        except Exception as exc:  # a setting this server version removed (MariaDB 11: the change buffer)
+            if hasattr(session, "rollback"):
+                session.rollback()
+            found.append(f"{name}=not a setting of this server ({type(exc).__name__})")
+    return ", ".join(found)
+
+
+def warms_up(params: ClusteredParams, step: str) -> bool:
+    """A warm-up window before the first test of each group of reads (before the writes, and
+    after them) in the first repetition: there the caches hold other work's pages (the load's, or
+    none after a restore; the writes'). Every other test's repetitions run right after another
+    test's windows of the same uniform accesses over the same rows, in caches they filled."""
+    seen: set[bool] = set()
+    for test, name in params.battery():
+        if TESTS[test][2] != "read":
+            continue
+        group = name.endswith(".pre")
+        if group not in seen:
+            seen.add(group)
+            if name == step:
+                return True
+    return False
+
+
 def _battery_test(ctx: StepContext, test: str, step: str) -> None:
     params, dialect, counters = ctx.params, ctx.state["dialect"], ctx.state["counters"]
-    name, options, _ = TESTS[test]
+    name, options, group = TESTS[test]
     if name == LUA:
         name = sysbench.packaged_test(LUA)
         options = {**options, "random_points": params.range}
     common = dict(tables=1, table_size=params.table_size, rand_type=params.rand_type)
-    labels = {"test": test, "step": step, "threads": params.threads, "range": params.range}
-    if params.warmup_seconds and ctx.repetition == 1:
-        # Buffer pool and caches filled as the test itself fills them before its first window (later
-        # repetitions follow a pass of the whole battery). Stored as a warm-up window: measured,
-        # outside every figure, so its time is not lost to the harness.
+    labels = {"test": test, "step": step, "threads": params.threads, "range": params.range,
+              **({"settings": ctx.state["settings"]} if ctx.state.get("settings") else {})}
+    # A read leaves no deferred work (no page it dirtied): no settle window after it. A write's
+    # settle window charges its own purge and flushing to it before the next test begins.
+    settle = group != "read"
+    if params.warmup_seconds and ctx.repetition == 1 and warms_up(params, step):
+        # Caches filled as the test itself fills them before its read group's first window. Stored as a
+        # warm-up window: measured, outside every figure, so its time is not lost to the harness.
         with ctx.phase(step, labels=labels, settle=False, warmup=True) as readings:
             result, _ = sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.warmup_seconds,
                                      options=options, **common)
             sysbench.record(readings, result)
-    with ctx.phase(step, labels=labels) as readings:
+    with ctx.phase(step, labels=labels, settle=settle) as readings:
         before = _read_counters(counters, dialect)
         result, _ = sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.test_seconds,
                                  options=options, **common)
