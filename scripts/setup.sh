@@ -101,8 +101,17 @@ python_setup() {
   # papermill and nbval start the notebooks' "python3" kernel: make it this virtualenv's python.
   "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (benchlib)" >/dev/null
   # Notebooks are committed without outputs: strip them on `git add` in this checkout.
+  # The filter names the interpreter relative to the checkout's top (git runs filters there), so
+  # that git worktrees, which share one config, each use their own virtualenv; nbstripout
+  # --install would write this checkout's absolute path into the shared config.
   if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
-    (cd "$ROOT" && "$VENV/bin/nbstripout" --install) || log "note: could not install the nbstripout git filter"
+    local py="$VENV/bin/python"
+    case "$py" in "$ROOT"/*) py="${py#"$ROOT"/}" ;; esac
+    { git -C "$ROOT" config filter.nbstripout.clean "\"$py\" -m nbstripout" \
+        && git -C "$ROOT" config filter.nbstripout.smudge cat \
+        && git -C "$ROOT" config filter.nbstripout.required true \
+        && git -C "$ROOT" config diff.ipynb.textconv "\"$py\" -m nbstripout -t"; } \
+      || log "note: could not install the nbstripout git filter"
   fi
   echo "$want" > "$stamp"
 }
