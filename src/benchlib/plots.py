@@ -73,6 +73,31 @@ def _value_axis(fig, unit: str, log_y: bool | None, spread: float) -> None:
         fig.update_yaxes(title_text=f"{unit} (log scale)", type="log")
     else:
         fig.update_yaxes(title_text=unit)
+        return
+    _note_undrawable(fig, unit)
+
+
+def _note_undrawable(fig, unit: str) -> None:
+    """A log axis has no place for zero or a negative value (a cost net of the idle baseline can
+    fall below it, within the baseline's noise): such bars would be silently missing, so they are
+    left out of the drawing and named under the figure with their values."""
+    missing = []
+    for trace in fig.data:
+        if trace.type != "bar" or trace.y is None:
+            continue
+        ys = list(trace.y)
+        nested = len(trace.x) > 0 and isinstance(trace.x[0], (list, tuple))  # a two-level category axis
+        for i, y in enumerate(ys):
+            if y is not None and y == y and y <= 0:
+                where = " / ".join(str(level[i]) for level in trace.x) if nested else trace.x[i]
+                missing.append(f"{trace.name} {where} ({y:.3g} {unit})")
+                ys[i] = None
+        trace.y = ys
+    if missing:
+        fig.add_annotation(text="not drawn on the log axis (≤ 0): " + ", ".join(missing), showarrow=False,
+                           xref="paper", yref="paper", x=0, y=-0.16, xanchor="left", yanchor="top",
+                           font=dict(size=11))
+        fig.update_layout(margin=dict(b=max(fig.layout.margin.b or 0, 90)))
 
 
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
