@@ -136,7 +136,7 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
                         line=dict(color=color, dash="dot"), secondary_y=True,
                         hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>")
         if knees is not None:
-            k = knees[knees["engine"] == engine]
+            k = knees[(knees["engine"] == engine) & knees["knee_threads"].notna()]  # no star where undetermined
             if not k.empty:
                 fig.add_scatter(x=[str(int(k["knee_threads"].iloc[0]))], y=[k["knee_p95_ms"].iloc[0]],
                                 mode="markers", marker=dict(symbol="star", size=16, color=color,

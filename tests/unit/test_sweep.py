@@ -19,7 +19,7 @@ GOOD = dict(engines=["postgres"], tests=["oltp_point_select"], threads=[1, 2], s
 
 
 def _summary(engine, rows):
-    return pd.DataFrame([{"engine": engine, "test": "t", "threads": t, "tps": tps, "latency_p95": p95,
+    return pd.DataFrame([{"engine": engine, "test": "t", "threads": t, "tps": tps, "latency_p95": p95, "tps_ci95": 0.0,
                           "engine_cpu_ms_per_txn": 1.0, "client_cpu_ms_per_txn": 0.5} for t, tps, p95 in rows])
 
 
@@ -39,6 +39,25 @@ def test_a_bisected_step_is_judged_per_doubling_not_per_step():
     assert analysis.knee(s).iloc[0]["knee_threads"] == 24
     assert analysis.knee(s, min_gain=0.15).iloc[0]["knee_threads"] == 16
     assert math.isnan(analysis.gain_per_doubling(0, 100, 1, 2))
+
+
+def test_a_knee_is_claimed_only_where_the_gains_cis_clear_the_rule():
+    # Run 20261124T085813Z-eb681a's MariaDB read/write: 1,416 +- 1,277 TPS at 2 threads, 1,618 +- 479 at 4,
+    # 1,650 +- 300 at 8. The mean gain 2 -> 4 is 14%, but its CI reaches far below 10%: no knee is claimed.
+    s = _summary("mariadb", [(2, 1_416, 1.0), (4, 1_618, 2.0), (8, 1_650, 4.0)]).assign(tps_ci95=[1_277, 479, 300])
+    k = analysis.knee(s).iloc[0]
+    # The 4 -> 8 gain (2%, CI +-35%) is not clearly flat either: the knee is at 2 threads or beyond.
+    assert pd.isna(k["knee_threads"]) and k["knee_low"] == 2 and pd.isna(k["knee_high"])
+    assert k["gain_after_low"] < 0.10 < k["gain_after_high"]
+    from benchlib.workloads.sweep.report import knee_text
+    assert knee_text(k).startswith("not determined (")
+    # Narrow CIs: 90% then 58% clearly above, then 6.7% +- ~1.5% clearly below: the knee is 4 threads.
+    tight = _summary("mysql", [(1, 100, 1.0), (2, 190, 1.2), (4, 300, 1.9), (8, 320, 2.5)]).assign(tps_ci95=2.0)
+    k = analysis.knee(tight).iloc[0]
+    assert (k["knee_threads"], k["gain_after_low"] > 0.0, k["gain_after_high"] < 0.10) == (4, True, True)
+    # Clearly gaining up to the last step run: not determined, at that step or beyond.
+    rising = analysis.knee(_summary("pg", [(1, 100, 1.0), (2, 200, 1.0)])).iloc[0]
+    assert pd.isna(rising["knee_threads"]) and rising["knee_low"] == 2 and pd.isna(rising["knee_high"])
 
 
 def test_bisection_picks_the_geometric_middle_until_no_thread_count_is_left():

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import results
 
-KNEE_MIN_GAIN = 0.10  # the knee: the last step whose throughput gain per doubling of threads was >= this
+KNEE_MIN_GAIN = 0.10  # the knee: the last step whose throughput gain per doubling of threads was clearly >= this
 SECONDS_PER_MONTH = 86_400 * 30  # seed 004's month of operations (86,400 s x 30)
 HOURS_PER_MONTH = 730  # seed 004's monthly prices: $11.43/h -> $8,343.90, $13.2509/h -> $9,673.157
 
@@ -58,26 +58,50 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
 
 
 def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN) -> pd.DataFrame:
-    """Useful capacity per engine and test, by the diminishing-returns rule: walking up the thread
-    steps, the knee is the last step reached while each step's throughput gain, normalised to a
-    doubling of threads, was at least `min_gain` (10%: doubling the clients bought at least a
-    tenth more throughput). Steps that are not doublings (bisected ones) are normalised as
-    (TPS ratio) ** (1 / log2(threads ratio)) - 1."""
+    """Useful capacity per engine and test, by the diminishing-returns rule read with its
+    uncertainty: walking up the thread steps, each step's throughput gain per doubling of threads
+    (steps that are not doublings, e.g. bisected ones, normalised as (TPS ratio) ** (1 / log2(threads
+    ratio)) - 1) with its 95% CI. The knee is the last step reached while every gain's CI lower
+    bound was at least `min_gain`, and only where the next step's gain is clearly below it (CI
+    upper bound under `min_gain`). Otherwise the knee is not determined: `knee_threads` is NaN and
+    `knee_low` / `knee_high` bracket it (`knee_high` NaN: at or beyond the last step run)."""
     rows = []
     for (engine, test), df in summary.sort_values("threads").groupby(["engine", "test"], sort=False):
+        df = df.reset_index(drop=True)
         threads, tps = df["threads"].to_numpy(), df["tps"].to_numpy()
-        at = 0
-        for i in range(1, len(df)):
-            if not gain_per_doubling(tps[i - 1], tps[i], threads[i - 1], threads[i]) >= min_gain:  # NaN ends it too
-                break
-            at = i
-        best = df.iloc[at]
-        next_gain = (gain_per_doubling(tps[at], tps[at + 1], threads[at], threads[at + 1])
-                     if at + 1 < len(df) else float("nan"))
-        rows.append({"engine": engine, "test": test, "knee_threads": int(best["threads"]), "knee_tps": best["tps"],
-                     "knee_p95_ms": best["latency_p95"], "gain_after_knee": next_gain,
+        ci = df["tps_ci95"].to_numpy() if "tps_ci95" in df else [float("nan")] * len(df)
+        gains = [(float("nan"),) * 3] + [gain_ci(tps[i - 1], ci[i - 1], tps[i], ci[i], threads[i - 1], threads[i])
+                                          for i in range(1, len(df))]
+        # The first step whose gain is not clearly at least min_gain (a NaN bound is not clear either).
+        stop = next((i for i in range(1, len(df)) if not gains[i][1] >= min_gain), len(df))
+        low = stop - 1
+        determined = stop < len(df) and gains[stop][2] < min_gain
+        # Undetermined: the knee lies at or after the last clear step, before the first clearly flat one.
+        flat = next((i for i in range(stop, len(df)) if gains[i][2] < min_gain), None)
+        high = low if determined else (flat - 1 if flat is not None else None)
+        at = low if determined else None
+        gain, gain_low, gain_high = gains[stop] if stop < len(df) else (float("nan"),) * 3
+        rows.append({"engine": engine, "test": test,
+                     "knee_threads": int(threads[at]) if at is not None else float("nan"),
+                     "knee_low": int(threads[low]), "knee_high": int(threads[high]) if high is not None else float("nan"),
+                     "knee_tps": tps[at] if at is not None else float("nan"),
+                     "knee_p95_ms": df["latency_p95"].iloc[at] if at is not None else float("nan"),
+                     "gain_after_knee": gain, "gain_after_low": gain_low, "gain_after_high": gain_high,
                      "peak_tps": df["tps"].max(), "peak_threads": int(df.loc[df["tps"].idxmax(), "threads"])})
     return pd.DataFrame(rows)
+
+
+def gain_ci(tps_before: float, ci_before: float, tps_after: float, ci_after: float,
+            threads_before: int, threads_after: int) -> tuple[float, float, float]:
+    """The gain per doubling between two steps and its 95% CI (low, high): the log of the TPS
+    ratio carries the two means' relative CI half widths combined in quadrature (the delta
+    method), then goes through the same per-doubling normalisation. NaN bounds without CIs."""
+    gain = gain_per_doubling(tps_before, tps_after, threads_before, threads_after)
+    if gain != gain:
+        return gain, float("nan"), float("nan")
+    half = math.hypot(ci_before / tps_before, ci_after / tps_after)  # NaN propagates: no CI, no bounds
+    log_ratio, doublings = math.log(tps_after / tps_before), math.log2(threads_after / threads_before)
+    return (gain, math.exp((log_ratio - half) / doublings) - 1, math.exp((log_ratio + half) / doublings) - 1)
 
 
 def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, threads_after: int) -> float:

@@ -41,9 +41,11 @@ class SweepReport(RunReport):
         k = self.knees
         return pd.DataFrame({
             "engine": [engine_title(e) for e in k["engine"]], "test": k["test"],
-            "useful capacity (threads)": k["knee_threads"], "TPS there": k["knee_tps"].map(fmt),
-            "p95 there (ms)": k["knee_p95_ms"].map(fmt),
-            "TPS gain per doubling after it": [fmt(g * 100, "%", 2) for g in k["gain_after_knee"]],
+            "useful capacity (threads)": [knee_text(r) for r in k.itertuples()],
+            "TPS there": k["knee_tps"].map(fmt), "p95 there (ms)": k["knee_p95_ms"].map(fmt),
+            "TPS gain per doubling after it (95% CI)": [
+                f"{fmt(g * 100, '%', 2)} ({fmt(lo * 100, '%', 2)} to {fmt(hi * 100, '%', 2)})"
+                for g, lo, hi in zip(k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"])],
             "peak TPS": k["peak_tps"].map(fmt), "at threads": k["peak_threads"],
         }).style.hide(axis="index")
 
@@ -128,6 +130,11 @@ class SweepReport(RunReport):
         transaction costs the server and the client there."""
         lines = []
         for k in self.knees.itertuples():
+            if k.knee_threads != k.knee_threads:
+                lines.append(f"**{engine_title(k.engine)}, {k.test}:** useful capacity {knee_text(k)}: the TPS CIs "
+                             f"do not show where the gain per doubling falls below {analysis.KNEE_MIN_GAIN:.0%}; peak "
+                             f"{fmt(k.peak_tps)} TPS at {k.peak_threads} threads.")
+                continue
             row = self.summary[(self.summary["engine"] == k.engine) & (self.summary["test"] == k.test)
                                & (self.summary["threads"] == k.knee_threads)].iloc[0]
             client = row["client_cpu_ms_per_txn"]
@@ -136,7 +143,7 @@ class SweepReport(RunReport):
                                       & (self.summary["test"] == k.test)]["threads"].min())
             at_edge = "; the lowest step run, so capacity may end at fewer threads" if k.knee_threads == lowest else ""
             lines.append(
-                f"**{engine_title(k.engine)}, {k.test}:** useful capacity at {k.knee_threads} threads "
+                f"**{engine_title(k.engine)}, {k.test}:** useful capacity at {int(k.knee_threads)} threads "
                 f"({fmt(k.knee_tps)} TPS, p95 {fmt(k.knee_p95_ms)} ms{at_edge}); peak {fmt(k.peak_tps)} TPS at "
                 f"{k.peak_threads} threads. There a transaction costs the engine {fmt(row['engine_cpu_ms_per_txn'])} "
                 f"ms of CPU and sysbench {fmt(client)} ms ({fmt(share * 100, '%', 2)} of the pair), and the host's "
@@ -180,10 +187,13 @@ class SweepReport(RunReport):
     def knee_rule_sentence(self) -> str:
         return (f"Useful capacity (the knee), per engine and test: walking up the thread steps, the last step reached "
                 f"while every step's throughput gain per doubling of threads was at least "
-                f"{analysis.KNEE_MIN_GAIN:.0%} (a step that is not a doubling is normalised: (TPS ratio) ^ (1 / "
-                "log2 of the threads ratio) - 1). This is the usual diminishing-returns reading of a scalability "
-                "curve, not seed 004's (it read the knee off the latency chart by eye); the knee table gives the "
-                "gain of the step after the knee.")
+                f"{analysis.KNEE_MIN_GAIN:.0%} by its 95% CI's lower bound, and only where the next step's gain is "
+                f"clearly below {analysis.KNEE_MIN_GAIN:.0%} (its CI's upper bound); otherwise the knee is reported as "
+                "not determined, between the last step that clearly gained and the step before the first that clearly "
+                "did not. A step that is not a doubling is normalised: (TPS ratio) ^ (1 / log2 of the threads ratio) "
+                "- 1; the gain's CI carries the two TPS CIs (relative half widths in quadrature on the log ratio). "
+                "This is the usual diminishing-returns reading of a scalability curve, not seed 004's (it read the "
+                "knee off the latency chart by eye); the knee table gives the gain of the step after the knee.")
 
     def noise_sentence(self) -> str:
         """What the repetitions can and cannot tell apart: with n = 2 the CI's t is 12.7."""
@@ -296,3 +306,12 @@ class SweepReport(RunReport):
             notes.append(f"Each engine's container was limited to {self.param('engine_cpus'):g} core(s) by a CFS quota "
                          "(docker --cpus): a smaller instance, throttled every 100 ms period it exceeds its share.")
         return super().caveats([*notes, *extra])
+
+
+def knee_text(knee) -> str:
+    """A knee's thread count, or where an undetermined one lies."""
+    if knee.knee_threads == knee.knee_threads:
+        return str(int(knee.knee_threads))
+    if knee.knee_high != knee.knee_high:
+        return f"not determined (at {knee.knee_low} threads or beyond, up to the last step run)"
+    return f"not determined (between {knee.knee_low} and {knee.knee_high} threads)"
