@@ -181,7 +181,7 @@ def test_one_slow_repetition_does_not_decide_the_goal():
     rows += [("mysql", "t", 64, r, 940.0 + r, p95) for r, p95 in enumerate([70.0, 90.0, 80.0])]
     steps = pd.DataFrame(rows, columns=["engine", "test", "threads", "repetition", "tps", "latency_p95"])
     for col in ["qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_ms_per_txn",
-                "client_cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s", "engine_phase_cpu_s",
+                "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s", "engine_phase_cpu_s",
                 "client_phase_cpu_s"]:
         steps[col] = 1.0
     summary = analysis.summarize(steps, cores=2)
@@ -191,6 +191,32 @@ def test_one_slow_repetition_does_not_decide_the_goal():
     line = _report(summary, threads=(32, 64))._goal_lines()[0]
     assert "bound at 64 threads (median p95 of 3 repetition(s) 80 ms, from 70 to 90 ms)" in line
     assert "Repetitions disagree at 45 threads (p95 46.6 to 84.5 ms)" in line and "between 32 and 64 threads" in line
+
+
+def test_prices_carry_cis_and_one_price_for_all_is_called_1_over_tps():
+    s = pd.concat([_summary("postgres", [(2, 1_000, 10.0)]).assign(tps_ci95=200.0, cpu_ms_per_txn=1.5,
+                                                                     cpu_ms_per_txn_ci95=0.25),
+                   _summary("mariadb-myrocks", [(2, 500, 10.0)]).assign(tps_ci95=600.0)], ignore_index=True)
+    report = _report(s)
+    p = report.price_perf.set_index("engine")
+    usd = 0.096 * 730 / (1_000 * 86_400 * 30) * 1e6
+    assert p.loc["postgres", "usd_per_million_txn_ci_low"] == pytest.approx(usd / 1.2)
+    assert p.loc["postgres", "usd_per_million_txn_ci_high"] == pytest.approx(usd / 0.8)
+    assert p.loc["postgres", "cpu_s_per_million_txn_ci95"] == pytest.approx(250)
+    assert pd.isna(p.loc["mariadb-myrocks", "usd_per_million_txn_ci_high"])  # a TPS CI reaching zero
+    table = report.price_table().data.set_index("engine")
+    assert table.loc["PostgreSQL", "TPS (± 95% CI)"] == "1,000 ± 200"
+    assert table.loc["MyRocks" if "MyRocks" in table.index else table.index[1], "USD per M txn (95% CI)"].endswith(
+        "to unbounded)")
+    # The managed class beside it prices engines differently; MyRocks has no RDS price.
+    rds = "USD per M txn priced as aws-us-east-1-2vcpu-rds"
+    assert table.loc["PostgreSQL", rds] != "n/a" and table[rds].iloc[1] == "n/a"
+    assert "the USD column adds nothing beyond TPS" in report.price_sentence()
+    assert "PostgreSQL $0.178/h" in report.price_sentence()
+    assert report.priced_as().startswith("Amazon EC2 m5.large (2 vCPU")
+    from benchlib.report import host_label
+    label = host_label({"host_fingerprint": "ab12", "host_class": None}, report.priced_as())
+    assert label.startswith("priced as if Amazon EC2 m5.large") and "undeclared" not in label
 
 
 def test_missing_price_row_fails_before_docker_is_asked():

@@ -38,6 +38,8 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
     per_txn = out["transactions"].where(out["transactions"] > 0)
     out["engine_cpu_ms_per_txn"] = out["engine_cpu_s"] * 1e3 / per_txn
     out["client_cpu_ms_per_txn"] = out["client_cpu_s"] * 1e3 / per_txn
+    # Engine + client per repetition, so the pair's CI comes from the repetitions themselves.
+    out["cpu_ms_per_txn"] = out["engine_cpu_ms_per_txn"] + out["client_cpu_ms_per_txn"]
     return out.drop(columns="labels").sort_values(["engine", "test", "threads", "repetition"]).reset_index(drop=True)
 
 
@@ -45,12 +47,14 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
     """Mean over repetitions per engine, test and threads; TPS with its 95% CI; host CPU use."""
     g = step_rows.groupby(["engine", "test", "threads"], sort=False)
     cols = ["tps", "qps", "latency_avg", "latency_p95", "latency_p99", "errors", "reconnects",
-            "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s",
+            "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s",
             "engine_phase_cpu_s", "client_phase_cpu_s"]
     out = g[cols].mean()
     n = g.size()
     std = g["tps"].std(ddof=1)
     out["tps_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, std)]
+    cpu_std = g["cpu_ms_per_txn"].std(ddof=1)
+    out["cpu_ms_per_txn_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, cpu_std)]
     out["n"] = n
     # The p95 goal is judged on the median of the repetitions (one slow repetition does not decide
     # it), with the range beside it to show where repetitions disagree.
@@ -116,6 +120,12 @@ def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, 
     return (tps_after / tps_before) ** (1 / math.log2(threads_after / threads_before)) - 1
 
 
+PRICE_COLUMNS = ["engine", "test", "goal_bound", "threads", "max_tps_under_goal", "tps_ci95", "p95_ms",
+                 "repetitions split at threads", "ops_per_day", "ops_per_30_days", "usd_per_hour",
+                 "usd_per_million_txn", "usd_per_million_txn_ci_low", "usd_per_million_txn_ci_high",
+                 "cpu_s_per_million_txn", "cpu_s_per_million_txn_ci95"]
+
+
 def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour: dict[str, float]) -> pd.DataFrame:
     """Seed 004's reading: the highest throughput whose p95 (the median of the repetitions) meets the goal, operations per day and
     per 30 days, and cost per million transactions at the given hourly price; plus CPU-seconds per
@@ -133,20 +143,27 @@ def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour
                          "repetitions split at threads": split})
             continue
         best = ok.loc[ok["tps"].idxmax()]
-        tps = best["tps"]
+        tps, tps_ci = best["tps"], best.get("tps_ci95", float("nan"))
         price = prices_per_hour.get(engine)
+        usd = usd_per_million(price, tps)
+        # The USD figure is price / TPS: its CI comes from the TPS CI's two ends (a TPS CI that
+        # reaches zero leaves the upper end unbounded: NaN).
+        usd_low = usd_per_million(price, tps + tps_ci)
+        usd_high = usd_per_million(price, tps - tps_ci) if tps - tps_ci > 0 else float("nan")
         # Engine + client, or NaN when the client's CPU is missing: never the engine's alone as the sum.
-        cpu_per_txn_s = (best["engine_cpu_ms_per_txn"] + best["client_cpu_ms_per_txn"]) / 1e3
+        cpu_per_txn_s = best.get("cpu_ms_per_txn", best["engine_cpu_ms_per_txn"] + best["client_cpu_ms_per_txn"]) / 1e3
         rows.append({
             "engine": engine, "test": test, "goal_bound": bound, "threads": int(best["threads"]),
-            "max_tps_under_goal": tps, "tps_ci95": best.get("tps_ci95", float("nan")),
+            "max_tps_under_goal": tps, "tps_ci95": tps_ci,
             "p95_ms": best["latency_p95_median"], "repetitions split at threads": split,
             "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,
-            "usd_per_hour": price,
-            "usd_per_million_txn": cost_per_operation(price * HOURS_PER_MONTH, tps) * 1e6 if price else float("nan"),
+            "usd_per_hour": price, "usd_per_million_txn": usd,
+            "usd_per_million_txn_ci_low": usd_low if price else float("nan"),
+            "usd_per_million_txn_ci_high": usd_high if price else float("nan"),
             "cpu_s_per_million_txn": cpu_per_txn_s * 1e6,
+            "cpu_s_per_million_txn_ci95": best.get("cpu_ms_per_txn_ci95", float("nan")) * 1e3,
         })
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=PRICE_COLUMNS)
 
 
 def goal_split(steps_of_one_test: pd.DataFrame, p95_goal_ms: float) -> str:
@@ -155,6 +172,11 @@ def goal_split(steps_of_one_test: pd.DataFrame, p95_goal_ms: float) -> str:
     df = steps_of_one_test
     split = df[(df["latency_p95_min"] <= p95_goal_ms) & (df["latency_p95_max"] > p95_goal_ms)]
     return ", ".join(str(int(t)) for t in split["threads"])
+
+
+def usd_per_million(price_per_hour: float | None, tps: float) -> float:
+    """USD per million transactions at an hourly price and a throughput (NaN without a price)."""
+    return cost_per_operation(price_per_hour * HOURS_PER_MONTH, tps) * 1e6 if price_per_hour else float("nan")
 
 
 def cost_per_operation(monthly_usd: float, tps: float) -> float:

@@ -51,12 +51,40 @@ class SweepReport(RunReport):
         }).style.hide(axis="index")
 
     def price_table(self):
-        p = self.price_perf.copy()
-        p.insert(0, "engine", [engine_title(e) for e in p.pop("engine")])
-        p.insert(2, "TPS priced is", [self.tps_basis(bound, engine, test) for bound, engine, test in
-                                      zip(p.pop("goal_bound"), self.price_perf["engine"], p["test"])])
-        text = ("engine", "test", "threads", "TPS priced is", "repetitions split at threads")
-        return p.style.format({c: "{:.4g}" for c in p.columns if c not in text}, na_rep="n/a").hide(axis="index")
+        p = self.price_perf
+        out = pd.DataFrame({
+            "engine": [engine_title(e) for e in p["engine"]], "test": p["test"],
+            "TPS priced is": [self.tps_basis(bound, engine, test)
+                              for bound, engine, test in zip(p["goal_bound"], p["engine"], p["test"])],
+            "threads": p["threads"],
+            "TPS (± 95% CI)": [fmt_ci(v, ci) for v, ci in zip(p["max_tps_under_goal"], p["tps_ci95"])],
+            "p95 ms (median of reps)": p["p95_ms"],
+            "repetitions split at threads": p["repetitions split at threads"].replace("", "none"),
+            "ops per day": p["ops_per_day"], "ops per 30 days": p["ops_per_30_days"],
+            "USD per hour": p["usd_per_hour"],
+            "USD per M txn (95% CI)": [ci_range(v, lo, hi) for v, lo, hi in
+                                       zip(p["usd_per_million_txn"], p["usd_per_million_txn_ci_low"],
+                                           p["usd_per_million_txn_ci_high"])],
+            "CPU-s per M txn (± 95% CI)": [fmt_ci(v, ci) for v, ci in
+                                           zip(p["cpu_s_per_million_txn"], p["cpu_s_per_million_txn_ci95"])],
+        })
+        for klass, rows in self.alternative_prices().items():
+            usd = [analysis.usd_per_million(rows[e].usd_per_hour, tps) if e in rows else float("nan")
+                   for e, tps in zip(p["engine"], p["max_tps_under_goal"])]
+            out[f"USD per M txn priced as {klass}"] = [fmt(v) for v in usd]
+        numeric = ["p95 ms (median of reps)", "ops per day", "ops per 30 days", "USD per hour"]
+        return out.style.format("{:.4g}", na_rep="n/a", subset=numeric).hide(axis="index")
+
+    def alternative_prices(self) -> dict:
+        """Classes beside this run's whose prices differ per engine (e.g. managed RDS), per engine."""
+        if not self.host_class or self.host_class == prices.NO_PRICES:
+            return {}
+        engines = list(dict.fromkeys(self.summary["engine"]))
+        return {k: prices.prices_on(k, engines) for k in prices.per_engine_classes(self.host_class)}
+
+    def priced_as(self) -> str | None:
+        instances = sorted({p.instance.split(",")[0] for p in self.price_rows.values()})
+        return f"{' / '.join(instances)} (price host_class {self.host_class})" if instances else None
 
     def tps_basis(self, goal_bound: bool, engine: str, test: str) -> str:
         """What the priced throughput is: a capacity the p95 goal set, or only the peak of the steps run."""
@@ -90,7 +118,22 @@ class SweepReport(RunReport):
                 f"offering ({offering}), so the ranking compares engines, not ways of buying them; the hourly prices "
                 f"are not measured on this host: {per_engine}. USD per million transactions is that price x "
                 f"{analysis.HOURS_PER_MONTH} h a month (seed 004's month) over 30 days of the throughput priced, as "
-                "if this host's throughput ran on that instance.")
+                "if this host's throughput ran on that instance; its 95% CI is the price over the TPS CI's two ends."
+                + self.one_price_text())
+
+    def one_price_text(self) -> str:
+        """Where every engine has the same price, USD per transaction is only 1 / TPS scaled: say so."""
+        if len({p.usd_per_hour for p in self.price_rows.values()}) != 1 or len(self.price_rows) < 2:
+            return ""
+        text = (" With one price for every engine, the USD column adds nothing beyond TPS: it is 1 / TPS times the "
+                "same constant, so it ranks the engines exactly as their throughput does.")
+        others = self.alternative_prices()
+        if others:
+            text += (" The columns priced as " + ", ".join(f"`{k}`" for k in others) + " use that class's per-engine "
+                     "prices (" + "; ".join(f"{engine_title(e)} ${r.usd_per_hour:g}/h" for rows in others.values()
+                                            for e, r in rows.items())
+                     + "; n/a where it has no price for an engine), which can rank engines differently.")
+        return text
 
     def reference_price_table(self) -> pd.DataFrame:
         """Seed 004's price/performance, recomputed from its own inputs with this notebook's
@@ -324,6 +367,15 @@ class SweepReport(RunReport):
             notes.append(f"Each engine's container was limited to {self.param('engine_cpus'):g} core(s) by a CFS quota "
                          "(docker --cpus): a smaller instance, throttled every 100 ms period it exceeds its share.")
         return super().caveats([*notes, *extra])
+
+
+def ci_range(value: float, low: float, high: float) -> str:
+    """`0.05 (0.04 to 0.07)`: a figure whose CI is not symmetric, as its two ends."""
+    if value != value:
+        return "n/a"
+    if low != low and high != high:
+        return fmt(value)
+    return f"{fmt(value)} ({fmt(low)} to {fmt(high) if high == high else 'unbounded'})"
 
 
 def knee_text(knee) -> str:
