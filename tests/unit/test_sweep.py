@@ -219,6 +219,22 @@ def test_prices_carry_cis_and_one_price_for_all_is_called_1_over_tps():
     assert label.startswith("priced as if Amazon EC2 m5.large") and "undeclared" not in label
 
 
+def test_write_rows_say_each_servers_durability_as_read_at_start():
+    # Run 20261124T085813Z-eb681a: MySQL wrote a binary log synced at every commit, MariaDB did not.
+    s = pd.concat([_summary("mysql", [(2, 769, 5.0)]), _summary("mariadb", [(2, 1_416, 3.0)])],
+                  ignore_index=True).assign(test="oltp_read_write_90_10")
+    report = _report(s)
+    report.durability = lambda: {"mysql": "innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1",
+                                 "mariadb": "innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0"}
+    note = report.write_durability_note()
+    assert note.startswith("Durability on oltp_read_write_90_10 (each server's default, as read at its start)")
+    assert "MySQL (innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1): a commit waits for its log on disk " \
+           "and also writes a binary log, synced at every commit" in note
+    assert "MariaDB (innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0): a commit waits for its log on " \
+           "disk." in note and "compare different work" in note
+    assert _report(s.assign(test="oltp_point_select")).write_durability_note() == ""
+
+
 def test_missing_price_row_fails_before_docker_is_asked():
     # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
     with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):

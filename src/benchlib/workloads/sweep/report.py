@@ -7,6 +7,7 @@ from ... import results
 from ...plots import engine_title, normalised_curves, throughput_latency
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis, prices
+from .workload import WRITE_TESTS
 
 
 class SweepReport(RunReport):
@@ -193,6 +194,8 @@ class SweepReport(RunReport):
                 f"ms of CPU and sysbench {fmt(client)} ms ({fmt(share * 100, '%', 2)} of the pair), and the host's "
                 f"CPU is {fmt(row['host_cpu_util'] * 100, '%', 2)} busy.")
         lines += self._goal_lines()
+        if note := self.write_durability_note():
+            lines.append(note)
         cores = self.info["cpu_cores"]
         lines.append(f"Client and server share this host's {cores} cores: past about {cores} busy threads more "
                      "concurrency only queues, so the knee here says as much about the host as about the engine.")
@@ -230,6 +233,25 @@ class SweepReport(RunReport):
                            "peak TPS of the steps run, not a capacity the goal set (more threads, or a tighter goal, "
                            "would be needed to find one).")
         return lines
+
+    def write_durability_note(self) -> str:
+        """Tests that write commit under each server's own durability defaults, which differ: a
+        binary log synced at commit is a cost only some engines' write rows carry."""
+        from ..load_fetch.analysis import commit_text, settings
+
+        writing = [t for t in dict.fromkeys(self.summary["test"]) if t in WRITE_TESTS]
+        if not writing:
+            return ""
+        readings = self.durability()
+        engines = [e for e in dict.fromkeys(self.summary["engine"]) if settings(readings.get(e, ""))]
+        if not engines:
+            return ""
+        texts = {e: commit_text(readings[e]) for e in engines}
+        differ = len(set(texts.values())) > 1
+        return (f"Durability on {', '.join(writing)} (each server's default, as read at its start): "
+                + "; ".join(f"{engine_title(e)} ({readings[e]}): {texts[e]}" for e in engines) + "."
+                + (" The engines commit under different settings, so their write throughput and CPU per transaction "
+                   "compare different work, not only different engines." if differ else ""))
 
     def _split_text(self, df) -> str:
         """Where repetitions disagree about the goal: the bracket the crossing lies in."""
