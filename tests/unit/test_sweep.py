@@ -235,6 +235,19 @@ def test_write_rows_say_each_servers_durability_as_read_at_start():
     assert _report(s.assign(test="oltp_point_select")).write_durability_note() == ""
 
 
+def test_a_settle_bound_below_the_quiet_interval_is_refused_for_every_workload():
+    # Run 20261124T085813Z-eb681a ran 0.3 s settle windows: shorter than the 1 s over which quiet is
+    # judged, every one ended at its bound. One check in RunParameters covers every workload.
+    message = ("max_settle_seconds must be 0 (no settle windows) or at least 1 s (the settle policy's quiet "
+               "interval: a shorter window can never see quiet and always ends at its bound), got 0.3")
+    with pytest.raises(ParameterError) as err:
+        validate_parameters({**GOOD, "max_settle_seconds": 0.3})
+    assert str(err.value) == message
+    assert validate_parameters({**GOOD, "max_settle_seconds": 1}).max_settle_seconds == 1
+    from benchlib.workloads.sweep.workload import TESTS, WRITE_TESTS
+    assert WRITE_TESTS <= set(TESTS) and "oltp_point_select" not in WRITE_TESTS
+
+
 def test_missing_price_row_fails_before_docker_is_asked():
     # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
     with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):
@@ -366,9 +379,15 @@ def test_seed_004_settings_not_reproduced_are_stated_beside_this_runs():
     report = _report(summary, threads=(2, 32, 64))
     report.info.update(cpu_cores=2)
     report.info["parameters"].update(tables=1, table_size=100_000, step_seconds=2, warmup_seconds=2,
-                                     max_settle_seconds=0.5, rand_type="uniform", repetitions=2,
+                                     max_settle_seconds=2, rand_type="uniform", repetitions=2,
                                      tests=["oltp_point_select"])
+    # Six settle windows: four ended at the 2 s bound, two on quiet.
+    report.measurements = pd.DataFrame({"window": "settle", "metric": "wall_time",
+                                        "value": [2.0, 2.01, 2.0, 2.02, 1.1, 1.3]})
     table = report.seed_settings_table().data.set_index("setting")
+    between = table.loc["between steps", "this run"]
+    assert between.startswith("after each step that writes (oltp_read_write_90_10, oltp_write_only; none after reads")
+    assert "at most 2 s" in between and "4 of 6 ended at the bound" in between
     assert table.loc["data"].tolist() == ["--tables=10 --table-size=1000000", "--tables=1 --table-size=100000"]
     assert table.loc["threads", "seed 004 (its text)"] == "8 16 32 64 128 256 512 1024"
     assert table.loc["threads", "this run"].startswith("2 32 64, bisected where the goal bound: 45")

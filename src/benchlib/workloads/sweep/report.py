@@ -5,6 +5,7 @@ import pandas as pd
 
 from ... import results
 from ...plots import engine_title, normalised_curves, throughput_latency
+from ...measure import SettlePolicy
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis, prices
 from .workload import WRITE_TESTS
@@ -319,7 +320,7 @@ class SweepReport(RunReport):
                                             if bisected else "") + "; each test stopped past the goal"),
             ("step length", "read/write --time=300; point select gives no --time (sysbench's default, 10 s)",
              f"{self.param('step_seconds')} s per step after a {self.param('warmup_seconds')} s warm-up per test"),
-            ("between steps", "sleep 60", f"a settle window of at most {self.param('max_settle_seconds')} s"),
+            ("between steps", "sleep 60", self.settle_text()),
             ("access distribution", "--rand-type=uniform (read/write); point select gives none",
              f"--rand-type={self.param('rand_type') or 'special (not set)'} on every step"),
             ("random seed", "--rand-seed=1234567 (read/write)", "not set (sysbench's default)"),
@@ -333,6 +334,20 @@ class SweepReport(RunReport):
         ]
         # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
         return pd.DataFrame(rows, columns=["setting", "seed 004 (its text)", "this run"]).style.hide(axis="index")
+
+    def settle_text(self) -> str:
+        """Where settle windows were taken and how many ended at their bound rather than on quiet."""
+        bound = float(self.param("max_settle_seconds") or 0)
+        if bound <= 0:
+            return "no settle window (max_settle_seconds = 0): deferred work is charged to later steps"
+        m = self.measurements
+        walls = m[(m["window"] == "settle") & (m["metric"] == "wall_time")]["value"]
+        poll = SettlePolicy().poll_seconds
+        at_bound = int((walls >= bound - poll / 2).sum())  # a window ending on quiet ends a poll or more earlier
+        return (f"after each step that writes ({', '.join(sorted(WRITE_TESTS))}; none after reads, which defer no "
+                f"work), a settle window of at most {bound:g} s that ends early once the engine's CPU over the last "
+                f"{SettlePolicy().quiet_seconds:g} s is near its idle rate: {at_bound} of {len(walls)} ended at the "
+                "bound, so deferred work still running then is charged to the next step")
 
     def sweep_rule_sentence(self) -> str:
         """How far each test's thread steps went, as the run was asked to."""
