@@ -248,6 +248,25 @@ def test_a_settle_bound_below_the_quiet_interval_is_refused_for_every_workload()
     assert WRITE_TESTS <= set(TESTS) and "oltp_point_select" not in WRITE_TESTS
 
 
+def test_connection_set_up_in_the_window_is_stated_with_each_engines_figures():
+    # Run 20261124T085813Z-eb681a's PostgreSQL: 0.05 ms of engine CPU per transaction at 32 threads, 0.12 at 128.
+    s = _summary("postgres", [(2, 9_000, 1.0), (32, 10_000, 3.0), (128, 9_500, 14.0)]).assign(
+        engine_cpu_ms_per_txn=[0.07, 0.05, 0.12])
+    report = _report(s)
+    report.info["parameters"]["step_seconds"] = 2
+    note = report.connection_note()
+    assert "every step starts a new sysbench process" in note and "none of it is subtracted" in note
+    assert "PostgreSQL t 0.12 ms at 128 threads against 0.05 ms at 32 (2.4x)" in note
+
+
+def test_the_client_path_is_the_recorded_one_not_loopback():
+    report = _report(_summary("postgres", [(2, 100, 1.0)]))
+    report.instances = pd.DataFrame({"engine": ["postgres"], "kind": ["server"], "config": [
+        '{"client_path": "the container\'s address 172.17.0.3:5432 on Docker network bridge (no docker-proxy)"}']})
+    assert report.client_path_text() == ("PostgreSQL at the container's address 172.17.0.3:5432 on Docker network "
+                                         "bridge (no docker-proxy)")
+
+
 def test_missing_price_row_fails_before_docker_is_asked():
     # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
     with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):
@@ -381,6 +400,7 @@ def test_seed_004_settings_not_reproduced_are_stated_beside_this_runs():
     report.info["parameters"].update(tables=1, table_size=100_000, step_seconds=2, warmup_seconds=2,
                                      max_settle_seconds=2, rand_type="uniform", repetitions=2,
                                      tests=["oltp_point_select"])
+    report.instances = pd.DataFrame({"engine": [], "kind": [], "config": []})
     # Six settle windows: four ended at the 2 s bound, two on quiet.
     report.measurements = pd.DataFrame({"window": "settle", "metric": "wall_time",
                                         "value": [2.0, 2.01, 2.0, 2.02, 1.1, 1.3]})

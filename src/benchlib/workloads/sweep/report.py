@@ -307,7 +307,7 @@ class SweepReport(RunReport):
             ("hardware", "3 x 16 vCPU / 64 GiB per system, 900 GiB EBS, 13500 IOPS; driver 32 vCPU, 128 GB",
              f"one host of {self.info['cpu_cores']} cores shared by the engine and sysbench"),
             ("client", "sysbench 1.1.0-b73ae9a over the network with TLS (--mysql-ssl-ca, --pgsql-sslmode=verify-ca)",
-             "Debian's sysbench 1.0.20 on loopback (127.0.0.1), TLS not set"),
+             f"Debian's sysbench 1.0.20 on the same host, TLS not set, reaching {self.client_path_text()}"),
             ("tests", "oltp_point_select; oltp_read_write --point-selects=9 --range-selects=false --index-updates=0 "
                       "--non-index-updates=1 --delete-inserts=0",
              ", ".join(self.param("tests") or []) + " (the 90:10 mix with the seed's options)"),
@@ -334,6 +334,39 @@ class SweepReport(RunReport):
         ]
         # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
         return pd.DataFrame(rows, columns=["setting", "seed 004 (its text)", "this run"]).style.hide(axis="index")
+
+    def client_path_text(self) -> str:
+        """How sysbench reached each server, as each start recorded it (never assumed to be loopback)."""
+        paths = self._started("client_path")
+        if not paths:
+            return "the server by a path this run did not record"
+        return "; ".join(f"{engine_title(k)} at {' / '.join(v)}" for k, v in paths.items())
+
+    def connection_note(self) -> str:
+        """Each step is a new sysbench process: its connections are opened inside the measured
+        window, so their set-up (a forked backend and its authentication, per connection, on
+        PostgreSQL) is in the engine's CPU per transaction and weighs more the more threads a step
+        has. Stated with each engine's figures: CPU per transaction at the largest step beside its
+        lowest over the steps."""
+        parts = []
+        for (engine, test), df in self.summary.groupby(["engine", "test"], sort=False):
+            df = df.dropna(subset=["engine_cpu_ms_per_txn"]).sort_values("threads")
+            if len(df) < 2:
+                continue
+            top, low = df.iloc[-1], df.loc[df["engine_cpu_ms_per_txn"].idxmin()]
+            if top["threads"] == low["threads"]:
+                continue
+            parts.append(f"{engine_title(engine)} {test} {fmt(top['engine_cpu_ms_per_txn'])} ms at "
+                         f"{int(top['threads'])} threads against {fmt(low['engine_cpu_ms_per_txn'])} ms at "
+                         f"{int(low['threads'])} ({fmt(top['engine_cpu_ms_per_txn'] / low['engine_cpu_ms_per_txn'])}x)")
+        text = ("Connection set-up is inside each measured window: every step starts a new sysbench process, which "
+                "opens its threads' connections (on PostgreSQL a forked backend and a scram-sha-256 handshake each) "
+                f"within the {self.param('step_seconds')} s it is measured over, so a step with more threads carries "
+                "more set-up per transaction, and none of it is subtracted.")
+        if parts:
+            text += " Engine CPU per transaction at the largest step against the lowest of any step: " + \
+                "; ".join(parts) + "."
+        return text
 
     def settle_text(self) -> str:
         """Where settle windows were taken and how many ended at their bound rather than on quiet."""
@@ -386,6 +419,7 @@ class SweepReport(RunReport):
             f"Throughput priced: the highest with p95 under {fmt(self.goal_ms)} ms where a step went over the goal, "
             "else the peak of the steps run (the price table says which). " + self.price_sentence(),
             self.sweep_rule_sentence(),
+            self.connection_note(),
             self.table_options_sentence(),
             "Seed 004 measured 3-node cloud clusters (48 vCPUs each side) driven from a 32-vCPU client, 300 s per "
             "read/write step (its point-select command sets no --time: sysbench's default, 10 s), one run per step; "
