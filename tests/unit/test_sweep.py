@@ -267,6 +267,15 @@ def test_the_client_path_is_the_recorded_one_not_loopback():
                                          "bridge (no docker-proxy)")
 
 
+def test_threads_are_drawn_on_a_log_axis_and_an_undetermined_knee_gets_no_star():
+    s = _summary("postgres", [(2, 100, 1.0), (8, 300, 2.0), (32, 320, 5.0), (45, 321, 9.0)])
+    knees = pd.DataFrame({"engine": ["postgres"], "knee_threads": [float("nan")], "knee_p95_ms": [float("nan")]})
+    from benchlib.plots import throughput_latency
+    fig = throughput_latency(s, title="t", name="t", knees=knees)
+    assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [2, 8, 32, 45]
+    assert [tr.name for tr in fig.data] == ["PostgreSQL TPS", "PostgreSQL p95"]
+
+
 def test_missing_price_row_fails_before_docker_is_asked():
     # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
     with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):

@@ -148,7 +148,7 @@ class SweepReport(RunReport):
 
     def figures(self):
         return [throughput_latency(self.summary[self.summary["test"] == test], knees=self.knees[self.knees["test"] == test],
-                                   title=f"{test}: throughput (bars, ± 95% CI) and p95 latency (dotted) by threads",
+                                   title=f"{test}: throughput (solid, ± 95% CI) and p95 latency (dotted) by threads (log scale)",
                                    name=f"sweep-{test.replace('_', '-')}")
                 for test in dict.fromkeys(self.summary["test"])]
 
