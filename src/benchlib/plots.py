@@ -151,10 +151,10 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
     return fig
 
 
-def normalised_curves(curves: pd.DataFrame, *, title: str, name: str):
+def normalised_curves(curves: pd.DataFrame, *, title: str, name: str, x_title: str = "threads (log scale)"):
     """Throughput relative to each system's own peak against concurrency: the shape travels
     between a cloud cluster and a laptop, the absolute numbers do not. `curves` has columns
-    system, source, threads, relative_tps."""
+    system, source, threads (or any concurrency measure `x_title` names), relative_tps."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -164,7 +164,7 @@ def normalised_curves(curves: pd.DataFrame, *, title: str, name: str):
                         name=f"{engine_title(system)} ({source})", line=dict(
                             color=engine_color(system), dash="solid" if source == "this run" else "dash"))
     fig.update_layout(title=title, template="plotly_white", height=420, meta={"benchlib_name": name},
-                      yaxis_title="throughput / own peak", xaxis_title="threads (log scale)",
+                      yaxis_title="throughput / own peak", xaxis_title=x_title,
                       margin=dict(l=60, r=20, t=60, b=50))
     fig.update_xaxes(type="log", dtick=0.30102999566)  # one tick per doubling
     return fig

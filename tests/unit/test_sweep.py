@@ -276,6 +276,17 @@ def test_threads_are_drawn_on_a_log_axis_and_an_undetermined_knee_gets_no_star()
     assert [tr.name for tr in fig.data] == ["PostgreSQL TPS", "PostgreSQL p95"]
 
 
+def test_seed_004_curves_are_drawn_against_threads_per_server_vcpu():
+    report = _report(_summary("postgres", [(2, 100, 1.0), (8, 200, 2.0)]).assign(test="oltp_point_select"))
+    report.info["cpu_cores"] = 2
+    (fig,) = report.reference_figures()
+    ours = next(tr for tr in fig.data if tr.name.endswith("(this run)"))
+    theirs = [tr for tr in fig.data if tr.name.endswith("(seed 004)")][0]
+    assert list(ours.x) == [1.0, 4.0]  # 2 and 8 threads on 2 cores
+    assert min(theirs.x) == pytest.approx(32 / 48)  # the published data start at 32 threads
+    assert fig.layout.xaxis.title.text.startswith("threads per server vCPU")
+
+
 def test_missing_price_row_fails_before_docker_is_asked():
     # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
     with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):

@@ -11,6 +11,9 @@ from . import analysis, prices
 from .workload import WRITE_TESTS
 
 
+SEED_SERVER_VCPUS = 48  # seed 004's database side: 3 nodes x 16 vCPU per system
+
+
 class SweepReport(RunReport):
     def __init__(self, run_id: str, store=None):
         super().__init__(run_id, store)
@@ -153,7 +156,11 @@ class SweepReport(RunReport):
                 for test in dict.fromkeys(self.summary["test"])]
 
     def reference_figures(self):
+        """Seed 004's curves beside this run's, against threads per server vCPU: its clusters had
+        48 vCPUs a side (32-1024 threads), this host has its own few cores, so concurrency is only
+        comparable relative to the cores that serve it."""
         ref = results.reference("seed004_sysbench")
+        cores = int(self.info["cpu_cores"] or 1)
         figs = []
         for test in dict.fromkeys(self.summary["test"]):
             ours = self.summary[self.summary["test"] == test]
@@ -161,14 +168,17 @@ class SweepReport(RunReport):
             if theirs.empty:
                 continue
             curves = pd.concat([
-                pd.DataFrame({"system": ours["engine"], "source": "this run", "threads": ours["threads"],
+                pd.DataFrame({"system": ours["engine"], "source": "this run", "threads": ours["threads"] / cores,
                               "relative_tps": ours["tps"] / ours.groupby("engine")["tps"].transform("max")}),
-                pd.DataFrame({"system": theirs["system"], "source": "seed 004", "threads": theirs["concurrency"],
+                pd.DataFrame({"system": theirs["system"], "source": "seed 004",
+                              "threads": theirs["concurrency"] / SEED_SERVER_VCPUS,
                               "relative_tps": theirs["throughput_tps"]
                               / theirs.groupby("system")["throughput_tps"].transform("max")}),
             ], ignore_index=True)
             figs.append(normalised_curves(curves, name=f"sweep-reference-{test.replace('_', '-')}",
-                                          title=f"{test}: throughput relative to each system's peak"))
+                                          title=f"{test}: throughput relative to each system's peak",
+                                          x_title=f"threads per server vCPU (log scale; seed 004: "
+                                                  f"{SEED_SERVER_VCPUS}, this run: {cores})"))
         return figs
 
     def findings(self) -> str:
@@ -423,7 +433,8 @@ class SweepReport(RunReport):
             self.table_options_sentence(),
             "Seed 004 measured 3-node cloud clusters (48 vCPUs each side) driven from a 32-vCPU client, 300 s per "
             "read/write step (its point-select command sets no --time: sysbench's default, 10 s), one run per step; "
-            "absolute figures cannot travel to this host, so its curves are drawn normalised to each system's peak; "
+            "absolute figures cannot travel to this host, so its curves are drawn normalised to each system's peak "
+            f"against threads per server vCPU ({SEED_SERVER_VCPUS} there, {self.info['cpu_cores']} here); "
             "the table of seed 004's settings gives every one not reproduced here.",
             f"Steps: {self.param('step_seconds')} s each after a {self.param('warmup_seconds')} s warm-up, "
             f"{self.param('tables')} table(s) x {self.param('table_size'):,} rows, at least "
