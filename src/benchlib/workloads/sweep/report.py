@@ -11,6 +11,9 @@ from . import analysis, prices
 from .workload import WRITE_TESTS
 
 
+# Two warm-ups that are easy to confuse: the sweep's own (warmup_seconds) and the driver's (warmup).
+WARMUP_APART = (" (the sysbench warm-up, warmup_seconds: unrecorded load before each test's first step; the "
+                "driver's warmup parameter, a whole discarded repetition, is another mechanism)")
 SEED_SERVER_VCPUS = 48  # seed 004's database side: 3 nodes x 16 vCPU per system
 
 
@@ -290,7 +293,7 @@ class SweepReport(RunReport):
                 "knee off the latency chart by eye); the knee table gives the gain of the step after the knee.")
 
     def noise_sentence(self) -> str:
-        """What the repetitions can and cannot tell apart: with n = 2 the CI's t is 12.7."""
+        """What the repetitions can and cannot tell apart (with n = 2 the CI's t is 12.7, with 3 it is 4.3)."""
         n = int(self.summary["n"].min()) if len(self.summary) else 0
         if n < 2:
             return ("Each step ran once: no CI, and no difference between steps or engines is claimed beyond the "
@@ -309,6 +312,7 @@ class SweepReport(RunReport):
         ran = sorted(set(int(t) for t in self.summary["threads"]))
         bisected = sorted(set(ran) - set(threads))
         tables, size = self.param("tables") or 1, self.param("table_size") or 0
+        seed_from = int(results.reference("seed004_sysbench")["concurrency"].min())
         rows = [
             ("systems", "CockroachDB 21.2.5 (3 nodes) and SkySQL Xpand 6.0.2 (3 nodes, 3 replicas), both managed "
                         "cloud services, AWS us-west-2",
@@ -325,15 +329,18 @@ class SweepReport(RunReport):
              f"--create_secondary={str(bool(self.param('create_secondary'))).lower()} "
              f"--auto_inc={str(bool(self.param('auto_inc'))).lower()} (every test)"),
             ("data", "--tables=10 --table-size=1000000", f"--tables={tables} --table-size={size}"),
-            ("threads", "8 16 32 64 128 256 512 1024",
+            ("threads", f"8 16 32 64 128 256 512 1024 (its command; its published data start at {seed_from} threads)",
              " ".join(map(str, threads)) + (f", bisected where the goal bound: {' '.join(map(str, bisected))}"
                                             if bisected else "") + "; each test stopped past the goal"),
             ("step length", "read/write --time=300; point select gives no --time (sysbench's default, 10 s)",
-             f"{self.param('step_seconds')} s per step after a {self.param('warmup_seconds')} s warm-up per test"),
+             f"{self.param('step_seconds')} s per step after a {self.param('warmup_seconds')} s warm-up per test"
+             + WARMUP_APART),
             ("between steps", "sleep 60", self.settle_text()),
             ("access distribution", "--rand-type=uniform (read/write); point select gives none",
              f"--rand-type={self.param('rand_type') or 'special (not set)'} on every step"),
-            ("random seed", "--rand-seed=1234567 (read/write)", "not set (sysbench's default)"),
+            ("random seed", "--rand-seed=1234567 (read/write)",
+             "not set: sysbench 1.0.20 then seeds from the clock, so each repetition draws other keys (a fixed seed "
+             "would replay one key sequence in every repetition and step, and the CIs would miss that variation)"),
             ("repetitions", "one run per step", f"at least {self.param('repetitions')} per step, 95% CIs given"),
             ("latency goal", "p95 above 60ms is unacceptable", f"p95 goal {fmt(self.goal_ms)} ms"),
             ("prices", "console prices of the two clusters: $11.43/h and $13.2509/h (estimated total)",
@@ -436,7 +443,8 @@ class SweepReport(RunReport):
             "absolute figures cannot travel to this host, so its curves are drawn normalised to each system's peak "
             f"against threads per server vCPU ({SEED_SERVER_VCPUS} there, {self.info['cpu_cores']} here); "
             "the table of seed 004's settings gives every one not reproduced here.",
-            f"Steps: {self.param('step_seconds')} s each after a {self.param('warmup_seconds')} s warm-up, "
+            f"Steps: {self.param('step_seconds')} s each after a {self.param('warmup_seconds')} s warm-up"
+            f"{WARMUP_APART}, "
             f"{self.param('tables')} table(s) x {self.param('table_size'):,} rows, at least "
             f"{self.param('repetitions')} repetition(s) per step (up to {self.param('max_repetitions') or '-'} while "
             "the CPU per transaction of a step had a 95% CI wider than the target; the run note says how many), each "
