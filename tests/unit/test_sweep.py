@@ -287,6 +287,17 @@ def test_seed_004_curves_are_drawn_against_threads_per_server_vcpu():
     assert fig.layout.xaxis.title.text.startswith("threads per server vCPU")
 
 
+def test_precision_is_counted_in_the_report_and_a_fixed_repetition_count_is_said():
+    s = _summary("postgres", [(1, 100, 1.0), (2, 150, 1.0), (4, 160, 1.0)]).assign(
+        cpu_ms_per_txn=1.0, cpu_ms_per_txn_ci95=[0.04, 0.08, 0.3])
+    report = _report(s)
+    report.info["parameters"].update(ci_target=0.05, repetitions=3, max_repetitions=3)
+    text = report.precision_sentence()
+    assert text.startswith("Precision: of 3 steps with a CI, 1 have a 95% CI of CPU per transaction (engine + "
+                           "client) within ±5% of the mean and 2 within ±10%.")
+    assert "max_repetitions = repetitions = 3: the adaptive rule" in text and "could add none" in text
+
+
 def test_missing_price_row_fails_before_docker_is_asked():
     # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
     with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):

@@ -385,6 +385,21 @@ class SweepReport(RunReport):
                 "; ".join(parts) + "."
         return text
 
+    def precision_sentence(self) -> str:
+        """How many steps' CPU per transaction (engine + client) reached the CI target, counted
+        here, and whether the adaptive rule could add repetitions at all."""
+        target = float(self.param("ci_target") or 0.05)
+        rel = (self.summary["cpu_ms_per_txn_ci95"] / self.summary["cpu_ms_per_txn"]).dropna()
+        text = (f"Precision: of {len(rel)} steps with a CI, {int((rel <= target).sum())} have a 95% CI of CPU per "
+                f"transaction (engine + client) within ±{target:.0%} of the mean and {int((rel <= 2 * target).sum())} "
+                f"within ±{2 * target:.0%}.")
+        low, high = self.param("repetitions"), self.param("max_repetitions")
+        if high is not None and low is not None and high <= low:
+            return text + (f" max_repetitions = repetitions = {low}: the adaptive rule (more repetitions while a "
+                           "step's CI is wider than the target) could add none.")
+        return text + (f" Repetitions were added, up to {high}, while a step's CI was wider than the target; the run "
+                       "note says how many.")
+
     def settle_text(self) -> str:
         """Where settle windows were taken and how many ended at their bound rather than on quiet."""
         bound = float(self.param("max_settle_seconds") or 0)
@@ -446,9 +461,8 @@ class SweepReport(RunReport):
             f"Steps: {self.param('step_seconds')} s each after a {self.param('warmup_seconds')} s warm-up"
             f"{WARMUP_APART}, "
             f"{self.param('tables')} table(s) x {self.param('table_size'):,} rows, at least "
-            f"{self.param('repetitions')} repetition(s) per step (up to {self.param('max_repetitions') or '-'} while "
-            "the CPU per transaction of a step had a 95% CI wider than the target; the run note says how many), each "
-            "repetition walking every test's thread steps in turn.",
+            f"{self.param('repetitions')} repetition(s) per step, each repetition walking every test's thread steps "
+            "in turn. " + self.precision_sentence(),
             f"Access distribution: sysbench `--rand-type={self.param('rand_type') or 'special'}` on every step"
             + ("" if self.param("rand_type") else " (not set by this older run: Debian sysbench 1.0.20's default, "
                "`special`, sends most accesses to ~1% of the rows)") + ".",
