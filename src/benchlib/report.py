@@ -147,8 +147,9 @@ class RunReport:
         bad = m[m["check_status"].isin(["mismatch", "error"])].drop_duplicates("seq")
         return bad[["engine", "repetition", "labels", "phase", "check_name", "check_value", "check_expected"]]
 
-    def problems(self) -> str:
-        """Failed engine starts and checks that did not hold, as Markdown ("none" when clean)."""
+    def problems(self, extra: Iterable[str] = ()) -> str:
+        """Failed engine starts and checks that did not hold, and a workload's own `extra` lines
+        (errors its client counted and went on past), as Markdown ("none" when clean)."""
         lines = []
         if self.info["status"] in ("failed", "partial", "aborted") and self.info["error"]:
             lines.append(f"**Run {self.info['status']}:** {self.info['error']}")
@@ -166,6 +167,7 @@ class RunReport:
             lines.append(f"**Check failed:** {engine_title(row.engine)}{variant} repetition {row.repetition}, "
                          f"{row.phase}: {row.check_name} = {row.check_value:g}, expected {row.check_expected:g}. "
                          "Its figures are kept but describe different work.")
+        lines += [line for line in extra if line]
         return _markdown(lines)
 
     def _started(self, key: str) -> dict[str, list[str]]:

@@ -298,6 +298,22 @@ def test_precision_is_counted_in_the_report_and_a_fixed_repetition_count_is_said
     assert "max_repetitions = repetitions = 3: the adaptive rule" in text and "could add none" in text
 
 
+def test_errors_sysbench_went_on_past_are_failures_named_with_their_codes():
+    report = _report(_summary("mysql", [(2, 100, 1.0)]))
+    report.info["parameters"]["step_seconds"] = 2
+    report.steps = pd.DataFrame({"engine": ["mysql", "mysql", "mariadb"], "test": ["rw", "rw", "rw"],
+                                 "errors": [3.0, 0.0, 0.0]})
+    line = report.client_errors_line()
+    assert line.startswith("**Errors sysbench went on past:** MySQL rw: 3 in 1 step window(s) (of 3 step windows)")
+    assert "1213 (deadlock), 1020 (record changed) and 1205 (lock wait timeout)" in line
+    assert "mean count per step window of 2 s, not a rate" in line
+    report.info.update(status="ok", error=None, failures=None)
+    report.check_mismatches = lambda: pd.DataFrame(columns=["labels"])
+    assert "Errors sysbench went on past" in report.problems()
+    report.steps = report.steps.assign(errors=0.0)
+    assert report.client_errors_line() == ""
+
+
 def test_missing_price_row_fails_before_docker_is_asked():
     # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
     with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):
