@@ -314,6 +314,13 @@ def test_errors_sysbench_went_on_past_are_failures_named_with_their_codes():
     assert report.client_errors_line() == ""
 
 
+def test_the_cpu_share_is_named_as_engine_plus_sysbench_not_the_host():
+    s = _summary("postgres", [(1, 100, 1.0)]).assign(
+        qps=1.0, latency_avg=1.0, latency_p99=1.0, errors=0.0, n=1, host_cpu_util=0.5)
+    columns = _report(s).step_table().data.columns
+    assert "engine + sysbench CPU (share of host cores)" in columns and "host CPU" not in columns
+
+
 def test_missing_price_row_fails_before_docker_is_asked():
     # tidb runs sysbench (MySQL wire) but has no declared price on this host class: one line naming it.
     with pytest.raises(ParameterError, match="^host_class 'aws-us-east-1-2vcpu' has no price for tidb in "):

@@ -40,10 +40,10 @@ class SweepReport(RunReport):
             "QPS": s["qps"], "avg ms": s["latency_avg"], "p95 ms": s["latency_p95"],
             "p95 ms, median of reps": s["latency_p95_median"], "p99 ms": s["latency_p99"],
             "engine CPU ms/txn": s["engine_cpu_ms_per_txn"], "client CPU ms/txn": s["client_cpu_ms_per_txn"],
-            "host CPU": s["host_cpu_util"], "errors (mean count per step)": s["errors"], "n": s["n"],
+            "engine + sysbench CPU (share of host cores)": s["host_cpu_util"], "errors (mean count per step)": s["errors"], "n": s["n"],
         })
         numeric = ["QPS", "avg ms", "p95 ms", "p95 ms, median of reps", "p99 ms", "engine CPU ms/txn", "client CPU ms/txn", "errors (mean count per step)"]
-        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric).format("{:.0%}", subset=["host CPU"])
+        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric).format("{:.0%}", subset=["engine + sysbench CPU (share of host cores)"])
                 .hide(axis="index"))
 
     def knee_table(self):
@@ -208,8 +208,9 @@ class SweepReport(RunReport):
                 f"**{engine_title(k.engine)}, {k.test}:** useful capacity at {int(k.knee_threads)} threads "
                 f"({fmt(k.knee_tps)} TPS, p95 {fmt(k.knee_p95_ms)} ms{at_edge}); peak {fmt(k.peak_tps)} TPS at "
                 f"{k.peak_threads} threads. There a transaction costs the engine {fmt(row['engine_cpu_ms_per_txn'])} "
-                f"ms of CPU and sysbench {fmt(client)} ms ({fmt(share * 100, '%', 2)} of the pair), and the host's "
-                f"CPU is {fmt(row['host_cpu_util'] * 100, '%', 2)} busy.")
+                f"ms of CPU and sysbench {fmt(client)} ms ({fmt(share * 100, '%', 2)} of the pair), and the two "
+                f"together used {fmt(row['host_cpu_util'] * 100, '%', 2)} of the host's cores over the step (not the "
+                "host's whole load: other processes are not counted).")
         lines += self._goal_lines()
         if note := self.write_durability_note():
             lines.append(note)
