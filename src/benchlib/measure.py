@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator
 from . import cgroups, perf
 from .docker_host import docker_server_version
 from .lifecycle import Instance, _owner_label
+from .parameters import SETTLE_GATE_SECONDS, SETTLE_QUIET_SECONDS
 from .provenance import benchlib_version, declared_host_class, git_state, has_pmu, host_facts, host_fingerprint
 from .store import Store, as_json, utcnow
 
@@ -47,8 +48,8 @@ class SettlePolicy:
     idle rate itself, so the gate only has to see that start-up work has stopped."""
 
     max_seconds: float = 60.0
-    quiet_seconds: float = 1.0
-    gate_seconds: float = 0.5
+    quiet_seconds: float = SETTLE_QUIET_SECONDS
+    gate_seconds: float = SETTLE_GATE_SECONDS
     poll_seconds: float = 0.1
     idle_factor: float = 1.5
     floor_cores: float = 0.02
@@ -558,13 +559,14 @@ def wait_until_quiet(scope: cgroups.Scope, policy: SettlePolicy, t_start: float,
         time.sleep(policy.poll_seconds)
         now = time.perf_counter()
         history.append((now, scope.cpu_ns() or 0))
-        if now - t_start >= max_seconds:
-            return "max_seconds"
+        # Quiet is judged before the bound, so a bound equal to the quiet interval can still end on quiet.
         old = [h for h in history if now - h[0] >= policy.quiet_seconds]
         if old:
             t_old, cpu_old = old[-1]
             if (history[-1][1] - cpu_old) / 1e9 / (now - t_old) <= threshold:
                 return "quiet"
+        if now - t_start >= max_seconds:
+            return "max_seconds"
 
 
 def _delta(before: int | None, after: int | None, scale: float) -> float | None:

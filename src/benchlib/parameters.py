@@ -24,6 +24,13 @@ from .validation import ALL_AVAILABLE, cluster_nodes, engine_selection, engine_s
 
 Check = Callable[[str, Any, dict], Any]
 
+# The settle policy's trailing intervals (measure.SettlePolicy reads them from here, so a
+# parameter check can name them before anything heavier is imported): a settle window ends once
+# the engine's CPU rate over the last SETTLE_QUIET_SECONDS is near idle; the wait before an idle
+# baseline gates on the shorter SETTLE_GATE_SECONDS.
+SETTLE_QUIET_SECONDS = 1.0
+SETTLE_GATE_SECONDS = 0.5
+
 
 def param(check: Check, doc: str = "", *, late: bool = False) -> Any:
     """A declared parameter: no default (the notebook's parameters cell holds the values, once)."""
@@ -69,6 +76,20 @@ def number(minimum: float = 0.0, *, above: bool = False, maximum: float | None =
 def whole_seconds() -> Check:
     def check(name: str, value: Any, checked: dict) -> int:
         return int(number()(name, value, checked))
+    return check
+
+
+def settle_bound() -> Check:
+    """The longest settle window: 0 (none) or at least the policy's quiet interval, since the
+    rate over that interval is what ends a window early; a shorter bound ends every window at
+    the bound, never on quiet, and charges later deferred work to the next step."""
+    def check(name: str, value: Any, checked: dict) -> float:
+        number()(name, value, checked)
+        if 0 < value < SETTLE_QUIET_SECONDS:
+            raise _fail(name, f"0 (no settle windows) or at least {SETTLE_QUIET_SECONDS:g} s (the settle policy's "
+                              "quiet interval: a shorter window can never see quiet and always ends at its bound)",
+                        value)
+        return float(value)
     return check
 
 
@@ -304,4 +325,5 @@ class RunParameters(Parameters):
     warmup: bool = param(boolean(), "one discarded repetition first, stored as warm-up windows")
     pin_cpus: bool = param(boolean(), "server engines on CPUs 1.., the harness on CPU 0")
     idle_seconds: float = param(number(), "idle baseline per engine start, after a wait for quiet")
-    max_settle_seconds: float = param(number(), "longest wait for deferred work after a phase")
+    max_settle_seconds: float = param(settle_bound(), "longest wait for deferred work after a phase (0, or at least "
+                                                      "the settle policy's 1 s quiet interval)")

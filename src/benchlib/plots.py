@@ -143,43 +143,43 @@ def use_report_renderer() -> None:
 
 
 def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: pd.DataFrame | None = None):
-    """Seed 004's chart shape: throughput bars per concurrency step (one colour per engine), p95
-    latency as a line on the right axis, the useful-capacity knee marked."""
-    import plotly.graph_objects as go
+    """Seed 004's chart, on a log threads axis (a doubling is the same width wherever it falls, so
+    8 -> 32 is not drawn like 32 -> 45): throughput per engine as a solid line with its 95% CI (one
+    colour per engine), p95 latency as a dotted line on the right axis, the useful-capacity knee
+    marked where it is determined."""
     from plotly.subplots import make_subplots
 
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    x_order = [str(t) for t in sorted(set(summary["threads"]))]
     for engine in engine_order(summary["engine"]):
         df = summary[summary["engine"] == engine].sort_values("threads")
-        x = [str(t) for t in df["threads"]]
         color, label = engine_color(engine), engine_title(engine)
-        fig.add_bar(x=x, y=df["tps"], name=f"{label} TPS", marker_color=color, opacity=0.75,
-                    error_y=dict(type="data", array=df.get("tps_ci95"), visible=True),
-                    hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", secondary_y=False)
-        fig.add_scatter(x=x, y=df["latency_p95"], name=f"{label} p95", mode="lines+markers",
+        fig.add_scatter(x=df["threads"], y=df["tps"], name=f"{label} TPS", mode="lines+markers",
+                        line=dict(color=color), error_y=dict(type="data", array=df.get("tps_ci95"), visible=True),
+                        hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", secondary_y=False)
+        fig.add_scatter(x=df["threads"], y=df["latency_p95"], name=f"{label} p95", mode="lines+markers",
                         line=dict(color=color, dash="dot"), secondary_y=True,
                         hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>")
         if knees is not None:
-            k = knees[knees["engine"] == engine]
+            k = knees[(knees["engine"] == engine) & knees["knee_threads"].notna()]  # no star where undetermined
             if not k.empty:
-                fig.add_scatter(x=[str(int(k["knee_threads"].iloc[0]))], y=[k["knee_p95_ms"].iloc[0]],
+                fig.add_scatter(x=[int(k["knee_threads"].iloc[0])], y=[k["knee_p95_ms"].iloc[0]],
                                 mode="markers", marker=dict(symbol="star", size=16, color=color,
                                                             line=dict(color="black", width=1)),
                                 name=f"{label} useful capacity", secondary_y=True)
-    fig.update_layout(title=title, barmode="group", template="plotly_white", height=460, legend_title="",
+    ticks = sorted(set(int(t) for t in summary["threads"]))
+    fig.update_layout(title=title, template="plotly_white", height=460, legend_title="",
                       meta={"benchlib_name": name}, margin=dict(l=60, r=60, t=60, b=50))
-    fig.update_xaxes(title_text="threads (concurrent sessions)", type="category", categoryorder="array",
-                     categoryarray=x_order)
-    fig.update_yaxes(title_text="transactions per second", secondary_y=False)
+    fig.update_xaxes(title_text="threads (concurrent sessions, log scale)", type="log", tickvals=ticks,
+                     ticktext=[str(t) for t in ticks])
+    fig.update_yaxes(title_text="transactions per second", secondary_y=False, rangemode="tozero")
     fig.update_yaxes(title_text="p95 latency (ms)", secondary_y=True, rangemode="tozero")
     return fig
 
 
-def normalised_curves(curves: pd.DataFrame, *, title: str, name: str):
+def normalised_curves(curves: pd.DataFrame, *, title: str, name: str, x_title: str = "threads (log scale)"):
     """Throughput relative to each system's own peak against concurrency: the shape travels
     between a cloud cluster and a laptop, the absolute numbers do not. `curves` has columns
-    system, source, threads, relative_tps."""
+    system, source, threads (or any concurrency measure `x_title` names), relative_tps."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -189,7 +189,7 @@ def normalised_curves(curves: pd.DataFrame, *, title: str, name: str):
                         name=f"{engine_title(system)} ({source})", line=dict(
                             color=engine_color(system), dash="solid" if source == "this run" else "dash"))
     fig.update_layout(title=title, template="plotly_white", height=420, meta={"benchlib_name": name},
-                      yaxis_title="throughput / own peak", xaxis_title="threads (log scale)",
+                      yaxis_title="throughput / own peak", xaxis_title=x_title,
                       margin=dict(l=60, r=20, t=60, b=50))
     fig.update_xaxes(type="log", dtick=0.30102999566)  # one tick per doubling
     return fig

@@ -65,13 +65,15 @@ def known(value):
     return None if value is None or (isinstance(value, float) and value != value) else value
 
 
-def host_label(info: dict) -> str:
+def host_label(info: dict, priced_as: str | None = None) -> str:
     """`c6i.large (0.085 USD/h), fingerprint 3f2a9c0d1e2b`: the declared class and price and the
-    fingerprint a run recorded; runs older than both say so."""
+    fingerprint a run recorded; runs older than both say so. `priced_as`: the instance a workload
+    priced this host's throughput as, named where the host itself declares no class."""
     klass, price, fingerprint = (known(info.get(k)) for k in ("host_class", "host_price", "host_fingerprint"))
     if fingerprint is None:
         return "not recorded (an older run)"
-    declared = f"{klass}" if klass else "undeclared"
+    declared = f"{klass}" if klass else (f"priced as if {priced_as} (this host declares no class)" if priced_as
+                                         else "undeclared")
     if price is not None:
         declared += f" ({price:g} {info.get('host_price_unit')})"
     return f"{declared}, fingerprint {fingerprint}"
@@ -89,6 +91,10 @@ class RunReport:
         self.engines = [e for e in requested if e in measured] + sorted(measured - set(requested))
         self.metric, self.metric_unit, self.metric_explanation = results.cost_metric(self.measurements)
 
+    def priced_as(self) -> str | None:
+        """The instance a workload prices this host's throughput as (None: it prices nothing)."""
+        return None
+
     # -- tables ------------------------------------------------------------------------------------
     def host_table(self):
         i = self.info
@@ -97,7 +103,7 @@ class RunReport:
             "run id": i["run_id"], "status": i["status"], "host": i["hostname"],
             "CPU": f"{i['cpu_model']} ({i['cpu_cores']} cores)",
             "memory": f"{(i['memory_bytes'] or 0) / 2**30:.1f} GiB", "kernel": i["kernel"], "OS": i["os"],
-            "cgroup layout": i["cgroup_layout"], "host class": host_label(i), "Docker": i["docker_version"],
+            "cgroup layout": i["cgroup_layout"], "host class": host_label(i, self.priced_as()), "Docker": i["docker_version"],
             "perf": f"{i['perf_version']}: {perf_events or i['perf_support'].get('reason', '')}",
             "benchlib": f"{i['benchlib_version']} (git {str(i['git_sha'])[:10]}"
                         f"{' + local changes' if i['git_dirty'] else ''})",
@@ -141,8 +147,9 @@ class RunReport:
         bad = m[m["check_status"].isin(["mismatch", "error"])].drop_duplicates("seq")
         return bad[["engine", "repetition", "labels", "phase", "check_name", "check_value", "check_expected"]]
 
-    def problems(self) -> str:
-        """Failed engine starts and checks that did not hold, as Markdown ("none" when clean)."""
+    def problems(self, extra: Iterable[str] = ()) -> str:
+        """Failed engine starts and checks that did not hold, and a workload's own `extra` lines
+        (errors its client counted and went on past), as Markdown ("none" when clean)."""
         lines = []
         if self.info["status"] in ("failed", "partial", "aborted") and self.info["error"]:
             lines.append(f"**Run {self.info['status']}:** {self.info['error']}")
@@ -160,6 +167,7 @@ class RunReport:
             lines.append(f"**Check failed:** {engine_title(row.engine)}{variant} repetition {row.repetition}, "
                          f"{row.phase}: {row.check_name} = {row.check_value:g}, expected {row.check_expected:g}. "
                          "Its figures are kept but describe different work.")
+        lines += [line for line in extra if line]
         return _markdown(lines)
 
     def _started(self, key: str) -> dict[str, list[str]]:

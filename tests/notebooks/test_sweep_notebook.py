@@ -27,5 +27,5 @@ def test_report_states_prices_goal_and_table_options(tiny_run, run_ids_in):
     assert "seed 004 (its text)" in page and "--rand-seed=1234567" in page
     # Up to 4 threads on loopback the 60 ms goal cannot bind: the table and the text say so.
     assert "peak TPS: the goal never bound up to 4 threads" in page
-    assert "The p95 goal of 60 ms never bound for " in page and "PostgreSQL oltp_point_select (p95 at most" in page
+    assert "The p95 goal of 60 ms never bound for " in page and "PostgreSQL oltp_point_select (median p95 at most" in page
     assert "--create_secondary=false --auto_inc=false" in page

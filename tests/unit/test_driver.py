@@ -79,6 +79,11 @@ def test_parameters_are_declared_once():
     with pytest.raises(ParameterError, match="max_repetitions must be an integer >= repetitions \\(3\\), got 2"):
         Tiny().validate_parameters({**DRIVER, "engines": ["sqlite"], "rows": 1, "trouble": "none", "repetitions": 3,
                                     "max_repetitions": 2})
+    # Every workload's settle bound: 0, or long enough to see the quiet it waits for.
+    with pytest.raises(ParameterError, match=r"^max_settle_seconds must be 0 \(no settle windows\) or at least 1 s "
+                                             r"\(the settle policy's quiet interval.*got 0\.3$"):
+        Tiny().validate_parameters({**DRIVER, "engines": ["sqlite"], "rows": 1, "trouble": "none",
+                                    "max_settle_seconds": 0.3})
     with pytest.raises(ParameterError, match="tiny parameters: missing trouble"):
         Tiny().validate_parameters({**DRIVER, "engines": ["sqlite"], "rows": 1})
 
@@ -139,6 +144,7 @@ def _burn(stop: threading.Event) -> None:
     (0.6, 0.5, 5.0, "quiet"),  # busy (~1 core) above the threshold, then quiet
     (None, 0.5, 1.5, "max_seconds"),  # never quiet: the bound ends it
     (None, 2.0, 5.0, "quiet"),  # ~1 core of work is below a 2-core threshold: that is quiet too
+    (0.0, 0.5, 0.3, "quiet"),  # a bound equal to the quiet interval: quiet is judged before the bound
 ])
 def test_how_a_settle_window_ends(burn_seconds, threshold, max_seconds, ends):
     policy = SettlePolicy(quiet_seconds=0.3, poll_seconds=0.05)

@@ -18,7 +18,7 @@ from benchlib.workloads.load_fetch.workload import (FETCH, GENERATE, INSERT, Loa
 GOOD = dict(engines=["sqlite", "rocksdb"], rows=3000, seed=1, load_orders=["key", "random"], variant_loads=True,
             regimes=["cached"], inserts=20, fetches=10, cached_buffer_pool_mb=64, limited_buffer_pool_mb=16,
             limited_memory_mb=512, repetitions=2, max_repetitions=3, ci_target=0.05, warmup=False, pin_cpus=False,
-            idle_seconds=0.2, max_settle_seconds=0.3)
+            idle_seconds=0.2, max_settle_seconds=1)
 
 
 @pytest.mark.parametrize("name, value, fragment", [

@@ -13,7 +13,7 @@ from benchlib.workloads.ssb.queries import CLICKHOUSE_DATES, EXTRACT_DATES, FINE
 
 GOOD = dict(engines=["duckdb"], scale_factor=0.002, seed=1, queries=list(NAMES), drop_page_cache=False,
             repetitions=2, max_repetitions=2, ci_target=0.1, warmup=False, pin_cpus=False, idle_seconds=0.2,
-            max_settle_seconds=0.3)
+            max_settle_seconds=1)
 
 
 @pytest.mark.parametrize("name, value, fragment", [

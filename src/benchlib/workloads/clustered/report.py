@@ -161,24 +161,11 @@ class ClusteredReport(RunReport):
     def write_durability_note(self) -> str:
         """What each write test's commit waited for, from each start's own durability reading: a
         binary log synced at commit is a cost only MySQL's write rows carry."""
-        from ..load_fetch.analysis import commit_waits, settings
+        from ..load_fetch.analysis import commit_text, settings
 
         readings = self.durability()
-        parts = []
-        for engine in self.battery_engines:
-            found = settings(readings.get(engine, ""))
-            if not found:
-                continue
-            wait = commit_waits(readings[engine])
-            text = (f"{engine_title(engine)} ({readings[engine]}): a commit "
-                    + ("waits for its log on disk" if wait else "does not wait for its log on disk"
-                       if wait is False else "waits for what its settings do not say"))
-            if found.get("log_bin") in ("1", "on"):
-                synced = found.get("sync_binlog") not in (None, "0")
-                text += (" and also writes a binary log" + (f", synced at every commit (sync_binlog="
-                                                            f"{found['sync_binlog']}: a second fsync per write)"
-                                                            if synced else ", not synced at commit"))
-            parts.append(text)
+        parts = [f"{engine_title(engine)} ({readings[engine]}): {commit_text(readings[engine])}"
+                 for engine in self.battery_engines if settings(readings.get(engine, ""))]
         if not parts:
             return "Write tests: no start's durability settings were read, so what a commit waited for is unknown."
         return ("Write tests (update, insert, delete: one commit per event) by each server's settings as read at its "

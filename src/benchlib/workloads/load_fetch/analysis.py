@@ -259,6 +259,20 @@ def commit_waits(reading: str) -> bool | None:
     return True if verdicts else None
 
 
+def commit_text(reading: str) -> str:
+    """What a commit waits for by a start's reading, in words: its log on disk, and a binary log
+    (synced at commit or not) where one is written."""
+    wait = commit_waits(reading)
+    text = "a commit " + ("waits for its log on disk" if wait else "does not wait for its log on disk"
+                          if wait is False else "waits for what its settings do not say")
+    found = settings(reading)
+    if found.get("log_bin") in ("1", "on"):
+        synced = found.get("sync_binlog") not in (None, "0")
+        text += (" and also writes a binary log" + (f", synced at every commit (sync_binlog={found['sync_binlog']}: "
+                                                    "a second fsync per write)" if synced else ", not synced at commit"))
+    return text
+
+
 def reads_direct(reading: str) -> bool | None:
     """Do the start's reads bypass the OS page cache, by its own reading? None: not readable."""
     found = [test(v) for k, v in settings(reading).items() if (test := _DIRECT_READS.get(k))]

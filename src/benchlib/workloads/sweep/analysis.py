@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import results
 
-KNEE_MIN_GAIN = 0.10  # the knee: the last step whose throughput gain per doubling of threads was >= this
+KNEE_MIN_GAIN = 0.10  # the knee: the last step whose throughput gain per doubling of threads was clearly >= this
 SECONDS_PER_MONTH = 86_400 * 30  # seed 004's month of operations (86,400 s x 30)
 HOURS_PER_MONTH = 730  # seed 004's monthly prices: $11.43/h -> $8,343.90, $13.2509/h -> $9,673.157
 
@@ -38,6 +38,8 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
     per_txn = out["transactions"].where(out["transactions"] > 0)
     out["engine_cpu_ms_per_txn"] = out["engine_cpu_s"] * 1e3 / per_txn
     out["client_cpu_ms_per_txn"] = out["client_cpu_s"] * 1e3 / per_txn
+    # Engine + client per repetition, so the pair's CI comes from the repetitions themselves.
+    out["cpu_ms_per_txn"] = out["engine_cpu_ms_per_txn"] + out["client_cpu_ms_per_txn"]
     return out.drop(columns="labels").sort_values(["engine", "test", "threads", "repetition"]).reset_index(drop=True)
 
 
@@ -45,39 +47,69 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
     """Mean over repetitions per engine, test and threads; TPS with its 95% CI; host CPU use."""
     g = step_rows.groupby(["engine", "test", "threads"], sort=False)
     cols = ["tps", "qps", "latency_avg", "latency_p95", "latency_p99", "errors", "reconnects",
-            "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s",
+            "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s",
             "engine_phase_cpu_s", "client_phase_cpu_s"]
     out = g[cols].mean()
     n = g.size()
     std = g["tps"].std(ddof=1)
     out["tps_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, std)]
+    cpu_std = g["cpu_ms_per_txn"].std(ddof=1)
+    out["cpu_ms_per_txn_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, cpu_std)]
     out["n"] = n
+    # The p95 goal is judged on the median of the repetitions (one slow repetition does not decide
+    # it), with the range beside it to show where repetitions disagree.
+    p95 = g["latency_p95"]
+    out["latency_p95_median"], out["latency_p95_min"], out["latency_p95_max"] = p95.median(), p95.min(), p95.max()
     # NaN where the client's CPU was not measured: a share of the host is not guessed from half of it.
     out["host_cpu_util"] = (out["engine_phase_cpu_s"] + out["client_phase_cpu_s"]) / (out["wall_s"] * cores)
     return out.reset_index()
 
 
 def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN) -> pd.DataFrame:
-    """Useful capacity per engine and test, by the diminishing-returns rule: walking up the thread
-    steps, the knee is the last step reached while each step's throughput gain, normalised to a
-    doubling of threads, was at least `min_gain` (10%: doubling the clients bought at least a
-    tenth more throughput). Steps that are not doublings (bisected ones) are normalised as
-    (TPS ratio) ** (1 / log2(threads ratio)) - 1."""
+    """Useful capacity per engine and test, by the diminishing-returns rule read with its
+    uncertainty: walking up the thread steps, each step's throughput gain per doubling of threads
+    (steps that are not doublings, e.g. bisected ones, normalised as (TPS ratio) ** (1 / log2(threads
+    ratio)) - 1) with its 95% CI. The knee is the last step reached while every gain's CI lower
+    bound was at least `min_gain`, and only where the next step's gain is clearly below it (CI
+    upper bound under `min_gain`). Otherwise the knee is not determined: `knee_threads` is NaN and
+    `knee_low` / `knee_high` bracket it (`knee_high` NaN: at or beyond the last step run)."""
     rows = []
     for (engine, test), df in summary.sort_values("threads").groupby(["engine", "test"], sort=False):
+        df = df.reset_index(drop=True)
         threads, tps = df["threads"].to_numpy(), df["tps"].to_numpy()
-        at = 0
-        for i in range(1, len(df)):
-            if not gain_per_doubling(tps[i - 1], tps[i], threads[i - 1], threads[i]) >= min_gain:  # NaN ends it too
-                break
-            at = i
-        best = df.iloc[at]
-        next_gain = (gain_per_doubling(tps[at], tps[at + 1], threads[at], threads[at + 1])
-                     if at + 1 < len(df) else float("nan"))
-        rows.append({"engine": engine, "test": test, "knee_threads": int(best["threads"]), "knee_tps": best["tps"],
-                     "knee_p95_ms": best["latency_p95"], "gain_after_knee": next_gain,
+        ci = df["tps_ci95"].to_numpy() if "tps_ci95" in df else [float("nan")] * len(df)
+        gains = [(float("nan"),) * 3] + [gain_ci(tps[i - 1], ci[i - 1], tps[i], ci[i], threads[i - 1], threads[i])
+                                          for i in range(1, len(df))]
+        # The first step whose gain is not clearly at least min_gain (a NaN bound is not clear either).
+        stop = next((i for i in range(1, len(df)) if not gains[i][1] >= min_gain), len(df))
+        low = stop - 1
+        determined = stop < len(df) and gains[stop][2] < min_gain
+        # Undetermined: the knee lies at or after the last clear step, before the first clearly flat one.
+        flat = next((i for i in range(stop, len(df)) if gains[i][2] < min_gain), None)
+        high = low if determined else (flat - 1 if flat is not None else None)
+        at = low if determined else None
+        gain, gain_low, gain_high = gains[stop] if stop < len(df) else (float("nan"),) * 3
+        rows.append({"engine": engine, "test": test,
+                     "knee_threads": int(threads[at]) if at is not None else float("nan"),
+                     "knee_low": int(threads[low]), "knee_high": int(threads[high]) if high is not None else float("nan"),
+                     "knee_tps": tps[at] if at is not None else float("nan"),
+                     "knee_p95_ms": df["latency_p95"].iloc[at] if at is not None else float("nan"),
+                     "gain_after_knee": gain, "gain_after_low": gain_low, "gain_after_high": gain_high,
                      "peak_tps": df["tps"].max(), "peak_threads": int(df.loc[df["tps"].idxmax(), "threads"])})
     return pd.DataFrame(rows)
+
+
+def gain_ci(tps_before: float, ci_before: float, tps_after: float, ci_after: float,
+            threads_before: int, threads_after: int) -> tuple[float, float, float]:
+    """The gain per doubling between two steps and its 95% CI (low, high): the log of the TPS
+    ratio carries the two means' relative CI half widths combined in quadrature (the delta
+    method), then goes through the same per-doubling normalisation. NaN bounds without CIs."""
+    gain = gain_per_doubling(tps_before, tps_after, threads_before, threads_after)
+    if gain != gain:
+        return gain, float("nan"), float("nan")
+    half = math.hypot(ci_before / tps_before, ci_after / tps_after)  # NaN propagates: no CI, no bounds
+    log_ratio, doublings = math.log(tps_after / tps_before), math.log2(threads_after / threads_before)
+    return (gain, math.exp((log_ratio - half) / doublings) - 1, math.exp((log_ratio + half) / doublings) - 1)
 
 
 def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, threads_after: int) -> float:
@@ -88,33 +120,63 @@ def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, 
     return (tps_after / tps_before) ** (1 / math.log2(threads_after / threads_before)) - 1
 
 
+PRICE_COLUMNS = ["engine", "test", "goal_bound", "threads", "max_tps_under_goal", "tps_ci95", "p95_ms",
+                 "repetitions split at threads", "ops_per_day", "ops_per_30_days", "usd_per_hour",
+                 "usd_per_million_txn", "usd_per_million_txn_ci_low", "usd_per_million_txn_ci_high",
+                 "cpu_s_per_million_txn", "cpu_s_per_million_txn_ci95"]
+
+
 def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour: dict[str, float]) -> pd.DataFrame:
-    """Seed 004's reading: the highest throughput whose p95 meets the goal, operations per day and
+    """Seed 004's reading: the highest throughput whose p95 (the median of the repetitions) meets the goal, operations per day and
     per 30 days, and cost per million transactions at the given hourly price; plus CPU-seconds per
     million transactions (engine + client), which travels between hosts where prices do not.
     `goal_bound`: whether a step's p95 went over the goal; where none did, the throughput priced
     is only the peak of the steps run, not a capacity the goal set."""
     rows = []
     for (engine, test), df in summary.groupby(["engine", "test"], sort=False):
-        ok = df[df["latency_p95"] <= p95_goal_ms]
-        bound = bool((df["latency_p95"] > p95_goal_ms).any())
+        df = df.sort_values("threads")
+        ok = df[df["latency_p95_median"] <= p95_goal_ms]
+        bound = bool((df["latency_p95_median"] > p95_goal_ms).any())
+        split = goal_split(df, p95_goal_ms)
         if ok.empty:
-            rows.append({"engine": engine, "test": test, "goal_bound": bound, "max_tps_under_goal": float("nan")})
+            rows.append({"engine": engine, "test": test, "goal_bound": bound, "max_tps_under_goal": float("nan"),
+                         "repetitions split at threads": split})
             continue
         best = ok.loc[ok["tps"].idxmax()]
-        tps = best["tps"]
+        tps, tps_ci = best["tps"], best.get("tps_ci95", float("nan"))
         price = prices_per_hour.get(engine)
+        usd = usd_per_million(price, tps)
+        # The USD figure is price / TPS: its CI comes from the TPS CI's two ends (a TPS CI that
+        # reaches zero leaves the upper end unbounded: NaN).
+        usd_low = usd_per_million(price, tps + tps_ci)
+        usd_high = usd_per_million(price, tps - tps_ci) if tps - tps_ci > 0 else float("nan")
         # Engine + client, or NaN when the client's CPU is missing: never the engine's alone as the sum.
-        cpu_per_txn_s = (best["engine_cpu_ms_per_txn"] + best["client_cpu_ms_per_txn"]) / 1e3
+        cpu_per_txn_s = best.get("cpu_ms_per_txn", best["engine_cpu_ms_per_txn"] + best["client_cpu_ms_per_txn"]) / 1e3
         rows.append({
             "engine": engine, "test": test, "goal_bound": bound, "threads": int(best["threads"]),
-            "max_tps_under_goal": tps,
-            "p95_ms": best["latency_p95"], "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,
-            "usd_per_hour": price,
-            "usd_per_million_txn": cost_per_operation(price * HOURS_PER_MONTH, tps) * 1e6 if price else float("nan"),
+            "max_tps_under_goal": tps, "tps_ci95": tps_ci,
+            "p95_ms": best["latency_p95_median"], "repetitions split at threads": split,
+            "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,
+            "usd_per_hour": price, "usd_per_million_txn": usd,
+            "usd_per_million_txn_ci_low": usd_low if price else float("nan"),
+            "usd_per_million_txn_ci_high": usd_high if price else float("nan"),
             "cpu_s_per_million_txn": cpu_per_txn_s * 1e6,
+            "cpu_s_per_million_txn_ci95": best.get("cpu_ms_per_txn_ci95", float("nan")) * 1e3,
         })
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=PRICE_COLUMNS)
+
+
+def goal_split(steps_of_one_test: pd.DataFrame, p95_goal_ms: float) -> str:
+    """The thread steps where repetitions disagree about the goal (some p95 under it, some over),
+    as text; '' where every step's repetitions agree."""
+    df = steps_of_one_test
+    split = df[(df["latency_p95_min"] <= p95_goal_ms) & (df["latency_p95_max"] > p95_goal_ms)]
+    return ", ".join(str(int(t)) for t in split["threads"])
+
+
+def usd_per_million(price_per_hour: float | None, tps: float) -> float:
+    """USD per million transactions at an hourly price and a throughput (NaN without a price)."""
+    return cost_per_operation(price_per_hour * HOURS_PER_MONTH, tps) * 1e6 if price_per_hour else float("nan")
 
 
 def cost_per_operation(monthly_usd: float, tps: float) -> float:

@@ -71,3 +71,17 @@ def for_host(host_class: str, engines: list[str]) -> dict[str, Price]:
         raise ParameterError(f"host_class {host_class!r} has no price for {', '.join(missing)} in "
                              f"data/reference/{TABLE}.csv (it prices {', '.join(rows)})")
     return {k: rows[price_key(k)] for k in engines}
+
+
+def per_engine_classes(host_class: str) -> list[str]:
+    """Variants of `host_class` (named `<host_class>-...`, e.g. the managed-service class beside a
+    bare instance's) whose prices differ between engines: only there can USD rank engines
+    differently from their throughput."""
+    return [k for k in host_classes() if k.startswith(f"{host_class}-")
+            and len({p.usd_per_hour for p in table() if p.host_class == k}) > 1]
+
+
+def prices_on(host_class: str, engines: list[str]) -> dict[str, Price]:
+    """The rows `host_class` has for these engines; engines it does not price are left out."""
+    rows = {p.engine: p for p in table() if p.host_class == host_class}
+    return {k: rows[price_key(k)] for k in engines if price_key(k) in rows}

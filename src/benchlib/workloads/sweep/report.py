@@ -5,8 +5,16 @@ import pandas as pd
 
 from ... import results
 from ...plots import engine_title, normalised_curves, throughput_latency
+from ...measure import SettlePolicy
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis, prices
+from .workload import WRITE_TESTS
+
+
+# Two warm-ups that are easy to confuse: the sweep's own (warmup_seconds) and the driver's (warmup).
+WARMUP_APART = (" (the sysbench warm-up, warmup_seconds: unrecorded load before each test's first step; the "
+                "driver's warmup parameter, a whole discarded repetition, is another mechanism)")
+SEED_SERVER_VCPUS = 48  # seed 004's database side: 3 nodes x 16 vCPU per system
 
 
 class SweepReport(RunReport):
@@ -29,31 +37,62 @@ class SweepReport(RunReport):
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in s["engine"]], "test": s["test"], "threads": s["threads"],
             "TPS (± 95% CI)": [fmt_ci(v, ci) for v, ci in zip(s["tps"], s["tps_ci95"])],
-            "QPS": s["qps"], "avg ms": s["latency_avg"], "p95 ms": s["latency_p95"], "p99 ms": s["latency_p99"],
+            "QPS": s["qps"], "avg ms": s["latency_avg"], "p95 ms": s["latency_p95"],
+            "p95 ms, median of reps": s["latency_p95_median"], "p99 ms": s["latency_p99"],
             "engine CPU ms/txn": s["engine_cpu_ms_per_txn"], "client CPU ms/txn": s["client_cpu_ms_per_txn"],
-            "host CPU": s["host_cpu_util"], "errors": s["errors"], "n": s["n"],
+            "engine + sysbench CPU (share of host cores)": s["host_cpu_util"], "errors (mean count per step)": s["errors"], "n": s["n"],
         })
-        numeric = ["QPS", "avg ms", "p95 ms", "p99 ms", "engine CPU ms/txn", "client CPU ms/txn", "errors"]
-        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric).format("{:.0%}", subset=["host CPU"])
+        numeric = ["QPS", "avg ms", "p95 ms", "p95 ms, median of reps", "p99 ms", "engine CPU ms/txn", "client CPU ms/txn", "errors (mean count per step)"]
+        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric).format("{:.0%}", subset=["engine + sysbench CPU (share of host cores)"])
                 .hide(axis="index"))
 
     def knee_table(self):
         k = self.knees
         return pd.DataFrame({
             "engine": [engine_title(e) for e in k["engine"]], "test": k["test"],
-            "useful capacity (threads)": k["knee_threads"], "TPS there": k["knee_tps"].map(fmt),
-            "p95 there (ms)": k["knee_p95_ms"].map(fmt),
-            "TPS gain per doubling after it": [fmt(g * 100, "%", 2) for g in k["gain_after_knee"]],
+            "useful capacity (threads)": [knee_text(r) for r in k.itertuples()],
+            "TPS there": k["knee_tps"].map(fmt), "p95 there (ms)": k["knee_p95_ms"].map(fmt),
+            "TPS gain per doubling after it (95% CI)": [
+                f"{fmt(g * 100, '%', 2)} ({fmt(lo * 100, '%', 2)} to {fmt(hi * 100, '%', 2)})"
+                for g, lo, hi in zip(k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"])],
             "peak TPS": k["peak_tps"].map(fmt), "at threads": k["peak_threads"],
         }).style.hide(axis="index")
 
     def price_table(self):
-        p = self.price_perf.copy()
-        p.insert(0, "engine", [engine_title(e) for e in p.pop("engine")])
-        p.insert(2, "TPS priced is", [self.tps_basis(bound, engine, test) for bound, engine, test in
-                                      zip(p.pop("goal_bound"), self.price_perf["engine"], p["test"])])
-        text = ("engine", "test", "threads", "TPS priced is")
-        return p.style.format({c: "{:.4g}" for c in p.columns if c not in text}, na_rep="n/a").hide(axis="index")
+        p = self.price_perf
+        out = pd.DataFrame({
+            "engine": [engine_title(e) for e in p["engine"]], "test": p["test"],
+            "TPS priced is": [self.tps_basis(bound, engine, test)
+                              for bound, engine, test in zip(p["goal_bound"], p["engine"], p["test"])],
+            "threads": p["threads"],
+            "TPS (± 95% CI)": [fmt_ci(v, ci) for v, ci in zip(p["max_tps_under_goal"], p["tps_ci95"])],
+            "p95 ms (median of reps)": p["p95_ms"],
+            "repetitions split at threads": p["repetitions split at threads"].replace("", "none"),
+            "ops per day": p["ops_per_day"], "ops per 30 days": p["ops_per_30_days"],
+            "USD per hour": p["usd_per_hour"],
+            "USD per M txn (95% CI)": [ci_range(v, lo, hi) for v, lo, hi in
+                                       zip(p["usd_per_million_txn"], p["usd_per_million_txn_ci_low"],
+                                           p["usd_per_million_txn_ci_high"])],
+            "CPU-s per M txn (± 95% CI)": [fmt_ci(v, ci) for v, ci in
+                                           zip(p["cpu_s_per_million_txn"], p["cpu_s_per_million_txn_ci95"])],
+        })
+        for klass, rows in self.alternative_prices().items():
+            usd = [analysis.usd_per_million(rows[e].usd_per_hour, tps) if e in rows else float("nan")
+                   for e, tps in zip(p["engine"], p["max_tps_under_goal"])]
+            out[f"USD per M txn priced as {klass}"] = [fmt(v) for v in usd]
+        numeric = ["p95 ms (median of reps)", "ops per day", "ops per 30 days", "USD per hour"]
+        return out.style.format("{:.4g}", na_rep="n/a", subset=numeric).hide(axis="index")
+
+    def alternative_prices(self) -> dict:
+        """Classes beside this run's whose prices differ per engine (e.g. managed RDS), per engine."""
+        if not self.host_class or self.host_class == prices.NO_PRICES:
+            return {}
+        engines = list(dict.fromkeys(self.summary["engine"]))
+        return {k: prices.prices_on(k, engines) for k in prices.per_engine_classes(self.host_class)}
+
+    def priced_as(self) -> str | None:
+        instances = sorted({p.instance.split(",")[0] for p in self.price_rows.values()})
+        return f"{' / '.join(instances)} (price host_class {self.host_class})" if instances else None
 
     def tps_basis(self, goal_bound: bool, engine: str, test: str) -> str:
         """What the priced throughput is: a capacity the p95 goal set, or only the peak of the steps run."""
@@ -86,8 +125,26 @@ class SweepReport(RunReport):
         return (f"Price/performance on host class `{self.host_class}`: every engine is priced as the same kind of "
                 f"offering ({offering}), so the ranking compares engines, not ways of buying them; the hourly prices "
                 f"are not measured on this host: {per_engine}. USD per million transactions is that price x "
-                f"{analysis.HOURS_PER_MONTH} h a month (seed 004's month) over 30 days of the throughput priced, as "
-                "if this host's throughput ran on that instance.")
+                f"{analysis.HOURS_PER_MONTH} h a month (seed 004's month) over 30 days of the throughput priced "
+                f"({analysis.SECONDS_PER_MONTH // 3600} h: seed 004's own mismatch, kept so its published costs "
+                f"recompute; it puts USD {analysis.HOURS_PER_MONTH / (analysis.SECONDS_PER_MONTH / 3600) - 1:.1%} "
+                "high against one consistent month), as "
+                "if this host's throughput ran on that instance; its 95% CI is the price over the TPS CI's two ends."
+                + self.one_price_text())
+
+    def one_price_text(self) -> str:
+        """Where every engine has the same price, USD per transaction is only 1 / TPS scaled: say so."""
+        if len({p.usd_per_hour for p in self.price_rows.values()}) != 1 or len(self.price_rows) < 2:
+            return ""
+        text = (" With one price for every engine, the USD column adds nothing beyond TPS: it is 1 / TPS times the "
+                "same constant, so it ranks the engines exactly as their throughput does.")
+        others = self.alternative_prices()
+        if others:
+            text += (" The columns priced as " + ", ".join(f"`{k}`" for k in others) + " use that class's per-engine "
+                     "prices (" + "; ".join(f"{engine_title(e)} ${r.usd_per_hour:g}/h" for rows in others.values()
+                                            for e, r in rows.items())
+                     + "; n/a where it has no price for an engine), which can rank engines differently.")
+        return text
 
     def reference_price_table(self) -> pd.DataFrame:
         """Seed 004's price/performance, recomputed from its own inputs with this notebook's
@@ -100,12 +157,16 @@ class SweepReport(RunReport):
 
     def figures(self):
         return [throughput_latency(self.summary[self.summary["test"] == test], knees=self.knees[self.knees["test"] == test],
-                                   title=f"{test}: throughput (bars, ± 95% CI) and p95 latency (dotted) by threads",
+                                   title=f"{test}: throughput (solid, ± 95% CI) and p95 latency (dotted) by threads (log scale)",
                                    name=f"sweep-{test.replace('_', '-')}")
                 for test in dict.fromkeys(self.summary["test"])]
 
     def reference_figures(self):
+        """Seed 004's curves beside this run's, against threads per server vCPU: its clusters had
+        48 vCPUs a side (32-1024 threads), this host has its own few cores, so concurrency is only
+        comparable relative to the cores that serve it."""
         ref = results.reference("seed004_sysbench")
+        cores = int(self.info["cpu_cores"] or 1)
         figs = []
         for test in dict.fromkeys(self.summary["test"]):
             ours = self.summary[self.summary["test"] == test]
@@ -113,14 +174,17 @@ class SweepReport(RunReport):
             if theirs.empty:
                 continue
             curves = pd.concat([
-                pd.DataFrame({"system": ours["engine"], "source": "this run", "threads": ours["threads"],
+                pd.DataFrame({"system": ours["engine"], "source": "this run", "threads": ours["threads"] / cores,
                               "relative_tps": ours["tps"] / ours.groupby("engine")["tps"].transform("max")}),
-                pd.DataFrame({"system": theirs["system"], "source": "seed 004", "threads": theirs["concurrency"],
+                pd.DataFrame({"system": theirs["system"], "source": "seed 004",
+                              "threads": theirs["concurrency"] / SEED_SERVER_VCPUS,
                               "relative_tps": theirs["throughput_tps"]
                               / theirs.groupby("system")["throughput_tps"].transform("max")}),
             ], ignore_index=True)
             figs.append(normalised_curves(curves, name=f"sweep-reference-{test.replace('_', '-')}",
-                                          title=f"{test}: throughput relative to each system's peak"))
+                                          title=f"{test}: throughput relative to each system's peak",
+                                          x_title=f"threads per server vCPU (log scale; seed 004: "
+                                                  f"{SEED_SERVER_VCPUS}, this run: {cores})"))
         return figs
 
     def findings(self) -> str:
@@ -128,6 +192,11 @@ class SweepReport(RunReport):
         transaction costs the server and the client there."""
         lines = []
         for k in self.knees.itertuples():
+            if k.knee_threads != k.knee_threads:
+                lines.append(f"**{engine_title(k.engine)}, {k.test}:** useful capacity {knee_text(k)}: the TPS CIs "
+                             f"do not show where the gain per doubling falls below {analysis.KNEE_MIN_GAIN:.0%}; peak "
+                             f"{fmt(k.peak_tps)} TPS at {k.peak_threads} threads.")
+                continue
             row = self.summary[(self.summary["engine"] == k.engine) & (self.summary["test"] == k.test)
                                & (self.summary["threads"] == k.knee_threads)].iloc[0]
             client = row["client_cpu_ms_per_txn"]
@@ -136,12 +205,15 @@ class SweepReport(RunReport):
                                       & (self.summary["test"] == k.test)]["threads"].min())
             at_edge = "; the lowest step run, so capacity may end at fewer threads" if k.knee_threads == lowest else ""
             lines.append(
-                f"**{engine_title(k.engine)}, {k.test}:** useful capacity at {k.knee_threads} threads "
+                f"**{engine_title(k.engine)}, {k.test}:** useful capacity at {int(k.knee_threads)} threads "
                 f"({fmt(k.knee_tps)} TPS, p95 {fmt(k.knee_p95_ms)} ms{at_edge}); peak {fmt(k.peak_tps)} TPS at "
                 f"{k.peak_threads} threads. There a transaction costs the engine {fmt(row['engine_cpu_ms_per_txn'])} "
-                f"ms of CPU and sysbench {fmt(client)} ms ({fmt(share * 100, '%', 2)} of the pair), and the host's "
-                f"CPU is {fmt(row['host_cpu_util'] * 100, '%', 2)} busy.")
+                f"ms of CPU and sysbench {fmt(client)} ms ({fmt(share * 100, '%', 2)} of the pair), and the two "
+                f"together used {fmt(row['host_cpu_util'] * 100, '%', 2)} of the host's cores over the step (not the "
+                "host's whole load: other processes are not counted).")
         lines += self._goal_lines()
+        if note := self.write_durability_note():
+            lines.append(note)
         cores = self.info["cpu_cores"]
         lines.append(f"Client and server share this host's {cores} cores: past about {cores} busy threads more "
                      "concurrency only queues, so the knee here says as much about the host as about the engine.")
@@ -153,13 +225,14 @@ class SweepReport(RunReport):
         unbound, lines = [], []
         bound_threads = max(self.param("threads") or [0]) or int(self.summary["threads"].max())
         for (engine, test), df in self.summary.groupby(["engine", "test"], sort=False):
-            over = df[df["latency_p95"] > self.goal_ms].sort_values("threads")
+            df = df.sort_values("threads")
+            over = df[df["latency_p95_median"] > self.goal_ms]
             if over.empty:
-                unbound.append(f"{engine_title(engine)} {test} (p95 at most {fmt(df['latency_p95'].max())} ms, "
-                               f"{int(df['threads'].max())} threads)")
+                unbound.append(f"{engine_title(engine)} {test} (median p95 at most "
+                               f"{fmt(df['latency_p95_median'].max())} ms, {int(df['threads'].max())} threads)")
                 continue
             first = over.iloc[0]
-            under = df[df["latency_p95"] <= self.goal_ms]
+            under = df[df["latency_p95_median"] <= self.goal_ms]
             best_threads = int(under.loc[under["tps"].idxmax(), "threads"]) if not under.empty else 0
             within = (f"the highest throughput within it, {fmt(under['tps'].max())} TPS at {best_threads} "
                       f"thread{'s' if best_threads != 1 else ''}, is what the price table prices"
@@ -169,7 +242,9 @@ class SweepReport(RunReport):
                 within += (", and it is the peak of every step run: throughput had peaked well before p95 reached "
                            "the goal, so the goal did not change the throughput priced")
             lines.append(f"**{engine_title(engine)}, {test}:** the p95 goal of {fmt(self.goal_ms)} ms bound at "
-                         f"{int(first['threads'])} threads (mean p95 {fmt(first['latency_p95'])} ms): {within}.")
+                         f"{int(first['threads'])} threads (median p95 of {int(first.get('n', 1))} repetition(s) "
+                         f"{fmt(first['latency_p95_median'])} ms, from {fmt(first['latency_p95_min'])} to "
+                         f"{fmt(first['latency_p95_max'])} ms): {within}." + self._split_text(df))
         if unbound:
             lines.append(f"The p95 goal of {fmt(self.goal_ms)} ms never bound for " + "; ".join(unbound)
                          + f", with the sweep's bound at {bound_threads} threads: there the price table prices the "
@@ -177,16 +252,52 @@ class SweepReport(RunReport):
                            "would be needed to find one).")
         return lines
 
+    def write_durability_note(self) -> str:
+        """Tests that write commit under each server's own durability defaults, which differ: a
+        binary log synced at commit is a cost only some engines' write rows carry."""
+        from ..load_fetch.analysis import commit_text, settings
+
+        writing = [t for t in dict.fromkeys(self.summary["test"]) if t in WRITE_TESTS]
+        if not writing:
+            return ""
+        readings = self.durability()
+        engines = [e for e in dict.fromkeys(self.summary["engine"]) if settings(readings.get(e, ""))]
+        if not engines:
+            return ""
+        texts = {e: commit_text(readings[e]) for e in engines}
+        differ = len(set(texts.values())) > 1
+        return (f"Durability on {', '.join(writing)} (each server's default, as read at its start): "
+                + "; ".join(f"{engine_title(e)} ({readings[e]}): {texts[e]}" for e in engines) + "."
+                + (" The engines commit under different settings, so their write throughput and CPU per transaction "
+                   "compare different work, not only different engines." if differ else ""))
+
+    def _split_text(self, df) -> str:
+        """Where repetitions disagree about the goal: the bracket the crossing lies in."""
+        split = df[(df["latency_p95_min"] <= self.goal_ms) & (df["latency_p95_max"] > self.goal_ms)]
+        if split.empty:
+            return ""
+        all_under = df[df["latency_p95_max"] <= self.goal_ms]["threads"]
+        all_over = df[df["latency_p95_min"] > self.goal_ms]["threads"]
+        low = f"{int(all_under.max())}" if not all_under.empty else "below the lowest step"
+        high = f"{int(all_over.min())}" if not all_over.empty else "beyond the last step run"
+        at = "; ".join(f"{int(r.threads)} threads (p95 {fmt(r.latency_p95_min)} to {fmt(r.latency_p95_max)} ms)"
+                       for r in split.itertuples())
+        return (f" Repetitions disagree at {at}: by every repetition the goal is crossed between {low} and {high} "
+                "threads.")
+
     def knee_rule_sentence(self) -> str:
         return (f"Useful capacity (the knee), per engine and test: walking up the thread steps, the last step reached "
                 f"while every step's throughput gain per doubling of threads was at least "
-                f"{analysis.KNEE_MIN_GAIN:.0%} (a step that is not a doubling is normalised: (TPS ratio) ^ (1 / "
-                "log2 of the threads ratio) - 1). This is the usual diminishing-returns reading of a scalability "
-                "curve, not seed 004's (it read the knee off the latency chart by eye); the knee table gives the "
-                "gain of the step after the knee.")
+                f"{analysis.KNEE_MIN_GAIN:.0%} by its 95% CI's lower bound, and only where the next step's gain is "
+                f"clearly below {analysis.KNEE_MIN_GAIN:.0%} (its CI's upper bound); otherwise the knee is reported as "
+                "not determined, between the last step that clearly gained and the step before the first that clearly "
+                "did not. A step that is not a doubling is normalised: (TPS ratio) ^ (1 / log2 of the threads ratio) "
+                "- 1; the gain's CI carries the two TPS CIs (relative half widths in quadrature on the log ratio). "
+                "This is the usual diminishing-returns reading of a scalability curve, not seed 004's (it read the "
+                "knee off the latency chart by eye); the knee table gives the gain of the step after the knee.")
 
     def noise_sentence(self) -> str:
-        """What the repetitions can and cannot tell apart: with n = 2 the CI's t is 12.7."""
+        """What the repetitions can and cannot tell apart (with n = 2 the CI's t is 12.7, with 3 it is 4.3)."""
         n = int(self.summary["n"].min()) if len(self.summary) else 0
         if n < 2:
             return ("Each step ran once: no CI, and no difference between steps or engines is claimed beyond the "
@@ -205,6 +316,7 @@ class SweepReport(RunReport):
         ran = sorted(set(int(t) for t in self.summary["threads"]))
         bisected = sorted(set(ran) - set(threads))
         tables, size = self.param("tables") or 1, self.param("table_size") or 0
+        seed_from = int(results.reference("seed004_sysbench")["concurrency"].min())
         rows = [
             ("systems", "CockroachDB 21.2.5 (3 nodes) and SkySQL Xpand 6.0.2 (3 nodes, 3 replicas), both managed "
                         "cloud services, AWS us-west-2",
@@ -213,7 +325,7 @@ class SweepReport(RunReport):
             ("hardware", "3 x 16 vCPU / 64 GiB per system, 900 GiB EBS, 13500 IOPS; driver 32 vCPU, 128 GB",
              f"one host of {self.info['cpu_cores']} cores shared by the engine and sysbench"),
             ("client", "sysbench 1.1.0-b73ae9a over the network with TLS (--mysql-ssl-ca, --pgsql-sslmode=verify-ca)",
-             "Debian's sysbench 1.0.20 on loopback (127.0.0.1), TLS not set"),
+             f"Debian's sysbench 1.0.20 on the same host, TLS not set, reaching {self.client_path_text()}"),
             ("tests", "oltp_point_select; oltp_read_write --point-selects=9 --range-selects=false --index-updates=0 "
                       "--non-index-updates=1 --delete-inserts=0",
              ", ".join(self.param("tests") or []) + " (the 90:10 mix with the seed's options)"),
@@ -221,25 +333,111 @@ class SweepReport(RunReport):
              f"--create_secondary={str(bool(self.param('create_secondary'))).lower()} "
              f"--auto_inc={str(bool(self.param('auto_inc'))).lower()} (every test)"),
             ("data", "--tables=10 --table-size=1000000", f"--tables={tables} --table-size={size}"),
-            ("threads", "8 16 32 64 128 256 512 1024",
+            ("threads", f"8 16 32 64 128 256 512 1024 (its command; its published data start at {seed_from} threads)",
              " ".join(map(str, threads)) + (f", bisected where the goal bound: {' '.join(map(str, bisected))}"
                                             if bisected else "") + "; each test stopped past the goal"),
             ("step length", "read/write --time=300; point select gives no --time (sysbench's default, 10 s)",
-             f"{self.param('step_seconds')} s per step after a {self.param('warmup_seconds')} s warm-up per test"),
-            ("between steps", "sleep 60", f"a settle window of at most {self.param('max_settle_seconds')} s"),
+             f"{self.param('step_seconds')} s per step after a {self.param('warmup_seconds')} s warm-up per test"
+             + WARMUP_APART),
+            ("between steps", "sleep 60", self.settle_text()),
             ("access distribution", "--rand-type=uniform (read/write); point select gives none",
              f"--rand-type={self.param('rand_type') or 'special (not set)'} on every step"),
-            ("random seed", "--rand-seed=1234567 (read/write)", "not set (sysbench's default)"),
+            ("random seed", "--rand-seed=1234567 (read/write)",
+             "not set: sysbench 1.0.20 then seeds from the clock, so each repetition draws other keys (a fixed seed "
+             "would replay one key sequence in every repetition and step, and the CIs would miss that variation)"),
             ("repetitions", "one run per step", f"at least {self.param('repetitions')} per step, 95% CIs given"),
             ("latency goal", "p95 above 60ms is unacceptable", f"p95 goal {fmt(self.goal_ms)} ms"),
             ("prices", "console prices of the two clusters: $11.43/h and $13.2509/h (estimated total)",
              f"host class {self.host_class or 'none'}: declared list prices, not verified here"),
             ("price arithmetic", "monthly total = hourly x 730 h ($8,343.90, $9,673.157); cost per operation = "
                                  "monthly total / (max TPS under 60 ms x 86,400 x 30)",
-             f"the same: hourly x {analysis.HOURS_PER_MONTH} h over the operations of 30 days"),
+             f"the same: hourly x {analysis.HOURS_PER_MONTH} h over the operations of 30 days "
+             f"({analysis.SECONDS_PER_MONTH // 3600} h), so USD is "
+             f"{analysis.HOURS_PER_MONTH / (analysis.SECONDS_PER_MONTH / 3600) - 1:.1%} high, as the seed's is"),
         ]
         # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
         return pd.DataFrame(rows, columns=["setting", "seed 004 (its text)", "this run"]).style.hide(axis="index")
+
+    def client_path_text(self) -> str:
+        """How sysbench reached each server, as each start recorded it (never assumed to be loopback)."""
+        paths = self._started("client_path")
+        if not paths:
+            return "the server by a path this run did not record"
+        return "; ".join(f"{engine_title(k)} at {' / '.join(v)}" for k, v in paths.items())
+
+    def connection_note(self) -> str:
+        """Each step is a new sysbench process: its connections are opened inside the measured
+        window, so their set-up (a forked backend and its authentication, per connection, on
+        PostgreSQL) is in the engine's CPU per transaction and weighs more the more threads a step
+        has. Stated with each engine's figures: CPU per transaction at the largest step beside its
+        lowest over the steps."""
+        parts = []
+        for (engine, test), df in self.summary.groupby(["engine", "test"], sort=False):
+            df = df.dropna(subset=["engine_cpu_ms_per_txn"]).sort_values("threads")
+            if len(df) < 2:
+                continue
+            top, low = df.iloc[-1], df.loc[df["engine_cpu_ms_per_txn"].idxmin()]
+            if top["threads"] == low["threads"]:
+                continue
+            parts.append(f"{engine_title(engine)} {test} {fmt(top['engine_cpu_ms_per_txn'])} ms at "
+                         f"{int(top['threads'])} threads against {fmt(low['engine_cpu_ms_per_txn'])} ms at "
+                         f"{int(low['threads'])} ({fmt(top['engine_cpu_ms_per_txn'] / low['engine_cpu_ms_per_txn'])}x)")
+        text = ("Connection set-up is inside each measured window: every step starts a new sysbench process, which "
+                "opens its threads' connections (on PostgreSQL a forked backend and a scram-sha-256 handshake each) "
+                f"within the {self.param('step_seconds')} s it is measured over, so a step with more threads carries "
+                "more set-up per transaction, and none of it is subtracted.")
+        if parts:
+            text += " Engine CPU per transaction at the largest step against the lowest of any step: " + \
+                "; ".join(parts) + "."
+        return text
+
+    def problems(self, extra=()) -> str:
+        return super().problems([self.client_errors_line(), *extra])
+
+    def client_errors_line(self) -> str:
+        """Errors sysbench counted and went on past (it restarts the transaction): a count per
+        step window, named with the codes its driver ignores by default."""
+        steps = self.steps.dropna(subset=["errors"])
+        erred = steps[steps["errors"] > 0]
+        if erred.empty:
+            return ""
+        per = erred.groupby(["engine", "test"])["errors"].agg(["sum", "count"])
+        where = "; ".join(f"{engine_title(e)} {t}: {int(r['sum']):,} in {int(r['count'])} step window(s)"
+                          for (e, t), r in per.iterrows())
+        return (f"**Errors sysbench went on past:** {where} (of {len(steps)} step windows). sysbench counts an "
+                "ignored error and restarts the transaction; its MySQL driver ignores 1213 (deadlock), 1020 (record "
+                "changed) and 1205 (lock wait timeout) by default (`--mysql-ignore-errors`, sysbench 1.0.20), its "
+                "PostgreSQL driver has no such option. The step table's errors column is a mean count per step "
+                f"window of {self.param('step_seconds')} s, not a rate.")
+
+    def precision_sentence(self) -> str:
+        """How many steps' CPU per transaction (engine + client) reached the CI target, counted
+        here, and whether the adaptive rule could add repetitions at all."""
+        target = float(self.param("ci_target") or 0.05)
+        rel = (self.summary["cpu_ms_per_txn_ci95"] / self.summary["cpu_ms_per_txn"]).dropna()
+        text = (f"Precision: of {len(rel)} steps with a CI, {int((rel <= target).sum())} have a 95% CI of CPU per "
+                f"transaction (engine + client) within ±{target:.0%} of the mean and {int((rel <= 2 * target).sum())} "
+                f"within ±{2 * target:.0%}.")
+        low, high = self.param("repetitions"), self.param("max_repetitions")
+        if high is not None and low is not None and high <= low:
+            return text + (f" max_repetitions = repetitions = {low}: the adaptive rule (more repetitions while a "
+                           "step's CI is wider than the target) could add none.")
+        return text + (f" Repetitions were added, up to {high}, while a step's CI was wider than the target; the run "
+                       "note says how many.")
+
+    def settle_text(self) -> str:
+        """Where settle windows were taken and how many ended at their bound rather than on quiet."""
+        bound = float(self.param("max_settle_seconds") or 0)
+        if bound <= 0:
+            return "no settle window (max_settle_seconds = 0): deferred work is charged to later steps"
+        m = self.measurements
+        walls = m[(m["window"] == "settle") & (m["metric"] == "wall_time")]["value"]
+        poll = SettlePolicy().poll_seconds
+        at_bound = int((walls >= bound - poll / 2).sum())  # a window ending on quiet ends a poll or more earlier
+        return (f"after each step that writes ({', '.join(sorted(WRITE_TESTS))}; none after reads, which defer no "
+                f"work), a settle window of at most {bound:g} s that ends early once the engine's CPU over the last "
+                f"{SettlePolicy().quiet_seconds:g} s is near its idle rate: {at_bound} of {len(walls)} ended at the "
+                "bound, so deferred work still running then is charged to the next step")
 
     def sweep_rule_sentence(self) -> str:
         """How far each test's thread steps went, as the run was asked to."""
@@ -278,16 +476,18 @@ class SweepReport(RunReport):
             f"Throughput priced: the highest with p95 under {fmt(self.goal_ms)} ms where a step went over the goal, "
             "else the peak of the steps run (the price table says which). " + self.price_sentence(),
             self.sweep_rule_sentence(),
+            self.connection_note(),
             self.table_options_sentence(),
             "Seed 004 measured 3-node cloud clusters (48 vCPUs each side) driven from a 32-vCPU client, 300 s per "
             "read/write step (its point-select command sets no --time: sysbench's default, 10 s), one run per step; "
-            "absolute figures cannot travel to this host, so its curves are drawn normalised to each system's peak; "
+            "absolute figures cannot travel to this host, so its curves are drawn normalised to each system's peak "
+            f"against threads per server vCPU ({SEED_SERVER_VCPUS} there, {self.info['cpu_cores']} here); "
             "the table of seed 004's settings gives every one not reproduced here.",
-            f"Steps: {self.param('step_seconds')} s each after a {self.param('warmup_seconds')} s warm-up, "
+            f"Steps: {self.param('step_seconds')} s each after a {self.param('warmup_seconds')} s warm-up"
+            f"{WARMUP_APART}, "
             f"{self.param('tables')} table(s) x {self.param('table_size'):,} rows, at least "
-            f"{self.param('repetitions')} repetition(s) per step (up to {self.param('max_repetitions') or '-'} while "
-            "the CPU per transaction of a step had a 95% CI wider than the target; the run note says how many), each "
-            "repetition walking every test's thread steps in turn.",
+            f"{self.param('repetitions')} repetition(s) per step, each repetition walking every test's thread steps "
+            "in turn. " + self.precision_sentence(),
             f"Access distribution: sysbench `--rand-type={self.param('rand_type') or 'special'}` on every step"
             + ("" if self.param("rand_type") else " (not set by this older run: Debian sysbench 1.0.20's default, "
                "`special`, sends most accesses to ~1% of the rows)") + ".",
@@ -296,3 +496,21 @@ class SweepReport(RunReport):
             notes.append(f"Each engine's container was limited to {self.param('engine_cpus'):g} core(s) by a CFS quota "
                          "(docker --cpus): a smaller instance, throttled every 100 ms period it exceeds its share.")
         return super().caveats([*notes, *extra])
+
+
+def ci_range(value: float, low: float, high: float) -> str:
+    """`0.05 (0.04 to 0.07)`: a figure whose CI is not symmetric, as its two ends."""
+    if value != value:
+        return "n/a"
+    if low != low and high != high:
+        return fmt(value)
+    return f"{fmt(value)} ({fmt(low)} to {fmt(high) if high == high else 'unbounded'})"
+
+
+def knee_text(knee) -> str:
+    """A knee's thread count, or where an undetermined one lies."""
+    if knee.knee_threads == knee.knee_threads:
+        return str(int(knee.knee_threads))
+    if knee.knee_high != knee.knee_high:
+        return f"not determined (at {knee.knee_low} threads or beyond, up to the last step run)"
+    return f"not determined (between {knee.knee_low} and {knee.knee_high} threads)"
