@@ -234,7 +234,8 @@ _COMMIT_SYNC = {
     "sync": {"false": False, "true": True},  # RocksDB WriteOptions
 }
 # The page cache: does a read bypass it?
-_DIRECT_READS = {"innodb_flush_method": lambda v: "O_DIRECT" in v.upper(), "rocksdb_use_direct_reads": lambda v: v in ("1", "ON")}
+_DIRECT_READS = {"innodb_flush_method": lambda v: "O_DIRECT" in v.upper(), "rocksdb_use_direct_reads": lambda v: v in ("1", "ON"),
+                 "debug_io_direct": lambda v: "data" in v.lower()}
 
 
 def settings(reading: str) -> dict[str, str]:
