@@ -260,6 +260,11 @@ def commit_waits(reading: str) -> bool | None:
     return True if verdicts else None
 
 
+def direct_read_settings(reading: str) -> str:
+    """The settings of a reading that say whether reads bypass the OS page cache ("" if none)."""
+    return ", ".join(f"{k}={v}" for k, v in settings(reading).items() if k in _DIRECT_READS)
+
+
 def reads_direct(reading: str) -> bool | None:
     """Do the start's reads bypass the OS page cache, by its own reading? None: not readable."""
     found = [test(v) for k, v in settings(reading).items() if (test := _DIRECT_READS.get(k))]
