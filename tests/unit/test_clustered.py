@@ -566,3 +566,15 @@ def test_settle_and_seed_sentences_are_computed_from_the_run():
                                   for c, r in (("QPS", q), ("cpu/o", cpu), ("pages/o", 1.0), ("rKB/o", 1.0))])
     summary = report.seed_summary()
     assert "cached: QPS 1.8, cpu/o 0.5" in summary and "QPS 1.04, cpu/o 0.88" in summary
+
+
+def test_read_paths_follow_what_the_io_bound_start_read():
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = object.__new__(ClusteredReport)
+    report.io_bound_caches = lambda: {"postgres": {"setting": "debug_io_direct=data"}}
+    assert "in the IO-bound regime it reads its data files with O_DIRECT (debug_io_direct=data)" in \
+        report.read_path_text()
+    report.io_bound_caches = lambda: {"postgres": {"setting": "no setting read says so"}}
+    assert report.read_path_text() == ("PostgreSQL reads through the page cache, so kernel read-ahead counts in its "
+                                       "bytes there; InnoDB reads with O_DIRECT.")

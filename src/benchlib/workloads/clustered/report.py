@@ -314,6 +314,14 @@ class ClusteredReport(RunReport):
                 "has misses served by a larger cache, so the IO-bound verdicts, colours and 'same winner?' are shown "
                 f"as '{analysis.VERDICTS['confounded']}' (the ratios stay).")
 
+    def read_path_text(self) -> str:
+        """How each engine's storage reads reach it, per regime, from what its IO-bound start read."""
+        pg_direct = any("debug_io_direct=data" in c["setting"] for c in self.io_bound_caches().values())
+        return ("PostgreSQL reads through the page cache" + (" in the cached regime" if pg_direct else "")
+                + ", so kernel read-ahead counts in its bytes there"
+                + ("; in the IO-bound regime it reads its data files with O_DIRECT (debug_io_direct=data)"
+                   if pg_direct else "") + "; InnoDB reads with O_DIRECT.")
+
     def settle_note(self) -> str:
         """What a write's settle window does not cover, from its measured lengths and the
         checkpoint_timeout each PostgreSQL start read: a quiet CPU is not a flushed cache."""
@@ -452,9 +460,9 @@ class ClusteredReport(RunReport):
         text = (f"Geometric means of {engine_title(heap)} / {engine_title(self.base)} over this run's tests: "
                 + "; ".join(parts) + f". Seed 003 (Postgres {geo['postgres_version']} / MySQL "
                 f"{geo['mysql_version']}, over its whole spreadsheet): QPS {fmt(geo['qps_geomean'])}, cpu/o "
-                f"{fmt(geo['cpu_per_op_geomean'])}. The test mixes differ (this run has "
-                f"{len(set(self.step_order) - {'load'})} steps, the seed more), so the means compare the runs, not "
-                "the engines alone.")
+                f"{fmt(geo['cpu_per_op_geomean'])}. The test mixes differ (this run's means are over its "
+                f"{len(self.step_order)} spreadsheet rows, the load's included; the seed's over its own rows), so the "
+                "means compare the runs, not the engines alone.")
         seed_reads = ref.loc["points-covered-pk.pre", "reads_per_op_ratio_pg_over_mysql"]
         r = self.ratios[(self.ratios["regime"] == "io-bound") & (self.ratios["engine"] == heap)
                         & (self.ratios["step"] == "points-covered-pk.pre")].set_index("column")
@@ -489,7 +497,7 @@ class ClusteredReport(RunReport):
                         mine = self._figure(regime, engine, row.step, "storage_reads_per_op")
                         theirs = self._figure(regime, self.base, row.step, "storage_reads_per_op")
                         parts[row.verdict].append(f"{row.step} ({fmt_ratio_ci(row.ratio, row.ratio_low, row.ratio_high, 'x')}"
-                                                  f"; storage reads/op {fmt(mine)} vs {fmt(theirs)})")
+                                                  f"; storage pages/op {fmt(mine)} vs {fmt(theirs)})")
                     elif row.verdict == "noise":
                         parts[row.verdict].append(f"{row.step} ({fmt_ratio_ci(row.ratio, row.ratio_low, row.ratio_high, 'x')})")
                     else:
@@ -607,15 +615,14 @@ class ClusteredReport(RunReport):
             "over the container's processes, which page-cache hits do not inflate; a process that exits mid-window "
             "takes its bytes with it), in KiB; pages/o is the same bytes over the engine's own page size "
             "(PostgreSQL 8 KiB blocks, InnoDB 16 KiB pages, as each server reports it), not a count of reads, so "
-            "only rKB/o is judged. PostgreSQL reads through the page cache, so kernel read-ahead counts in its bytes; "
-            "InnoDB reads with O_DIRECT. The engines' own read counters (PostgreSQL pg_stat_database.blks_read, "
+            "only rKB/o is judged. " + self.read_path_text() + " The engines' own read counters (PostgreSQL pg_stat_database.blks_read, "
             "which counts reads the OS page cache served too; InnoDB Innodb_buffer_pool_reads and Innodb_data_read; "
             "MyRocks rocksdb_block_cache_miss) are in the absolute table beside them, as is the cgroup's "
             "block-device read bytes (blkio), which on a host whose cgroup v1 blkio counts nothing for containers "
             "read 0 and must not be taken as 'no storage reads'. Whether a test reached storage is judged from "
             "pages/o, per test.",
-            f"Noise: {self.repetition_text()}: within-start noise only (the repetitions run back to back in one "
-            "engine start; start-to-start and run-to-run spread are not in the CI). Each test's repetitions run back to back in seed 003's order (one "
+            f"Noise: {self.repetition_text()}. Any noise estimate here is within-start noise only (the repetitions "
+            "run back to back in one engine start; start-to-start and run-to-run spread are not in the CI). Each test's repetitions run back to back in seed 003's order (one "
             "engine start per regime holds them all), so every repetition of a read test before the writes "
             f"measures the same loaded table of {p('table_size'):,} rows (run repetition-major, a read test's "
             "later repetitions followed the earlier repetitions' updates, inserts and deletes: PostgreSQL's "
