@@ -198,12 +198,15 @@ def normalised_curves(curves: pd.DataFrame, *, title: str, name: str, x_title: s
 def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title: str, name: str, unit: str,
              x_title: str, y_title: str, log_color: bool = False, columns: int = 3,
              text_format: str | Callable[[float], str] = ".3g", x_order: Sequence | None = None,
-             empty_note: str = "no values to show"):
+             empty_note: str = "no values to show", color: str | None = None):
     """One heatmap per `facet` value (engines in catalog order, titled by engine), sharing one
     colour scale so the same colour is the same number in every panel; each cell shows its value.
     `log_color`: the colour follows log10 of the value (for figures that span decades). Axes are
     categories in sorted order (`x_order` to choose the x order). `text_format`: a format spec or a
-    function that writes a cell's value. With no row, the figure says `empty_note` instead."""
+    function that writes a cell's value. With no row, the figure says `empty_note` instead.
+    `color`: a column of signed scores to colour by instead of the value (> 0 better: green, < 0
+    worse: red, on one scale symmetric about 0); a cell whose score is NaN is grey, its value still
+    written in it."""
     import math
 
     import plotly.graph_objects as go
@@ -219,10 +222,15 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     finite = df[value][(df[value] > 0) if log_color else df[value].notna()]
     scale = (lambda v: math.log10(v) if v == v and v > 0 else float("nan")) if log_color else (lambda v: v)
     zmin, zmax = (scale(finite.min()), scale(finite.max())) if not finite.empty else (0.0, 1.0)
+    if color is not None:
+        reach = float(df[color].abs().max()) if df[color].notna().any() else 1.0
+        zmin, zmax, scale = -(reach or 1.0), reach or 1.0, (lambda v: v)
     for i, key in enumerate(keys):
         sub = df[df[facet] == key].assign(_x=lambda d: d[x].astype(str), _y=lambda d: d[y].astype(str))
         grid = sub.pivot_table(index="_y", columns="_x", values=value, aggfunc="first").reindex(index=ys, columns=xs)
-        z = [[scale(v) for v in row] for row in grid.to_numpy()]
+        shade = grid if color is None else sub.pivot_table(index="_y", columns="_x", values=color, aggfunc="first",
+                                                           dropna=False).reindex(index=ys, columns=xs)
+        z = [[scale(v) for v in row] for row in shade.to_numpy()]
         write = text_format if callable(text_format) else (lambda v: format(v, text_format))
         text = [[("" if v != v else write(v)) for v in row] for row in grid.to_numpy()]
         fig.add_trace(go.Heatmap(
@@ -233,10 +241,16 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
         fig.add_annotation(text=empty_note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
     fig.update_xaxes(type="category", title_text=x_title)
     fig.update_yaxes(type="category", title_text=y_title)
+    if color is not None:
+        # Cells with no score are left empty by plotly: the grey plot background shows through.
+        fig.update_xaxes(showgrid=False)
+        fig.update_yaxes(showgrid=False)
     fig.update_layout(title=title, template="plotly_white", height=300 * nrows + 120,
-                      coloraxis=dict(colorscale="Viridis", colorbar=dict(
-                          title=f"log10 {unit}" if log_color else unit)),
+                      coloraxis=dict(colorscale="Viridis" if color is None else "RdYlGn", colorbar=dict(
+                          title=f"log10 {unit}" if log_color and color is None else unit)),
                       meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
+    if color is not None:
+        fig.update_layout(plot_bgcolor="#d9d9d9")
     return fig
 
 

@@ -139,7 +139,11 @@ class RunReport:
         rows += [("everything else (starts, set-up, checks)", total - measured.sum()), ("run total", total)]
         out = pd.DataFrame(rows, columns=["", "seconds"])
         out["share"] = out["seconds"] / total if total > 0 else float("nan")
-        return out.style.format({"seconds": "{:.1f}", "share": "{:.1%}"}).hide(axis="index")
+        # Two harness shares exist; this one is the run's own span, the batch summary's the notebook's.
+        return (out.style.format({"seconds": "{:.1f}", "share": "{:.1%}"}).hide(axis="index")
+                .set_caption("The run's own wall time, from its start to its end as the store records them. The "
+                             "batch's summary.txt counts the whole notebook execution (kernel start, imports, "
+                             "rendering this report) as well, so its share outside measured windows is larger."))
 
     # -- problems and caveats ----------------------------------------------------------------------
     def check_mismatches(self) -> pd.DataFrame:

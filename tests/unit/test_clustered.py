@@ -168,20 +168,20 @@ def test_per_operation_figures_and_ratios_have_known_answers():
     assert list(steps[steps["engine"] == "mysql"]["step"]) == ["points-covered-pk.pre", "update-inlist"]
     r = analysis.ratios(steps, "mysql").set_index(["step", "column"])["ratio"]
     assert r[("points-covered-pk.pre", "QPS")] == pytest.approx(17)
-    # r/o: storage reads in each engine's own pages (0.1 vs 3); rKB/o: bytes (0.8 vs 48 KiB)
-    assert r[("points-covered-pk.pre", "r/o")] == pytest.approx(0.1 / 3)
+    # pages/o: storage bytes in each engine's own pages (0.1 vs 3); rKB/o: bytes (0.8 vs 48 KiB)
+    assert r[("points-covered-pk.pre", "pages/o")] == pytest.approx(0.1 / 3)
     assert r[("points-covered-pk.pre", "rKB/o")] == pytest.approx(0.8 / 48)
     assert r[("update-inlist", "QPS")] == pytest.approx(0.5)
     # Neither read from storage (both below the floor): n/a with its reason, never a ratio of near-zeros.
     ratios = analysis.ratios(steps, "mysql").set_index(["step", "column"])
-    assert pd.isna(ratios.loc[("update-inlist", "r/o"), "ratio"]) and pd.isna(r[("update-inlist", "rKB/o")])
-    assert ratios.loc[("update-inlist", "r/o"), "verdict"] == "floor"
+    assert pd.isna(ratios.loc[("update-inlist", "pages/o"), "ratio"]) and pd.isna(r[("update-inlist", "rKB/o")])
+    assert ratios.loc[("update-inlist", "pages/o"), "verdict"] == "floor"
     assert "below 0.01 storage reads per operation" in analysis.VERDICTS["floor"]
     table = analysis.spreadsheet(analysis.ratios(steps, "mysql"), "io-bound", list(steps["step"]))
     assert table.loc["geometric mean", ("postgres", "QPS")] == pytest.approx((17 * 0.5) ** 0.5)
     # One repetition: no noise estimate, so a 17x ratio is "untested", never coloured.
     assert analysis.verdict("QPS", 17) == "untested"
-    assert analysis.verdict("QPS", 17, True) == "better" and analysis.verdict("r/o", 17, True) == "worse"
+    assert analysis.verdict("QPS", 17, True) == "better" and analysis.verdict("rKB/o", 17, True) == "worse"
     assert analysis.verdict("cpu/o", 1.04, True) == "same" and analysis.verdict("QPS", float("nan")) == "n/a"
 
 
@@ -219,14 +219,16 @@ def test_the_spreadsheet_colours_follow_the_verdicts():
     report.steps = analysis.steps(pd.concat(frames, ignore_index=True))
     report.base, report.step_order = "mysql", ["points-covered-pk.pre", "points-notcovered-pk.pre"]
     report.ratios = analysis.ratios(report.steps, "mysql")
+    report.band, report.battery_engines, report.regimes = analysis.THRESHOLD, ["postgres", "mysql"], ["cached"]
     styled = report.spreadsheet("io-bound")
     html = styled.to_html()
     ctx = styled._compute().ctx  # (row, column) -> [(css property, value)]
     qps = [i for i, c in enumerate(styled.data.columns) if c[1] == "QPS"][0]
     colour = {row: "; ".join(f"{k}: {v}" for k, v in ctx.get((row, qps), [])) for row in range(3)}
     assert colour == {0: GOOD, 1: "", 2: ""}  # beyond noise; within noise; the geometric mean
-    assert report.ratios["verdict"].isin(["better", "noise", "same", "n/a", "worse", "floor"]).all()
+    assert report.ratios["verdict"].isin(["better", "noise", "same", "n/a", "worse", "floor", "unjudged"]).all()
     assert "beyond noise (3 repetitions per test" in html
+    assert "cells tested, each at 5% without correction" in html
 
 
 def test_seed_003_reference_is_complete_and_oriented():
@@ -276,13 +278,16 @@ def test_io_bound_is_judged_by_what_came_from_storage_not_by_buffer_misses():
     assert "of its own 16.2 reads/op about 16.2 came from the OS page cache" in pg
     assert "reached storage: 9.55 storage reads per operation" in my
     verdict = next(line for line in lines if line.startswith("**IO-bound verdict"))
-    assert verdict == ("**IO-bound verdict:** reached storage for MySQL; did NOT reach storage for PostgreSQL, "
-                       "whose IO-bound figures are mostly cache hits.")
+    assert verdict == ("**IO-bound verdict on points-notcovered-pk.pre:** reached storage for MySQL; did NOT reach "
+                       "storage for PostgreSQL, whose IO-bound figures are mostly cache hits.")
+    assert "(its own reads minus its storage reads: a subtraction, not a count)" in pg
+    per_test = next(line for line in lines if line.startswith("**Whether each IO-bound read test"))
+    assert "points-notcovered-pk.pre: reached for MySQL, not for PostgreSQL (0.0002)" in per_test
     data = next(line for line in lines if line.startswith("**Data against memory"))
     assert "290 MiB in PostgreSQL (2.27x its 128 MiB container memory limit" in data
     both = [("postgres", "io-bound", 16.2, 9.1, 8192), ("mysql", "io-bound", 9.55, 9.55, 16384)]
     verdict = next(line for line in _report_on(both).io_bound_check() if line.startswith("**IO-bound verdict"))
-    assert verdict == "**IO-bound verdict:** reached storage for PostgreSQL and MySQL."
+    assert verdict == "**IO-bound verdict on points-notcovered-pk.pre:** reached storage for PostgreSQL and MySQL."
 
 
 def test_a_key_kind_set_runs_under_the_regimes_buffer_pool_and_memory_limit():
@@ -305,9 +310,18 @@ def test_seed_003_direction_is_called_only_beyond_noise():
 
     assert same_winner("better", True) == "yes" and same_winner("worse", True) == "no"
     assert same_winner("better", False) == "no"
-    # io-bound points-notcovered-pk.pre of a real run: 1.29x (0.81-2.05) over two repetitions
-    assert same_winner("noise", False) == "tie (within noise)"
+    # io-bound update-inlist of the reviewed run: 1.04 with a CI of 0.63-1.72 is undetermined, not a tie
+    assert same_winner("noise", False, "0.63-1.72") == "undetermined (CI 0.63-1.72)"
     assert same_winner("untested", True) == "untested (one repetition)" and same_winner("same", True).startswith("tie")
+    assert same_winner("confounded", True) == "confounded by unequal cache"
+
+
+def test_noise_is_tested_before_the_band():
+    # 1.04 within noise was called "tie (within 5%)" because the band was tested first.
+    assert analysis.verdict("QPS", 1.04, False) == "noise"
+    assert analysis.verdict("QPS", 1.04, True) == "same"
+    assert analysis.verdict("QPS", 1.04, None) == "untested"
+    assert analysis.verdict("QPS", 1.20, True, threshold=0.29) == "same"  # inside the host's drift
 
 
 def test_key_lookups_stay_bounded_on_a_table_beyond_the_buffer_pool():
@@ -362,10 +376,10 @@ def test_a_storage_ratio_of_two_near_zeros_is_na_but_one_side_reading_is_a_ratio
     rows += _rows("mysql", "cached", "update-inlist", 1000, 1000, 0.1, 0, 200 * 16384)
     rows += _rows("postgres", "cached", "update-inlist", 1000, 1000, 0.1, 0, 3 * 8192)
     r = analysis.ratios(analysis.steps(pd.DataFrame(rows)), "mysql").set_index(["step", "column"])
-    assert r.loc[("points-covered-pk.pre", "r/o"), "verdict"] == "floor"
+    assert r.loc[("points-covered-pk.pre", "pages/o"), "verdict"] == "floor"
     assert pd.isna(r.loc[("points-covered-pk.pre", "rKB/o"), "ratio"])
     assert r.loc[("points-covered-pk.pre", "QPS"), "ratio"] == pytest.approx(1.0)  # only storage columns
-    assert r.loc[("update-inlist", "r/o"), "ratio"] == pytest.approx(0.003 / 0.2)
+    assert r.loc[("update-inlist", "pages/o"), "ratio"] == pytest.approx(0.003 / 0.2)
 
 
 def test_the_not_covered_tests_have_no_seed_figure_to_compare_with():
@@ -376,15 +390,26 @@ def test_the_not_covered_tests_have_no_seed_figure_to_compare_with():
     report = object.__new__(ClusteredReport)
     report.battery_engines, report.base, report.regimes = ["postgres", "mysql"], "mysql", ["io-bound"]
     report.ratios = pd.DataFrame([{"regime": "io-bound", "engine": "postgres", "step": s, "column": "QPS",
-                                   "ratio": 2.0, "verdict": "better"}
-                                  for s in ("points-covered-pk.pre", "points-notcovered-pk.pre")])
+                                   "ratio": r, "ratio_low": r * 0.9, "ratio_high": r * 1.1, "verdict": v}
+                                  for s, r, v in (("points-covered-pk.pre", 2.0, "better"),
+                                                  ("points-notcovered-pk.pre", 1.46, "better"),
+                                                  ("points-covered-pk", 25.0, "better"),
+                                                  ("update-inlist", 1.04, "noise"))])
+    report.durability = lambda: {"mysql": "innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1"}
     table = report.reference_table().set_index("step")
     for step in ("points-notcovered-pk.pre", "range-notcovered-pk", "points-notcovered-pk"):
-        assert table.loc[step, "seed 003 winner"] == NO_SEED_FIGURE
+        assert table.loc[step, "seed 003 winner"] == f"MySQL (stated for the class: {NO_SEED_FIGURE})"
         assert table.loc[step, "seed 003 QPS PG/MySQL"] == NO_SEED_FIGURE
-        assert table.loc[step, "io-bound: same winner?"] == NO_SEED_FIGURE
+    # The seed's direction (the clustered PK helps) against PostgreSQL 1.46x faster here
+    assert table.loc["points-notcovered-pk.pre", "io-bound: same winner?"] == "contradicted"
     assert table.loc["points-covered-pk.pre", "seed 003 winner"] == "PostgreSQL"
-    assert table.loc["points-covered-pk.pre", "io-bound: same winner?"] == "yes"
+    # 2x against the seed's "more than 17x": the direction agrees, the size does not
+    assert table.loc["points-covered-pk.pre", "io-bound: same winner?"] == "direction only: 2 vs >17"
+    assert table.loc["points-covered-pk", "io-bound: same winner?"] == "yes (25 vs >20)"
+    assert table.loc["update-inlist", "io-bound: same winner?"].startswith("undetermined (CI 0.936-1.14")
+    assert "MySQL also syncs a binary log at each commit (log_bin=1, sync_binlog=1" in \
+        table.loc["update-inlist", "commit work (writes)"]
+    assert table.loc["points-covered-pk.pre", "commit work (writes)"] == ""
 
 
 def _settings_rows(engine, settings):
@@ -400,7 +425,8 @@ def test_the_change_buffer_and_binary_log_sentences_use_what_the_servers_said():
     report.battery_engines = ["postgres", "mysql"]
     report.measurements = pd.DataFrame([_settings_rows("mysql", "innodb_change_buffering=all")])
     assert "MySQL innodb_change_buffering=all" in report.change_buffer_note()
-    assert "MySQL buffered them, as in the seed" in report.change_buffer_note()
+    assert "MySQL had it enabled, as read at start" in report.change_buffer_note()
+    assert "was not measured here" in report.change_buffer_note()
     report.measurements = pd.DataFrame([_settings_rows("mysql", "innodb_change_buffering=none")])
     assert "MySQL buffered no secondary-index change" in report.change_buffer_note()
     report.measurements = pd.DataFrame([_settings_rows("mysql", "")])
@@ -416,19 +442,41 @@ def test_the_change_buffer_and_binary_log_sentences_use_what_the_servers_said():
     assert "does not wait for its log on disk" in note and "binary log" not in note.split("Seed 003")[0]
 
 
+def _io_settings_rows(engine, settings, regime="io-bound"):
+    labels = json.dumps({"regime": regime, "test": "insert", "step": "insert", "settings": settings})
+    return {"engine": engine, "labels": labels, "phase": "insert", "repetition": 1, "window": "phase",
+            "metric": "tps", "value": 1.0, "scope": "client"}
+
+
 def test_the_io_bound_caches_and_the_key_kind_size_are_stated_from_the_run():
+    """The reviewed run: InnoDB cached in its 16 MiB pool (O_DIRECT), PostgreSQL in 16 MiB of shared
+    buffers and the page cache: its verdicts are confounded. With debug_io_direct=data read from the
+    IO-bound start, both cache in their pools only and the verdicts stand."""
     from benchlib.workloads.clustered.report import ClusteredReport
 
     report = object.__new__(ClusteredReport)
     report.battery_engines, report.regimes = ["postgres", "mysql"], ["cached", "io-bound"]
     report.param = {"io_bound_memory_limit_mb": 256, "io_bound_buffer_pool_mb": 16, "cached_buffer_pool_mb": 1024}.get
-    report.steps = pd.DataFrame([{"engine": e, "step": "points-covered-pk.pre", "data_bytes": mib * 2 ** 20}
+    report.steps = pd.DataFrame([{"engine": e, "regime": "io-bound", "step": "points-covered-pk.pre",
+                                  "data_bytes": mib * 2 ** 20, "buffer_pool_bytes": 16 * 2 ** 20}
                                  for e, mib in (("postgres", 520), ("mysql", 560))])
     report.durability = lambda: {"mysql": "innodb_flush_method=O_DIRECT", "postgres": "fsync=on"}
+    report.measurements = pd.DataFrame([_io_settings_rows("postgres", "debug_io_direct=, checkpoint_timeout=5min")])
+    assert report.io_bound_confounded()
     note = report.io_fairness_note()
-    assert "MySQL (innodb_flush_method=o_direct) caches 560 MiB of data in its 16 MiB buffer pool only" in note
-    assert "PostgreSQL caches 520 MiB of data in its 16 MiB of shared buffers and in the OS page cache" in note
-    assert "up to 16x InnoDB's" in note
+    assert "MySQL cached 560 MiB of data in its 16 MiB buffer pool only (innodb_flush_method=o_direct" in note
+    assert "PostgreSQL cached 520 MiB of data in its 16 MiB buffer pool and the OS page cache, up to 256 MiB" in note
+    assert "shown as 'confounded by unequal cache'" in note
+    ratios = pd.DataFrame([{"regime": g, "column": c, "verdict": v} for g in ("cached", "io-bound")
+                           for c, v in (("QPS", "better"), ("pages/o", "unjudged"), ("rKB/o", "floor"))])
+    confounded = analysis.confound(ratios, "io-bound").set_index(["regime", "column"])["verdict"]
+    assert confounded[("io-bound", "QPS")] == "confounded" and confounded[("cached", "QPS")] == "better"
+    assert confounded[("io-bound", "rKB/o")] == "floor"
+    report.measurements = pd.DataFrame([_io_settings_rows("postgres", "debug_io_direct=data"),
+                                        _io_settings_rows("postgres", "debug_io_direct=", regime="cached")])
+    assert not report.io_bound_confounded()
+    assert "PostgreSQL cached 520 MiB of data in its 16 MiB buffer pool only (debug_io_direct=data; data 32.5x" in \
+        report.io_fairness_note()
     report.keys = pd.DataFrame([{"engine": "mysql", "regime": "cached", "bytes_per_row": 100.0, "rows": 20000}])
     note = report.key_kind_note()
     assert "20,000 rows per table" in note and "cannot show at this size" in note and "--set key-kinds" in note
@@ -448,3 +496,85 @@ def test_warm_up_only_before_each_read_groups_first_test_and_settings_are_read_n
         def execute(self, query):
             raise RuntimeError(f"Unknown system variable in {query}")
     assert read_settings(Removed(), MYSQL) == "innodb_change_buffering=not a setting of this server (RuntimeError)"
+
+
+def test_postgres_reads_data_files_directly_in_the_io_bound_regime_only():
+    # Equal caches: InnoDB's only cache is its buffer pool (O_DIRECT); PostgreSQL's becomes its
+    # shared buffers only with debug_io_direct=data, set in the IO-bound regime alone.
+    from benchlib.workloads.clustered import WORKLOAD
+
+    p = validate_parameters({**GOOD, "engines": ["postgres", "mysql"], "regimes": ["cached", "io-bound"]})
+    config = {s.name: s.config for s in WORKLOAD.starts(p)}
+    assert config["postgres io-bound"]["debug_io_direct"] == "data"
+    assert config["postgres io-bound"]["shared_buffers"] == "16MB"
+    assert "debug_io_direct" not in config["postgres cached"]
+    assert "debug_io_direct" not in config["mysql io-bound"]
+
+
+def test_the_band_is_the_host_drift_when_larger_than_5_percent():
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = object.__new__(ClusteredReport)
+    calibration = [{"run_id": "r", "instance_id": f"i{k}", "engine": "mysql", "repetition": 1, "value": v,
+                    "metric": "calibration_cpu_time", "window": "calibration"} for k, v in enumerate((1.0, 1.29, 1.1))]
+    report.measurements = pd.DataFrame(calibration)
+    assert report.noise_band() == pytest.approx(0.29)
+    report.band = report.noise_band()
+    assert report.band_text().startswith("29% (the host's own speed moved 1.29x over the run")
+    report.measurements = pd.DataFrame(calibration[:1] + [{**calibration[1], "value": 1.02}])
+    assert report.noise_band() == analysis.THRESHOLD
+
+
+def test_the_heatmap_greys_what_no_verdict_calls_better_or_worse():
+    from benchlib.workloads.clustered.report import ClusteredReport, better_or_worse
+
+    assert better_or_worse("better", 0.5) == pytest.approx(0.30103, rel=1e-4)  # less per op: better, green
+    assert better_or_worse("worse", 1.77) < 0 and pd.isna(better_or_worse("noise", 7.93))
+    report = object.__new__(ClusteredReport)
+    report.base, report.step_order = "mysql", ["points-covered-pk.pre"]
+    report.ratios = pd.DataFrame([{"regime": "io-bound", "engine": "postgres", "step": "points-covered-pk.pre",
+                                   "column": c, "ratio": r, "verdict": v}
+                                  for c, r, v in (("QPS", 7.93, "better"), ("cpu/o", 0.9, "noise"),
+                                                  ("pages/o", 1.77, "unjudged"), ("rKB/o", 1.77, "worse"))])
+    figure = report.heatmap()
+    (trace,) = figure.data
+    z = dict(zip(trace.x, trace.z[0]))
+    assert z["QPS"] > 0 and z["rKB/o"] < 0 and pd.isna(z["cpu/o"]) and pd.isna(z["pages/o"])
+    assert trace.text[0][list(trace.x).index("cpu/o")] == "0.90"  # the value is still written in a grey cell
+    assert figure.layout.coloraxis.colorscale[0][1] != figure.layout.coloraxis.colorscale[-1][1]
+    assert figure.layout.coloraxis.cmid is None and figure.layout.plot_bgcolor == "#d9d9d9"
+    assert "<br>" in figure.layout.title.text and figure.layout.title.text.index("<br>") < 60
+
+
+def test_settle_and_seed_sentences_are_computed_from_the_run():
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = object.__new__(ClusteredReport)
+    report.battery_engines, report.regimes, report.base = ["postgres", "mysql"], ["cached"], "mysql"
+    settle = [{"engine": e, "labels": json.dumps({"regime": "cached", "step": "insert"}), "window": "settle",
+               "metric": "wall_time", "value": v, "phase": "insert", "repetition": 1, "scope": "client"}
+              for e, v in (("postgres", 1.01), ("postgres", 1.01), ("mysql", 1.2), ("mysql", 1.9))]
+    report.measurements = pd.DataFrame(settle + [_io_settings_rows("postgres", "checkpoint_timeout=5min", "cached")])
+    report.io_bound_caches = lambda: {}
+    note = report.settle_note()
+    assert "lasted PostgreSQL 1.01-1.01 s; MySQL 1.2-1.9 s" in note
+    assert "PostgreSQL's dirty shared buffers wait for a checkpoint (checkpoint_timeout=5min, as read at start)" in note
+    report.step_order = ["points-covered-pk.pre", "update-inlist"]
+    report.ratios = pd.DataFrame([{"regime": "cached", "engine": "postgres", "step": s, "column": c, "ratio": r,
+                                   "verdict": "better"}
+                                  for s, q, cpu in (("points-covered-pk.pre", 4.0, 0.25), ("update-inlist", 0.81, 1.0))
+                                  for c, r in (("QPS", q), ("cpu/o", cpu), ("pages/o", 1.0), ("rKB/o", 1.0))])
+    summary = report.seed_summary()
+    assert "cached: QPS 1.8, cpu/o 0.5" in summary and "QPS 1.04, cpu/o 0.88" in summary
+
+
+def test_read_paths_follow_what_the_io_bound_start_read():
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = object.__new__(ClusteredReport)
+    report.io_bound_caches = lambda: {"postgres": {"setting": "debug_io_direct=data"}}
+    assert "in the IO-bound regime it reads its data files with O_DIRECT (debug_io_direct=data)" in \
+        report.read_path_text()
+    report.io_bound_caches = lambda: {"postgres": {"setting": "no setting read says so"}}
+    assert report.read_path_text() == ("PostgreSQL reads through the page cache, so kernel read-ahead counts in its "
+                                       "bytes there; InnoDB reads with O_DIRECT.")

@@ -11,18 +11,20 @@ import pandas as pd
 from ... import results
 
 # Ratio columns of seed 003's spreadsheet: (column, per-step figure, higher is better).
-# r/o and rKB/o are storage reads: what the engine's processes read from storage (read_bytes of
-# /proc/<pid>/io, which page-cache hits do not inflate), as bytes, and as reads of the engine's own
-# page size. The engines' own read counters (PostgreSQL's blks_read counts page-cache hits too) are
-# in the absolute table beside them.
-RATIO_COLUMNS = (("QPS", "ops_per_s", True), ("cpu/o", "cpu_us_per_op", False), ("r/o", "storage_reads_per_op", False),
-                 ("rKB/o", "storage_kb_per_op", False))
+# pages/o and rKB/o are storage reads: what the engine's processes read from storage (read_bytes of
+# /proc/<pid>/io, which page-cache hits do not inflate), as bytes, and as the engine's own pages
+# (8 KiB against 16 KiB: bytes over page size, not a count of read calls). The engines' own read
+# counters (PostgreSQL's blks_read counts page-cache hits too) are in the absolute table beside them.
+RATIO_COLUMNS = (("QPS", "ops_per_s", True), ("cpu/o", "cpu_us_per_op", False),
+                 ("pages/o", "storage_reads_per_op", False), ("rKB/o", "storage_kb_per_op", False))
+# pages/o divides the same bytes by pages of different sizes: shown, never judged (rKB/o is).
+UNJUDGED_COLUMNS = ("pages/o",)
 THRESHOLD = 0.05  # seed 003 highlights changes beyond ~5%
 STORAGE_REACHED = 0.5  # storage reads per operation above which a point query went to storage
 # Below this many storage reads per operation (one in a hundred operations) in both engines, a
 # storage ratio (r/o, rKB/o) divides two near-zeros (a cached test's stray reads): shown as n/a.
 STORAGE_FLOOR = 0.01
-STORAGE_COLUMNS = ("r/o", "rKB/o")
+STORAGE_COLUMNS = ("pages/o", "rKB/o")
 # Per-step figures averaged over repetitions (means, with the spread of the ratio figures).
 FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
            "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
@@ -135,8 +137,17 @@ def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD) -> 
                     rows.append({"regime": regime, "engine": engine, "base": base, "step": step, "column": column,
                                  **_contrast(b.loc[step], e.loc[step], figure, threshold)})
     out = pd.DataFrame(rows, columns=RATIO_FIELDS)
-    out["verdict"] = [v if v == "floor" else verdict(c, r, noise, threshold) for c, r, noise, v in
-                      zip(out["column"], out["ratio"], out["beyond_noise"], out["verdict"])]
+    out["verdict"] = [v if v == "floor" else "unjudged" if c in UNJUDGED_COLUMNS else verdict(c, r, noise, threshold)
+                      for c, r, noise, v in zip(out["column"], out["ratio"], out["beyond_noise"], out["verdict"])]
+    return out
+
+
+def confound(ratio_rows: pd.DataFrame, regime: str) -> pd.DataFrame:
+    """The regime's verdicts replaced by "confounded" (its engines cached unequally): every ratio
+    stays, no cell of it is called better, worse or a tie."""
+    out = ratio_rows.copy()
+    judged = (out["regime"] == regime) & ~out["verdict"].isin(["floor", "n/a", "unjudged"])
+    out.loc[judged, "verdict"] = "confounded"
     return out
 
 
@@ -188,34 +199,41 @@ def spreadsheet(ratio_rows: pd.DataFrame, regime: str, steps_order: list[str], v
     return table
 
 
-VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": "within noise",
+VERDICTS = {"better": "better", "worse": "worse", "same": "within the band", "noise": "undetermined (within noise)",
             "untested": "one repetition: noise unknown", "n/a": "n/a",
+            "confounded": "confounded by unequal cache",
+            "unjudged": "not judged: pages of different sizes (rKB/o is judged)",
             "floor": f"n/a: both engines below {STORAGE_FLOOR} storage reads per operation"}
 
 
 def verdict(column: str, ratio: float, beyond_noise: bool | None = None, threshold: float = THRESHOLD) -> str:
-    """"better" or "worse" for engine B against the base only when the difference is both larger
-    than seed 003's ~5% and beyond noise (Welch over the repetitions); else "same" (within 5%),
-    "noise" (larger, but not beyond noise) or "untested" (one repetition: no noise estimate)."""
+    """Noise first: "untested" (one repetition: no noise estimate) or "noise" (Welch over the
+    repetitions cannot tell the engines apart: undetermined, whatever the ratio); then, beyond
+    noise, "same" (within the `threshold` band: seed 003's ~5%, or the host's drift) or "better" /
+    "worse" for engine B against the base."""
     if ratio is None or not pd.notna(ratio):
         return "n/a"
     higher_better = next(h for c, _, h in RATIO_COLUMNS if c == column)
-    if abs(ratio - 1) <= threshold:
-        return "same"
     if beyond_noise is None or beyond_noise != beyond_noise:
         return "untested"
     if not beyond_noise:
         return "noise"
+    if abs(ratio - 1) <= threshold:
+        return "same"
     return "better" if (ratio > 1) == higher_better else "worse"
 
 
-def start_settings(measurements: pd.DataFrame) -> dict[str, dict[str, str]]:
+def start_settings(measurements: pd.DataFrame, regime: str | None = None) -> dict[str, dict[str, str]]:
     """Per engine, the server settings its starts read (the battery windows' `settings` label,
-    "name=value, ..."), every distinct value of a setting joined by " / "."""
+    "name=value, ..."), every distinct value of a setting joined by " / "; `regime`: only that
+    regime's starts."""
     out: dict[str, dict[str, list[str]]] = {}
     m = measurements[measurements["labels"].str.contains('"settings"', na=False)].drop_duplicates(["engine", "labels"])
     for engine, labels in zip(m["engine"], m["labels"]):
-        for pair in str(json.loads(labels).get("settings", "")).split(", "):
+        found = json.loads(labels)
+        if regime is not None and found.get("regime") != regime:
+            continue
+        for pair in str(found.get("settings", "")).split(", "):
             name, eq, value = pair.partition("=")
             if eq and value not in out.setdefault(engine, {}).setdefault(name, []):
                 out[engine][name].append(value)

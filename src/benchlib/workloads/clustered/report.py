@@ -25,13 +25,37 @@ def _layout(key: str) -> str:
     return d.layout if d else "?"
 
 
-def same_winner(verdict: str, heap_won: bool) -> str:
+def same_winner(verdict: str, heap_won: bool, ci: str = "") -> str:
     """Seed 003's winner against this run's QPS verdict of the heap engine over the clustered base:
-    "yes"/"no" only for a difference > 5% and beyond noise."""
+    "yes"/"no" only for a difference beyond noise and beyond the band; `ci` names the ratio's CI
+    where noise leaves it undetermined."""
     if verdict in ("better", "worse"):
         return "yes" if (verdict == "better") == heap_won else "no"
-    return {"same": "tie (within 5%)", "noise": "tie (within noise)",
-            "untested": "untested (one repetition)"}.get(verdict, "n/a")
+    if verdict == "noise":
+        return f"undetermined (CI {ci})" if ci else "undetermined (within noise)"
+    return {"same": "tie (within the band)", "untested": "untested (one repetition)",
+            "confounded": analysis.VERDICTS["confounded"]}.get(verdict, "n/a")
+
+
+def agreement(winner: str, seed_ratio: float, bound: str, ratio: float, low: float, high: float) -> str:
+    """How far a "yes" goes: the seed's figure inside this run's CI (or, for "more than x", this run's
+    ratio beyond x) agrees in size; otherwise only the direction agrees."""
+    if winner != "yes" or not pd.notna(seed_ratio):
+        return winner
+    if bound == "more than":
+        sized = ratio > seed_ratio if seed_ratio >= 1 else ratio < seed_ratio
+    else:
+        sized = pd.notna(low) and low <= seed_ratio <= high
+    seed = f"{'>' if bound == 'more than' else '~'}{fmt(seed_ratio)}"
+    return f"yes ({fmt(ratio)} vs {seed})" if sized else f"direction only: {fmt(ratio)} vs {seed}"
+
+
+def better_or_worse(verdict: str, ratio: float) -> float:
+    """A heatmap cell's colour: +|log10 ratio| where the engine did better than the base, -|log10
+    ratio| where worse, NaN (grey) where no verdict says either."""
+    if verdict not in ("better", "worse") or not (pd.notna(ratio) and ratio > 0):
+        return float("nan")
+    return abs(float(np.log10(ratio))) * (1 if verdict == "better" else -1)
 
 
 class ClusteredReport(RunReport):
@@ -42,9 +66,12 @@ class ClusteredReport(RunReport):
         self.battery_engines = battery
         clustered = [e for e in battery if "InnoDB" in _layout(e)]
         self.base = base_engine or (clustered[0] if clustered else (battery[0] if battery else None))
-        self.ratios = analysis.ratios(self.steps, self.base) if self.base else pd.DataFrame(
-            columns=["regime", "engine", "base", "step", "column", "ratio"])
         self.regimes = list(dict.fromkeys(self.steps["regime"])) if not self.steps.empty else []
+        self.band = self.noise_band()
+        self.ratios = analysis.ratios(self.steps, self.base, self.band) if self.base else pd.DataFrame(
+            columns=["regime", "engine", "base", "step", "column", "ratio", "verdict"])
+        if self.base and self.io_bound_confounded():
+            self.ratios = analysis.confound(self.ratios, "io-bound")
         self.step_order = list(dict.fromkeys(self.steps["step"])) if not self.steps.empty else []
         self.keys = analysis.key_kinds(self.measurements)
 
@@ -69,10 +96,38 @@ class ClusteredReport(RunReport):
         verdicts.columns = table.columns
         colours = verdicts.map(lambda v: {"better": GOOD, "worse": BAD}.get(v, ""))
         return (table.style.apply(lambda _: colours, axis=None).format("{:.2f}", na_rep="n/a")
-                .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}; coloured where > 5% and beyond "
-                             f"noise ({self.repetition_text()}); r/o and rKB/o are n/a where both engines read "
-                             f"below {analysis.STORAGE_FLOOR} storage reads per operation (a ratio of two "
-                             "near-zeros)"))
+                .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}; coloured where beyond "
+                             f"noise ({self.repetition_text()}) and beyond {self.band_text()}; "
+                             f"{self.tests_text(regime)} pages/o (bytes over each engine's page size, 8 KiB "
+                             "against 16 KiB) is shown, not judged: rKB/o is; pages/o and rKB/o are n/a where both "
+                             f"engines read below {analysis.STORAGE_FLOOR} storage pages per operation (a ratio of "
+                             "two near-zeros)"
+                             + (f". {analysis.VERDICTS['confounded'].capitalize()}: no cell coloured ("
+                                "see the caveats)" if regime == "io-bound" and self.io_bound_confounded() else "")))
+
+    def noise_band(self) -> float:
+        """The smallest difference a verdict calls better or worse: seed 003's ~5%, or how far the
+        host's own speed moved over the run (slowest / fastest calibration loop), if larger: a
+        difference the host's drift alone could make is not the engines'."""
+        speed = results.host_speed(self.measurements) if "metric" in self.measurements else None
+        drift = speed["max_over_min"] - 1 if speed and speed["n"] > 1 and speed["max_over_min"] == \
+            speed["max_over_min"] else 0.0
+        return max(analysis.THRESHOLD, drift)
+
+    def band_text(self) -> str:
+        if self.band > analysis.THRESHOLD:
+            return (f"{self.band:.0%} (the host's own speed moved {1 + self.band:.2f}x over the run, slowest against "
+                    "fastest calibration loop, more than seed 003's ~5%)")
+        return "5% (seed 003's threshold; the host's own speed moved less)"
+
+    def tests_text(self, regime: str) -> str:
+        """How many cells were tested, each at 5% without correction for their number."""
+        r = self.ratios[(self.ratios["regime"] == regime)
+                        & self.ratios["verdict"].isin(["better", "worse", "same", "noise", "confounded"])]
+        if r.empty:
+            return ""
+        return (f"{len(r)} cells tested, each at 5% without correction for their number (about "
+                f"{0.05 * len(r):.1f} could pass by chance);")
 
     def repetition_text(self) -> str:
         n = self.steps.loc[self.steps["step"] != "load", "n"]
@@ -84,19 +139,21 @@ class ClusteredReport(RunReport):
                 else "one repetition per test: noise unknown, so nothing is coloured")
 
     def heatmap(self):
-        """The spreadsheets as colours, one panel per engine and regime: each cell its ratio over the
-        base, the colour log10 of it (seed 003's columns: QPS > 1 is better, the others < 1)."""
+        """The spreadsheets as colours, one panel per engine and regime: each cell shows its ratio over
+        the base; only a cell the spreadsheet calls better or worse is coloured, green for better and
+        red for worse, deeper for a larger log ratio; every other cell is grey."""
         r = self.ratios.dropna(subset=["ratio"])
         if r.empty:
             return None
         r = r.assign(panel=[f"{engine_title(e)} / {engine_title(self.base)}, {g}" for e, g in
                             zip(r["engine"], r["regime"])],
-                     step=[f"{self.step_order.index(s) + 1:02d} {s}" for s in r["step"]])
-        return heatmaps(r, x="column", y="step", value="ratio", facet="panel", log_color=True, columns=2,
-                        x_order=[c for c, _, _ in analysis.RATIO_COLUMNS], unit="ratio", x_title="",
-                        y_title="step (in the order run)", name="clustered-ratios", text_format=".2f",
-                        title=f"Ratios over {engine_title(self.base)} per regime (QPS > 1 and per-op < 1: better "
-                              "than the base; colour is the size, the spreadsheet says which are beyond noise)")
+                     step=[f"{self.step_order.index(s) + 1:02d} {s}" for s in r["step"]],
+                     goodness=[better_or_worse(v, ratio) for v, ratio in zip(r["verdict"], r["ratio"])])
+        return heatmaps(r, x="column", y="step", value="ratio", facet="panel", columns=2, color="goodness",
+                        x_order=[c for c, _, _ in analysis.RATIO_COLUMNS], unit="|log10 ratio|, + better / - worse",
+                        x_title="", y_title="step (in the order run)", name="clustered-ratios", text_format=".2f",
+                        title=f"Ratios over {engine_title(self.base)} per regime<br><sup>green: better than the "
+                              "base, red: worse (beyond noise and the band); grey: not shown to differ</sup>")
 
     def step_table(self):
         """The absolute figures behind the ratios."""
@@ -121,9 +178,12 @@ class ClusteredReport(RunReport):
         loads = self.steps[self.steps["step"] == "load"].set_index(["regime", "engine"])["ops_per_s"]
         limit = self.param("io_bound_memory_limit_mb")
         data = self._data_mib()
+        caches = self.io_bound_caches()
         return pd.DataFrame({"regime": s["regime"], "engine": [engine_title(e) for e in s["engine"]],
                              "buffer pool (MiB, as the server reports it)": s["buffer_pool_bytes"] / 2 ** 20,
                              "container memory limit (MiB)": [limit if r == "io-bound" else "none" for r in s["regime"]],
+                             "effective cache (MiB)": [caches[e]["text"] if r == "io-bound" and e in caches else
+                                                       "everything (no limit)" for e, r in zip(s["engine"], s["regime"])],
                              "sbtest1 with indexes (MiB, loaded)": [fmt(data.get(e)) for e in s["engine"]],
                              "data / memory limit": [fmt(data.get(e, np.nan) / limit) if r == "io-bound" and limit
                                                      else "n/a" for e, r in zip(s["engine"], s["regime"])],
@@ -155,8 +215,25 @@ class ClusteredReport(RunReport):
             text += (f"{', '.join(engine_title(e) for e in off)} buffered no secondary-index change, so wherever the "
                      "insert row is not reproduced, the seed's mechanism is one reason it cannot be")
         if on:
-            text += ("; " if off else "") + f"{', '.join(engine_title(e) for e in on)} buffered them, as in the seed"
+            text += (("; " if off else "") + f"{', '.join(engine_title(e) for e in on)} had it enabled, as read at "
+                     "start: whether it buffered any change, and what that saved, was not measured here (no change-"
+                     "buffer merge counter is recorded), so the seed's explanation is neither confirmed nor refuted")
         return text + "."
+
+    def write_row_note(self) -> str:
+        """Why a write row compares different commit work, from the settings each start read: a
+        binary log synced at every commit is a second fsync only its engine does."""
+        from ..load_fetch.analysis import settings
+
+        readings = self.durability()
+        synced = [e for e in self.battery_engines if settings(readings.get(e, "")).get("log_bin") in ("1", "on")
+                  and settings(readings.get(e, "")).get("sync_binlog") not in (None, "0")]
+        if not synced:
+            return ""
+        return "; ".join(f"{engine_title(e)} also syncs a binary log at each commit (log_bin="
+                         f"{settings(readings[e])['log_bin']}, sync_binlog={settings(readings[e])['sync_binlog']}, as "
+                         "read at start): a second fsync and a two-phase commit per write" for e in synced) + \
+            ", which the other engine does not do"
 
     def write_durability_note(self) -> str:
         """What each write test's commit waited for, from each start's own durability reading: a
@@ -172,30 +249,94 @@ class ClusteredReport(RunReport):
                 "start: " + "; ".join(parts) + ". Seed 003's servers' binary-log settings are not given: a write row "
                 "here includes whatever logging its server did, the binary log included.")
 
-    def io_fairness_note(self) -> str:
-        """The IO-bound regime's caches per engine, in numbers: InnoDB reads with O_DIRECT (its only
-        cache is the buffer pool), PostgreSQL through the OS page cache, inside the memory limit."""
+    def io_bound_caches(self) -> dict[str, dict]:
+        """Per battery engine, its IO-bound cache as its IO-bound start read it: `direct` (reads
+        bypass the OS page cache: InnoDB's O_DIRECT, PostgreSQL's debug_io_direct=data; None when
+        the start read nothing that says), the setting that says so, the buffer pool and the
+        effective cache in MiB (the pool alone, or at most the memory limit with the page cache)."""
         if "io-bound" not in self.regimes:
-            return ""
-        limit, pool = self.param("io_bound_memory_limit_mb"), self.param("io_bound_buffer_pool_mb")
-        data = self._data_mib()
-        readings = self.durability()
-        from ..load_fetch.analysis import settings
+            return {}
+        from ..load_fetch.analysis import direct_read_settings, reads_direct
 
-        parts = []
+        limit, pool = self.param("io_bound_memory_limit_mb"), self.param("io_bound_buffer_pool_mb")
+        durability = self.durability()
+        read = analysis.start_settings(self.measurements, "io-bound")
+        steps = self.steps[self.steps["regime"] == "io-bound"].dropna(subset=["buffer_pool_bytes"])
+        pools = dict(zip(steps["engine"], steps["buffer_pool_bytes"] / 2 ** 20))
+        out = {}
         for engine in self.battery_engines:
-            method = settings(readings.get(engine, "")).get("innodb_flush_method", "")
-            size = f"{fmt(data[engine])} MiB of data" if engine in data else "its data"
-            if "o_direct" in method:
-                parts.append(f"{engine_title(engine)} (innodb_flush_method={method}) caches {size} in its {pool} MiB "
-                             "buffer pool only")
-            else:
-                parts.append(f"{engine_title(engine)} caches {size} in its {pool} MiB of shared buffers and in the "
-                             f"OS page cache, up to what its processes leave of the {limit} MiB limit (at most "
-                             f"{fmt(limit - pool)} MiB beside the shared buffers)")
-        return ("IO-bound caches are not equal: " + "; ".join(parts) + ". Both tables are larger than the limit, so "
-                "both engines read from storage, but PostgreSQL's misses go to a cache up to "
-                f"{fmt(limit / pool)}x InnoDB's: its r/o is lower partly for that reason, not only for its layout.")
+            reading = ", ".join(x for x in (durability.get(engine, ""), ", ".join(
+                f"{k}={v}" for k, v in read.get(engine, {}).items())) if x)
+            direct = reads_direct(reading)
+            said = direct_read_settings(reading) or "no setting read says so"
+            mib = float(pools.get(engine, pool))
+            cache = mib if direct else float(limit) if limit else float("nan")
+            text = (f"{fmt(mib)}: the buffer pool only ({said})" if direct else
+                    f"up to {fmt(cache)}: the buffer pool and the OS page cache within the memory limit ({said})")
+            out[engine] = {"direct": direct, "setting": said, "pool_mib": mib, "cache_mib": cache, "text": text}
+        return out
+
+    def io_bound_confounded(self) -> bool:
+        """The IO-bound regime's engines cached unequally: not every one read past the OS page
+        cache, by what its start read."""
+        caches = self.io_bound_caches()
+        return bool(caches) and len(caches) > 1 and not all(c["direct"] for c in caches.values())
+
+    def io_fairness_note(self) -> str:
+        """The IO-bound regime's caches per engine, in numbers, beside each engine's data, from
+        what each IO-bound start read."""
+        caches = self.io_bound_caches()
+        if not caches:
+            return ""
+        data = self._data_mib()
+        parts = [f"{engine_title(e)} cached {fmt(data[e]) if e in data else '?'} MiB of data in "
+                 + (f"its {fmt(c['pool_mib'])} MiB buffer pool only ({c['setting']}; "
+                    f"data {fmt(data[e] / c['cache_mib']) if e in data else '?'}x its cache)" if c["direct"] else
+                    f"its {fmt(c['pool_mib'])} MiB buffer pool and the OS page cache, up to {fmt(c['cache_mib'])} "
+                    f"MiB in all ({c['setting']})") for e, c in caches.items()]
+        if not self.io_bound_confounded():
+            return ("IO-bound caches are equal in kind: " + "; ".join(parts) + ". Every engine's storage reads are "
+                    "its buffer-pool misses.")
+        return ("IO-bound caches are NOT equal: " + "; ".join(parts) + ". An engine reading through the page cache "
+                "has misses served by a larger cache, so the IO-bound verdicts, colours and 'same winner?' are shown "
+                f"as '{analysis.VERDICTS['confounded']}' (the ratios stay).")
+
+    def read_path_text(self) -> str:
+        """How each engine's storage reads reach it, per regime, from what its IO-bound start read."""
+        pg_direct = any("debug_io_direct=data" in c["setting"] for c in self.io_bound_caches().values())
+        return ("PostgreSQL reads through the page cache" + (" in the cached regime" if pg_direct else "")
+                + ", so kernel read-ahead counts in its bytes there"
+                + ("; in the IO-bound regime it reads its data files with O_DIRECT (debug_io_direct=data)"
+                   if pg_direct else "") + "; InnoDB reads with O_DIRECT.")
+
+    def settle_note(self) -> str:
+        """What a write's settle window does not cover, from its measured lengths and the
+        checkpoint_timeout each PostgreSQL start read: a quiet CPU is not a flushed cache."""
+        m = self.measurements
+        if "window" not in m:
+            return ""
+        settle = m[(m["window"] == "settle") & (m["metric"] == "wall_time")
+                   & m["labels"].str.contains('"step"', na=False)]
+        if settle.empty:
+            return ""
+        spans = "; ".join(f"{engine_title(e)} {fmt(g['value'].min())}-{fmt(g['value'].max())} s"
+                          for e, g in settle.groupby("engine", sort=False))
+        timeouts = {e: v["checkpoint_timeout"] for e, v in analysis.start_settings(m).items()
+                    if "checkpoint_timeout" in v}
+        text = (f"Settle windows after the writes (they end when the engine's CPU goes quiet) lasted {spans}. Quiet "
+                "CPU is not a flushed cache: ")
+        if timeouts:
+            text += ("; ".join(f"{engine_title(e)}'s dirty shared buffers wait for a checkpoint (checkpoint_timeout="
+                               f"{v}, as read at start)" for e, v in timeouts.items())
+                     + ", and what it writes through the OS page cache the kernel writes back outside the "
+                     "container's cgroup"
+                     + (" (in the IO-bound regime, with debug_io_direct=data, its checkpointer writes data files "
+                        "itself, at the checkpoint)" if any("debug_io_direct=data" in c["setting"]
+                                                            for c in self.io_bound_caches().values()) else "")
+                     + "; ")
+        return text + ("InnoDB's page cleaner flushes inside its own cgroup as it goes. A write row's cpu/o "
+                       "therefore carries InnoDB's flushing that fell inside its windows but none of PostgreSQL's "
+                       "deferred checkpoint writes.")
 
     def key_kind_note(self) -> str:
         """Whether the key-kind tables were large enough against the buffer pool for seed 001's
@@ -219,7 +360,8 @@ class ClusteredReport(RunReport):
     def key_kind_table(self):
         k = self.keys
         if k.empty:
-            return pd.DataFrame({"": ["the key-kind part did not run"]}).style.hide(axis="index")
+            return pd.DataFrame({"": ["the key-kind part did not run in this set: `benchlib run 02 --set key-kinds` "
+                                      "runs it with tables several times the buffer pool"]}).style.hide(axis="index")
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in k["engine"]], "layout": k["layout"], "key": k["key_kind"],
             "insert order": k["order"], "rows": k["rows"], "insert CPU µs/row": k["insert_cpu_us_per_row"],
@@ -245,15 +387,16 @@ class ClusteredReport(RunReport):
     # -- seed 003 beside this run --------------------------------------------------------------------
     def reference_table(self) -> pd.DataFrame:
         """Seed 003's published direction per step beside this run's QPS ratio of the heap engine
-        (the first PostgreSQL of the run) over the base, per regime."""
+        (the first PostgreSQL of the run) over the base, per regime. A step with a seed figure agrees
+        "yes" only in direction unless the figure is within this run's CI; a step the seed states a
+        direction for only as a class (no row, no figure) is "agrees (direction only)" or
+        "contradicted"; a write row says what commit work differed, as the servers read it."""
         ref = results.reference("seed003_direction")
         heap = next((e for e in self.battery_engines if "heap" in _layout(e)), None)
-        # A step the seed gives no row and no figure for (its sentence names a class of tests) has no
-        # winner of its own to compare with: never one made up from the class.
         claimed = ref["spreadsheet_row"].notna() & ref["qps_ratio_pg_over_mysql"].notna()
         out = pd.DataFrame({"step": ref["step"],
-                            "seed 003 winner": [engine_title(w) if c else NO_SEED_FIGURE
-                                                for w, c in zip(ref["winner"], claimed)],
+                            "seed 003 winner": [engine_title(w) if c else f"{engine_title(w)} (stated for the class: "
+                                                f"{NO_SEED_FIGURE})" for w, c in zip(ref["winner"], claimed)],
                             "seed 003 QPS PG/MySQL": [f"{b} {fmt(v)}" if c else NO_SEED_FIGURE
                                                       for b, v, c in zip(ref["ratio_bound"],
                                                                          ref["qps_ratio_pg_over_mysql"], claimed)]})
@@ -261,15 +404,63 @@ class ClusteredReport(RunReport):
             return out
         for regime in self.regimes:
             r = self.ratios[(self.ratios["regime"] == regime) & (self.ratios["engine"] == heap)
-                            & (self.ratios["column"] == "QPS")].set_index("step")["ratio"]
-            ours = [r.get(s, np.nan) for s in ref["step"]]
-            out[f"this run {regime}: {engine_title(heap)}/{engine_title(self.base)}"] = [fmt(v) for v in ours]
-            verdicts = (self.ratios[(self.ratios["regime"] == regime) & (self.ratios["engine"] == heap)
-                                    & (self.ratios["column"] == "QPS")].set_index("step")["verdict"])
-            out[f"{regime}: same winner?"] = [same_winner(verdicts.get(s, "n/a"), w == "postgres") if c
-                                              else NO_SEED_FIGURE for s, w, c in zip(ref["step"], ref["winner"],
-                                                                                      claimed)]
+                            & (self.ratios["column"] == "QPS")].set_index("step")
+            cell = []
+            for step, winner, c, seed, bound in zip(ref["step"], ref["winner"], claimed,
+                                                     ref["qps_ratio_pg_over_mysql"], ref["ratio_bound"]):
+                if step not in r.index:
+                    cell.append("n/a")
+                    continue
+                row = r.loc[step]
+                low, high = row.get("ratio_low", np.nan), row.get("ratio_high", np.nan)
+                ci = f"{fmt(low)}-{fmt(high)}" if pd.notna(low) and pd.notna(high) else ""
+                said = same_winner(row["verdict"], winner == "postgres", ci)
+                if c:
+                    cell.append(agreement(said, seed, bound, row["ratio"], low, high))
+                else:
+                    cell.append({"yes": "agrees (direction only)", "no": "contradicted"}.get(said, said))
+            out[f"this run {regime}: {engine_title(heap)}/{engine_title(self.base)}"] = [
+                fmt(r["ratio"].get(s, np.nan)) for s in ref["step"]]
+            out[f"{regime}: same winner?"] = cell
+        note = self.write_row_note()
+        if note:
+            out["commit work (writes)"] = [note if TESTS.get(t, ("", {}, ""))[2] in ("write", "insert") else ""
+                                           for t in ref["test"]]
         return out
+
+    def seed_summary(self) -> str:
+        """This run's geometric means and storage ratio beside seed 003's, in numbers."""
+        if self.base is None:
+            return ""
+        heap = next((e for e in self.battery_engines if "heap" in _layout(e)), None)
+        if heap is None:
+            return ""
+        geo = results.reference("seed003_geomean").set_index("comparison").loc["new"]
+        ref = results.reference("seed003_direction").set_index("step")
+        parts = []
+        for regime in self.regimes:
+            table = analysis.spreadsheet(self.ratios, regime, self.step_order)
+            if table.empty or (heap, "QPS") not in table.columns:
+                continue
+            qps, cpu = table.loc["geometric mean", (heap, "QPS")], table.loc["geometric mean", (heap, "cpu/o")]
+            parts.append(f"{regime}: QPS {fmt(qps)}, cpu/o {fmt(cpu)}")
+        text = (f"Geometric means of {engine_title(heap)} / {engine_title(self.base)} over this run's tests: "
+                + "; ".join(parts) + f". Seed 003 (Postgres {geo['postgres_version']} / MySQL "
+                f"{geo['mysql_version']}, over its whole spreadsheet): QPS {fmt(geo['qps_geomean'])}, cpu/o "
+                f"{fmt(geo['cpu_per_op_geomean'])}. The test mixes differ (this run's means are over its "
+                f"{len(self.step_order)} spreadsheet rows, the load's included; the seed's over its own rows), so the "
+                "means compare the runs, not the engines alone.")
+        seed_reads = ref.loc["points-covered-pk.pre", "reads_per_op_ratio_pg_over_mysql"]
+        r = self.ratios[(self.ratios["regime"] == "io-bound") & (self.ratios["engine"] == heap)
+                        & (self.ratios["step"] == "points-covered-pk.pre")].set_index("column")
+        if "rKB/o" in r.index and pd.notna(seed_reads):
+            ours = r.loc["rKB/o", "ratio"]
+            text += (f" Storage reads on points-covered-pk.pre, IO-bound: PostgreSQL / InnoDB rKB/o "
+                     f"{fmt(ours) if pd.notna(ours) else 'n/a (both below the floor)'} here against the seed's r/o of "
+                     f"about {fmt(seed_reads)} (1/30)"
+                     + (f" (the seed's ratio over this run's: {fmt(seed_reads / ours)})." if pd.notna(ours) and ours > 0
+                        else "."))
+        return text
 
     # -- narrative ---------------------------------------------------------------------------------------
     def _figure(self, regime: str, engine: str, step: str, figure: str) -> float:
@@ -293,14 +484,16 @@ class ClusteredReport(RunReport):
                         mine = self._figure(regime, engine, row.step, "storage_reads_per_op")
                         theirs = self._figure(regime, self.base, row.step, "storage_reads_per_op")
                         parts[row.verdict].append(f"{row.step} ({fmt_ratio_ci(row.ratio, row.ratio_low, row.ratio_high, 'x')}"
-                                                  f"; storage reads/op {fmt(mine)} vs {fmt(theirs)})")
+                                                  f"; storage pages/op {fmt(mine)} vs {fmt(theirs)})")
+                    elif row.verdict == "noise":
+                        parts[row.verdict].append(f"{row.step} ({fmt_ratio_ci(row.ratio, row.ratio_low, row.ratio_high, 'x')})")
                     else:
                         parts[row.verdict].append(row.step)
                 e, b = engine_title(engine), engine_title(self.base)
                 lines.append(f"**{regime}, {e} ({_layout(engine)}) against {b} ({_layout(self.base)}):** faster on "
                              f"{'; '.join(parts['better']) or 'none'}. Slower on {'; '.join(parts['worse']) or 'none'}."
                              + "".join(f" {analysis.VERDICTS[v].capitalize()} on {', '.join(parts[v])}."
-                                       for v in ("same", "noise", "untested", "n/a") if parts[v]))
+                                       for v in ("same", "noise", "untested", "confounded", "n/a") if parts[v]))
         lines += self.io_bound_check()
         return "\n".join(f"- {line}" for line in lines)
 
@@ -324,7 +517,7 @@ class ClusteredReport(RunReport):
                          + ", ".join(f"{fmt(mib)} MiB in {engine_title(e)} ({fmt(mib / limit)}x its {limit} MiB "
                                      "container memory limit, which holds the engine, its buffer pool and the page "
                                      "cache)" for e, mib in data.items()) + ".")
-        reached, missed = [], []
+        reached, missed, judged = [], [], None
         for step in self.JUDGED_STEPS:
             s = self.steps[self.steps["step"] == step]
             if s.empty:
@@ -346,19 +539,45 @@ class ClusteredReport(RunReport):
                     status = (f"{'reached' if ok else 'did NOT reach'} storage: {fmt(io)} storage reads per operation "
                               f"(> {analysis.STORAGE_REACHED} expected)"
                               + (f"; of its own {fmt(own['io-bound'])} reads/op about {fmt(max(cached, 0))} came from "
-                                 "the OS page cache" if cached == cached else ""))
+                                 "the OS page cache (its own reads minus its storage reads: a subtraction, not a "
+                                 "count)" if cached == cached else ""))
                 lines.append(f"**{engine_title(engine)} {step}:** storage reads/op (/proc/<pid>/io read_bytes in the "
                              "engine's pages) " + ", ".join(f"{r} {fmt(v)}" for r, v in storage.items())
                              + "; storage KB/op " + ", ".join(f"{r} {fmt(v)}" for r, v in kb.items())
                              + "; the engine's own reads/op " + ", ".join(f"{r} {fmt(v)}" for r, v in own.items())
                              + f": the IO-bound regime {status}.")
+            judged = step
             break
         if reached or missed:
-            lines.append("**IO-bound verdict:** "
+            lines.append(f"**IO-bound verdict on {judged}:** "
                          + (f"reached storage for {' and '.join(reached)}" if reached else "reached storage for no engine")
                          + (f"; did NOT reach storage for {' and '.join(missed)}, whose IO-bound figures are "
                             "mostly cache hits" if missed else "") + ".")
+        per_test = self.storage_per_test()
+        if per_test:
+            lines.append("**Whether each IO-bound read test reached storage** (storage pages/op > "
+                         f"{analysis.STORAGE_REACHED}): " + "; ".join(per_test) + ".")
         return lines
+
+    def storage_per_test(self) -> list[str]:
+        """Per IO-bound read test, which engines read from storage per operation and which did not
+        (a covered test whose index fits the cache need not)."""
+        s = self.steps[self.steps["regime"] == "io-bound"]
+        out = []
+        for step in dict.fromkeys(s["step"]):
+            test = step.removesuffix(".pre")
+            if test not in TESTS or TESTS[test][2] != "read":
+                continue
+            rows = s[s["step"] == step].dropna(subset=["storage_reads_per_op"])
+            if rows.empty:
+                continue
+            reached = [engine_title(e) for e, v in zip(rows["engine"], rows["storage_reads_per_op"])
+                       if v > analysis.STORAGE_REACHED]
+            missed = [f"{engine_title(e)} ({fmt(v)})" for e, v in zip(rows["engine"], rows["storage_reads_per_op"])
+                      if v <= analysis.STORAGE_REACHED]
+            out.append(f"{step}: " + (f"reached for {' and '.join(reached)}" if reached else "reached for none")
+                       + (f", not for {' and '.join(missed)}" if missed else ""))
+        return out
 
     def caveats(self, extra=()) -> str:
         p = self.param
@@ -368,8 +587,8 @@ class ClusteredReport(RunReport):
             f"thread(s), range {p('range')}, Debian's sysbench 1.0.20 with benchlib's Lua "
             "re-creations of the fork's shapes (covered: SELECT id; not covered: SELECT id, c; in-lists and ranges "
             "on id). insert and delete are stock oltp_insert and oltp_delete; Debian's oltp_delete.lua deletes one "
-            "row by a random id per event and inserts nothing back, so as a test goes on some events find their row "
-            "already gone and delete nothing (how many is not counted here).",
+            "row by a random id per event and inserts nothing back: delete's figures are per event, whether or not "
+            "its row was still there.",
             self.change_buffer_note(),
             self.write_durability_note(),
             f"Access distribution: sysbench `--rand-type={p('rand_type') or 'special'}` on every test"
@@ -377,18 +596,20 @@ class ClusteredReport(RunReport):
                "sends most accesses to ~1% of the rows, so a large table is still mostly served from cache)") + ".",
             "An operation is one sysbench event (one statement); for the load it is one row. cpu/o: "
             "the engine cgroup's CPU in the test window plus its settle window (deferred purge, flushing) per "
-            "operation. r/o and rKB/o are storage reads, as in seed 003 (which counted the device's reads): rKB/o is "
+            "operation: the engine's CPU only, where seed 003's cpu/o came from the host's vmstat and so includes "
+            "sysbench's own CPU. pages/o and rKB/o are storage reads, as in seed 003 (which counted the device's reads): rKB/o is "
             "what the engine's processes read from storage per operation (the sum of read_bytes in /proc/<pid>/io "
             "over the container's processes, which page-cache hits do not inflate; a process that exits mid-window "
-            "takes its bytes with it), in KiB; r/o is the same bytes in reads of the engine's own page size "
-            "(PostgreSQL 8 KiB blocks, InnoDB 16 KiB pages, as each server reports it; n/a for MyRocks, whose "
-            "blocks vary). PostgreSQL reads through the page cache, so kernel read-ahead counts in its bytes; "
-            "InnoDB reads with O_DIRECT. The engines' own read counters (PostgreSQL pg_stat_database.blks_read, "
+            "takes its bytes with it), in KiB; pages/o is the same bytes over the engine's own page size "
+            "(PostgreSQL 8 KiB blocks, InnoDB 16 KiB pages, as each server reports it), not a count of reads, so "
+            "only rKB/o is judged. " + self.read_path_text() + " The engines' own read counters (PostgreSQL pg_stat_database.blks_read, "
             "which counts reads the OS page cache served too; InnoDB Innodb_buffer_pool_reads and Innodb_data_read; "
             "MyRocks rocksdb_block_cache_miss) are in the absolute table beside them, as is the cgroup's "
             "block-device read bytes (blkio), which on a host whose cgroup v1 blkio counts nothing for containers "
-            "read 0 and must not be taken as 'no storage reads'. The IO-bound verdict is taken from r/o.",
-            f"Noise: {self.repetition_text()}. Each test's repetitions run back to back in seed 003's order (one "
+            "read 0 and must not be taken as 'no storage reads'. Whether a test reached storage is judged from "
+            "pages/o, per test.",
+            f"Noise: {self.repetition_text()}. Any noise estimate here is within-start noise only (the repetitions "
+            "run back to back in one engine start; start-to-start and run-to-run spread are not in the CI). Each test's repetitions run back to back in seed 003's order (one "
             "engine start per regime holds them all), so every repetition of a read test before the writes "
             f"measures the same loaded table of {p('table_size'):,} rows (run repetition-major, a read test's "
             "later repetitions followed the earlier repetitions' updates, inserts and deletes: PostgreSQL's "
@@ -397,9 +618,10 @@ class ClusteredReport(RunReport):
             "meet its earlier ones'. `.pre` names its place in seed 003's order. A read window has no settle "
             "window (a read dirties no page); a write's settle window charges its deferred purge and flushing "
             "to it before the next test. A cell is coloured, "
-            "and a finding says faster or slower, only where the ratio differs from 1 by more than 5% and Welch's "
-            "test over the repetitions (on the log scale, results.contrast) says the difference is beyond noise; "
-            "the findings give the ratio's 95% CI."
+            "and a finding says faster or slower, only where Welch's test over the repetitions (on the log scale, "
+            "results.contrast) says the difference is beyond noise and the ratio differs from 1 by more than "
+            f"{self.band_text()}; a ratio within noise is undetermined, whatever its size; the findings give "
+            "the ratio's 95% CI."
             + (f" Before the first read test (and the first read after the writes), {p('warmup_seconds')} s of "
                "that test fill the caches as it fills them: stored as a warm-up window (measured, outside every "
                "figure); every other test begins in the caches its predecessor's uniform accesses to the same rows "
@@ -414,15 +636,18 @@ class ClusteredReport(RunReport):
             f"{p('io_bound_memory_limit_mb')} MiB (page cache included, so PostgreSQL's OS-cached reads are bounded "
             "too). InnoDB reads with O_DIRECT (the default of both MySQL 9 and MariaDB 11.8), so its storage reads "
             "are its buffer-pool misses.",
-            "Seed 003 compared Postgres 13.1 with MySQL 8.0.22 (and 11.10 with 5.6.49). MySQL here is Oracle "
-            "MySQL 9 from Debian sid, built locally (no image registry reachable), standing in for the official "
-            "image; MariaDB InnoDB and MyRocks stand beside it as other clustered layouts.",
-            "Key kinds: keys are generated by the client (Python) for every engine so all engines see the same key "
-            "sequences; uuidv1 is laid out as MySQL's UUID() (time_low first), so a stream generated quickly "
-            "arrives nearly in key order ('generated' order). Sizes come from the engines' own functions after "
-            "ANALYZE (InnoDB's are page estimates; SQLite's is the file's page count with only this table in it).",
+            "Seed 003 compared Postgres 13.1 with MySQL 8.0.22 (and 11.10 with 5.6.49). Here: "
+            + ", ".join(f"{engine_title(e)} ({_layout(e)})" for e in self.battery_engines) + " ran the battery.",
         ]
-        notes += [n for n in (self.io_fairness_note(), self.key_kind_note()) if n]
+        if not self.keys.empty:
+            kinds = set(self.keys["key_kind"])
+            notes.append("Key kinds: keys are generated by the client (Python) for every engine so all engines see "
+                         "the same key sequences"
+                         + ("; uuidv1 is laid out as MySQL's UUID() (time_low first), so a stream generated quickly "
+                            "arrives nearly in key order ('generated' order)" if "uuidv1" in kinds else "")
+                         + ". Sizes come from the engines' own functions after ANALYZE (InnoDB's are page estimates; "
+                         "SQLite's is the file's page count with only this table in it).")
+        notes += [n for n in (self.io_fairness_note(), self.settle_note(), self.key_kind_note()) if n]
         loaded = set(self.steps.loc[self.steps["step"] == "load", "regime"])
         restored = [r for r in self.regimes if r not in loaded]
         if restored and loaded:

@@ -164,7 +164,8 @@ class Clustered(Workload):
                 # The regime's buffer pool and memory limit bound the key-kind part too (a set of key kinds
                 # alone sizes its tables against them: seed 001's effect needs an index beyond the pool).
                 tuned = d.buffer_setting is not None
-                config = {**d.server_config, **d.buffer_setting(params.buffer_pool_mb(regime))} if tuned else {}
+                config = {**d.server_config, **d.buffer_setting(params.buffer_pool_mb(regime)),
+                          **(d.io_bound_config if regime == "io-bound" else {})} if tuned else {}
                 # One load per engine: later regimes begin from a snapshot of the first one's.
                 reuse = battery and len(params.regimes) > 1 and _can_snapshot(engine) and d.fingerprint is not None
                 first = regime == params.regimes[0]

@@ -234,7 +234,8 @@ _COMMIT_SYNC = {
     "sync": {"false": False, "true": True},  # RocksDB WriteOptions
 }
 # The page cache: does a read bypass it?
-_DIRECT_READS = {"innodb_flush_method": lambda v: "O_DIRECT" in v.upper(), "rocksdb_use_direct_reads": lambda v: v in ("1", "ON")}
+_DIRECT_READS = {"innodb_flush_method": lambda v: "O_DIRECT" in v.upper(), "rocksdb_use_direct_reads": lambda v: v in ("1", "ON"),
+                 "debug_io_direct": lambda v: "data" in v.lower()}
 
 
 def settings(reading: str) -> dict[str, str]:
@@ -271,6 +272,11 @@ def commit_text(reading: str) -> str:
         text += (" and also writes a binary log" + (f", synced at every commit (sync_binlog={found['sync_binlog']}: "
                                                     "a second fsync per write)" if synced else ", not synced at commit"))
     return text
+
+
+def direct_read_settings(reading: str) -> str:
+    """The settings of a reading that say whether reads bypass the OS page cache ("" if none)."""
+    return ", ".join(f"{k}={v}" for k, v in settings(reading).items() if k in _DIRECT_READS)
 
 
 def reads_direct(reading: str) -> bool | None:
