@@ -223,16 +223,15 @@ class ClusteredReport(RunReport):
     def write_row_note(self) -> str:
         """Why a write row compares different commit work, from the settings each start read: a
         binary log synced at every commit is a second fsync only its engine does."""
-        from ..load_fetch.analysis import settings
+        from ..load_fetch.analysis import binlog_synced, settings
 
         readings = self.durability()
-        synced = [e for e in self.battery_engines if settings(readings.get(e, "")).get("log_bin") in ("1", "on")
-                  and settings(readings.get(e, "")).get("sync_binlog") not in (None, "0")]
+        synced = {e: settings(readings[e]) for e in self.battery_engines if binlog_synced(readings.get(e, ""))}
         if not synced:
             return ""
-        return "; ".join(f"{engine_title(e)} also syncs a binary log at each commit (log_bin="
-                         f"{settings(readings[e])['log_bin']}, sync_binlog={settings(readings[e])['sync_binlog']}, as "
-                         "read at start): a second fsync and a two-phase commit per write" for e in synced) + \
+        return "; ".join(f"{engine_title(e)} also syncs a binary log at each commit (log_bin={found['log_bin']}, "
+                         f"sync_binlog={found['sync_binlog']}, as read at start): a second fsync and a two-phase "
+                         "commit per write" for e, found in synced.items()) + \
             ", which the other engine does not do"
 
     def write_durability_note(self) -> str:

@@ -260,6 +260,12 @@ def commit_waits(reading: str) -> bool | None:
     return True if verdicts else None
 
 
+def binlog_synced(reading: str) -> bool:
+    """A binary log written and synced at every commit: a second fsync per write."""
+    found = settings(reading)
+    return found.get("log_bin") in ("1", "on") and found.get("sync_binlog") not in (None, "0")
+
+
 def commit_text(reading: str) -> str:
     """What a commit waits for by a start's reading, in words: its log on disk, and a binary log
     (synced at commit or not) where one is written."""
@@ -268,9 +274,9 @@ def commit_text(reading: str) -> str:
                           if wait is False else "waits for what its settings do not say")
     found = settings(reading)
     if found.get("log_bin") in ("1", "on"):
-        synced = found.get("sync_binlog") not in (None, "0")
         text += (" and also writes a binary log" + (f", synced at every commit (sync_binlog={found['sync_binlog']}: "
-                                                    "a second fsync per write)" if synced else ", not synced at commit"))
+                                                    "a second fsync per write)" if binlog_synced(reading)
+                                                    else ", not synced at commit"))
     return text
 
 
