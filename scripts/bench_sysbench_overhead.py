@@ -47,9 +47,10 @@ def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf:
                 def bare() -> float:
                     return sysbench.parse(subprocess.run(argv, capture_output=True, text=True, check=True).stdout).tps
 
-                def measured(meter) -> float:
-                    with meter.phase(test, settle=False, labels={"threads": threads}):
-                        result, _ = sysbench.run(instance, test, **common)
+                def measured(meter) -> float:  # the sweep's own path: the window opens once threads connected
+                    with sysbench.started(instance, test, **common) as running, \
+                            meter.phase(test, settle=False, labels={"threads": threads}, client=running.client):
+                        result, _ = running.finish()
                     return result.tps
 
                 variants = {"bare": bare, **{name: (lambda m=meter: measured(m)) for name, meter in meters.items()}}

@@ -63,7 +63,7 @@ class Scope:
         if self.kind == "process":
             return _process_sample()
         if self.kind == "children":
-            return _children_sample()
+            return _children_sample(self.pid)
         if self.kind == "cluster":
             return Sample.total(tuple(node.sample() for node in self.nodes))
         cpu, user, system = _cpu(self.cpu_dir, self.cpu_v1)
@@ -213,16 +213,35 @@ def process_scope() -> Scope:
     return Scope("process", "process", None, None, False, None, False, None, False, os.getpid())
 
 
-def children_scope() -> Scope:
+def children_scope(running: int | None = None) -> Scope:
     """Child processes this process has waited for (a benchmark client such as sysbench): their
-    CPU is counted once they exit, so a window must wait for the child before it ends."""
-    return Scope("children", "process", None, None, False, None, False, None, False, os.getpid())
+    CPU is counted once they exit, so a window must wait for the child before it ends. `running`:
+    a child already started when the window begins, whose CPU so far is read from /proc, so that
+    only what it spends from the window's start on is counted (it must be waited for inside the
+    window)."""
+    return Scope("children", "process", None, None, False, None, False, None, False, running)
 
 
-def _children_sample() -> Sample:
+def _children_sample(running: int | None = None) -> Sample:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     user, system = int(usage.ru_utime * 1e9), int(usage.ru_stime * 1e9)
+    if running is not None:
+        # Once waited for, the child leaves /proc and its whole CPU is in RUSAGE_CHILDREN instead.
+        child_user, child_system = _unreaped_cpu_ns(running)
+        user, system = user + child_user, system + child_system
     return Sample(user + system, user, system, None, None, None, None)
+
+
+def _unreaped_cpu_ns(pid: int) -> tuple[int, int]:
+    """User and system CPU of a child not yet waited for (all its threads, from /proc/<pid>/stat
+    in clock ticks); (0, 0) once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0, 0
+    fields = stat[stat.rindex(")") + 2:].split()
+    tick_ns = 1e9 / os.sysconf("SC_CLK_TCK")
+    return int(int(fields[11]) * tick_ns), int(int(fields[12]) * tick_ns)
 
 
 def _storage_reads(directory: Path | None) -> int | None:

@@ -2,18 +2,26 @@
 a started engine: prepare, run, and its report parsed.
 
 sysbench runs on the host, outside the engine's cgroup, as a child of this process: its CPU is
-the `children` scope of a meter window (cgroups.children_scope()). What it prints is parsed from
+the `children` scope of a meter window (cgroups.children_scope()). A measured run's window opens
+once sysbench's threads have connected (`started`), so connection set-up is outside it. What it prints is parsed from
 the final summary and the `--histogram` block; `--report-interval` lines are not used (on this
 host some intervals go missing)."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import os
 import re
+import selectors
 import shutil
 import subprocess
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
+from . import cgroups
 from .errors import BenchlibError
 from .lifecycle import Instance
 
@@ -51,6 +59,7 @@ class SysbenchResult:
     latency_max_ms: float
     latency_pct_ms: float | None  # the --percentile sysbench was asked for
     histogram: list[tuple[float, int]] = field(default_factory=list)  # (upper bound ms, count)
+    connect_s: float | None = None  # from the process's start to its threads all connected (`started`)
 
     def percentile_ms(self, pct: float) -> float | None:
         """From the histogram: the smallest bucket value with at least pct% of events at or below it
@@ -139,10 +148,14 @@ def _run(instance: Instance, test: str, command: str, options: Mapping[str, obje
     except subprocess.TimeoutExpired:
         raise SysbenchError(f"sysbench {test} {command} did not finish within {timeout:.0f}s") from None
     if done.returncode != 0:
-        secret = instance.endpoint.password or "\0"
-        tail = (done.stderr.strip() or done.stdout.strip())[-800:].replace(secret, "***")
-        raise SysbenchError(f"sysbench {test} {command} on {instance.key} failed (exit {done.returncode}): {tail}")
+        raise _failed(instance, f"{test} {command}", done.returncode, done.stderr, done.stdout)
     return done.stdout
+
+
+def _failed(instance: Instance, what: str, returncode: int | None, stderr: str, stdout: str) -> SysbenchError:
+    secret = instance.endpoint.password or "\0"
+    tail = (stderr.strip() or stdout.strip())[-800:].replace(secret, "***")
+    return SysbenchError(f"sysbench {what} on {instance.key} failed (exit {returncode}): {tail}")
 
 
 def prepare(instance: Instance, *, tables: int, table_size: int, timeout: float = 3600, check: bool = True,
@@ -170,11 +183,91 @@ def check_loaded(instance: Instance, *, tables: int, table_size: int) -> None:
 
 def run(instance: Instance, test: str, *, threads: int, seconds: float, tables: int, table_size: int,
         rand_type: str, options: Mapping[str, object] | None = None) -> tuple[SysbenchResult, str]:
-    """One timed step; returns the parsed result and the raw report."""
+    """One timed step, unmeasured (a warm-up); returns the parsed result and the raw report."""
+    with started(instance, test, threads=threads, seconds=seconds, tables=tables, table_size=table_size,
+                 rand_type=rand_type, options=options) as running:
+        return running.finish()
+
+
+# sysbench 1.0 prints this once every worker thread's thread_init (the Lua tests open their
+# connection there) is done; its timer starts just after.
+THREADS_STARTED = "Threads started!"
+# How long a start may take to connect every thread (128 forked PostgreSQL backends take ~1 s here).
+CONNECT_TIMEOUT_S = 120
+
+
+class Running:
+    """A `sysbench ... run` whose threads are all connected and whose timed events have begun.
+    A measured window opens now and calls `finish()` inside it: so a step's window holds its
+    transactions, not the set-up of its connections (on PostgreSQL a forked backend and a
+    scram-sha-256 handshake each), which would weigh more the more threads a step has.
+    `client`: sysbench's CPU from now on (what it spent connecting is left out)."""
+
+    def __init__(self, instance: Instance, test: str, process: subprocess.Popen, stderr, head: str, seconds: float,
+                 connect_s: float):
+        self.instance, self.test, self.process, self.stderr, self.head = instance, test, process, stderr, head
+        self.seconds = seconds
+        self.client = cgroups.children_scope(running=process.pid)
+        self.connect_s = connect_s
+
+    def finish(self) -> tuple[SysbenchResult, str]:
+        """Wait for the run to end (the child is reaped here, so the window's client CPU is whole)."""
+        try:
+            rest = self.process.communicate(timeout=self.seconds + 120)[0].decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            raise SysbenchError(f"sysbench {self.test} run did not finish within {self.seconds + 120:.0f}s") from None
+        text = self.head + rest
+        if self.process.returncode != 0:
+            raise _failed(self.instance, f"{self.test} run", self.process.returncode, _read(self.stderr), text)
+        return dataclasses.replace(parse(text), connect_s=self.connect_s), text
+
+
+@contextlib.contextmanager
+def started(instance: Instance, test: str, *, threads: int, seconds: float, tables: int, table_size: int,
+            rand_type: str, options: Mapping[str, object] | None = None) -> Iterator[Running]:
+    """Start `sysbench <test> run` and return once its threads are connected (see `Running`).
+    A run still going when the block ends (a failure in it) is killed."""
     opts = run_options(threads=threads, seconds=seconds, tables=tables, table_size=table_size, rand_type=rand_type,
                        options=options)
-    text = _run(instance, test, "run", opts, timeout=seconds + 120)
-    return parse(text), text
+    with tempfile.TemporaryFile("w+") as stderr:
+        t0 = time.perf_counter()
+        process = subprocess.Popen(command_line(instance, test, "run", opts), stdout=subprocess.PIPE, stderr=stderr,
+                                   bufsize=0)
+        try:
+            head = _read_until_started(instance, test, process, stderr)
+            yield Running(instance, test, process, stderr, head, seconds, time.perf_counter() - t0)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def _read_until_started(instance: Instance, test: str, process: subprocess.Popen, stderr) -> str:
+    """sysbench's output up to and including its THREADS_STARTED line (it flushes every line it
+    logs). Read from the pipe unbuffered: a buffered reader could hold that line unseen while
+    `select` waits for more."""
+    seen = b""
+    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    fd = process.stdout.fileno()
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while (THREADS_STARTED + "\n").encode() not in seen:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(timeout=left):
+                raise SysbenchError(f"sysbench {test} run on {instance.key} did not connect its threads within "
+                                    f"{CONNECT_TIMEOUT_S} s")
+            chunk = os.read(fd, 65536)
+            if not chunk:  # ended before its threads started: a connection or option error
+                process.wait()
+                raise _failed(instance, f"{test} run", process.returncode, _read(stderr), seen.decode(errors="replace"))
+            seen += chunk
+    return seen.decode(errors="replace")
+
+
+def _read(file) -> str:
+    file.flush()
+    file.seek(0)
+    return file.read()
 
 
 def record(readings: Any, result: SysbenchResult) -> None:
@@ -187,3 +280,6 @@ def record(readings: Any, result: SysbenchResult) -> None:
         ("client_elapsed", result.total_time_s, "s"),
     ):
         readings.record(metric, None if value is None else float(value), unit, "sysbench")
+    if result.connect_s is not None:
+        readings.record("connect_time", result.connect_s, "s", "harness (before the window: sysbench start to "
+                        "its threads connected)", scope="harness")

@@ -16,3 +16,42 @@ def test_a_short_table_is_refused_with_its_counts():
         with pytest.raises(sysbench.SysbenchError, match=r"sbtest1 on postgres with 450 rows of 500: the load did "
                                                          r"not complete"):
             sysbench.check_loaded(eng, tables=1, table_size=500)
+
+
+def test_a_measured_run_opens_its_window_once_every_thread_is_connected():
+    """The window of a sweep step holds transactions, not connection set-up: when `started` hands
+    the run over, the server already has one backend per sysbench thread, and the client scope
+    counts sysbench's CPU only from then on (less than the whole process's)."""
+    import resource
+
+    from benchlib import cgroups
+
+    threads = 16
+    with benchlib.start("postgres") as eng:
+        sysbench.prepare(eng, tables=1, table_size=1000)
+        whole_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        with sysbench.started(eng, "oltp_point_select", threads=threads, seconds=1, tables=1, table_size=1000,
+                              rand_type="uniform") as running:
+            connected = int(eng.query("select count(*) from pg_stat_activity where backend_type = 'client backend' "
+                                      "and application_name <> 'psql' and pid <> pg_backend_pid()")[0][0])
+            window_before = running.client.sample()
+            result, text = running.finish()
+            window_after = running.client.sample()
+        whole_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert connected >= threads, f"{connected} sessions when the window opened, {threads} threads asked for"
+    assert sysbench.THREADS_STARTED in text and result.transactions > 0
+    in_window = window_after.cpu_ns - window_before.cpu_ns
+    whole = ((whole_after.ru_utime + whole_after.ru_stime) - (whole_before.ru_utime + whole_before.ru_stime)) * 1e9
+    assert 0 < in_window <= whole, (in_window, whole)
+    assert cgroups.children_scope().kind == running.client.kind == "children"
+
+
+def test_a_run_that_cannot_connect_names_its_error_without_the_password():
+    with benchlib.start("postgres") as eng:
+        sysbench.prepare(eng, tables=1, table_size=100)
+        eng.query("drop table sbtest1")
+        with pytest.raises(sysbench.SysbenchError, match=r"oltp_point_select run on postgres failed") as caught:
+            with sysbench.started(eng, "oltp_point_select", threads=2, seconds=1, tables=1, table_size=100,
+                                  rand_type="uniform") as running:
+                running.finish()
+    assert eng.endpoint.password not in str(caught.value)

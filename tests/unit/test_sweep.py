@@ -259,6 +259,13 @@ def test_connection_set_up_in_the_window_is_stated_with_each_engines_figures():
     assert "PostgreSQL t 0.12 ms at 128 threads against 0.05 ms at 32 (2.4x)" in note
 
 
+def test_connections_opened_before_the_window_are_stated_with_how_long_they_took():
+    s = _summary("postgres", [(2, 9_000, 1.0), (128, 9_500, 14.0)]).assign(connect_s=[0.01, 0.42])
+    note = _report(s).connection_note()
+    assert note.startswith("Connection set-up is outside each measured window")
+    assert "PostgreSQL 0.42 s for 128 threads" in note and "inside each measured window of this run" not in note
+
+
 def test_the_client_path_is_the_recorded_one_not_loopback():
     report = _report(_summary("postgres", [(2, 100, 1.0)]))
     report.instances = pd.DataFrame({"engine": ["postgres"], "kind": ["server"], "config": [

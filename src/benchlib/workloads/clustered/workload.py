@@ -314,10 +314,11 @@ def _battery_test(ctx: StepContext, test: str, step: str) -> None:
             result, _ = sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.warmup_seconds,
                                      options=options, **common)
             sysbench.record(readings, result)
-    with ctx.phase(step, labels=labels, settle=settle) as readings:
-        before = _read_counters(counters, dialect)
-        result, _ = sysbench.run(ctx.instance, name, threads=params.threads, seconds=params.test_seconds,
-                                 options=options, **common)
+    before = _read_counters(counters, dialect)
+    with sysbench.started(ctx.instance, name, threads=params.threads, seconds=params.test_seconds, options=options,
+                          **common) as running, \
+            ctx.phase(step, labels=labels, settle=settle, client=running.client) as readings:
+        result, _ = running.finish()
         _wait_sessions_closed(counters, dialect)
         _wait_exited_reaped(ctx.instance.scope)
         sysbench.record(readings, result)

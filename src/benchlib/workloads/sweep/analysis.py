@@ -31,7 +31,11 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
             client[client["window"] == "phase"].groupby(keys)["value"].sum(min_count=1).rename("client_phase_cpu_s"))
     wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(keys)["value"].first()
     out = readings.join(engine_cpu.rename("engine_cpu_s")).join(client_cpu.rename("client_cpu_s")).join(list(busy))
-    out = out.join(wall.rename("wall_s")).reset_index()
+    out = out.join(wall.rename("wall_s"))
+    # How long the step's connections took to open, before its window (runs since the window opens
+    # once sysbench's threads are connected); absent in older runs, whose windows held it.
+    connect = m[(m["metric"] == "connect_time") & (m["window"] == "phase")].groupby(keys)["value"].first()
+    out = out.join(connect.rename("connect_s")).reset_index()
     labels = [json.loads(x) for x in out["labels"]]
     out.insert(1, "test", [x["test"] for x in labels])
     out.insert(2, "threads", [int(x["threads"]) for x in labels])
@@ -49,7 +53,7 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
     cols = ["tps", "qps", "latency_avg", "latency_p95", "latency_p99", "errors", "reconnects",
             "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s",
             "engine_phase_cpu_s", "client_phase_cpu_s"]
-    out = g[cols].mean()
+    out = g[cols + (["connect_s"] if "connect_s" in step_rows else [])].mean()
     n = g.size()
     std = g["tps"].std(ddof=1)
     out["tps_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, std)]

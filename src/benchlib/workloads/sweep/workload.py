@@ -178,10 +178,12 @@ def _measure_step(ctx: StepContext, test: str, threads: int) -> float | None:
     """One measured window of `test` at `threads`; its p95 in ms (None without a histogram). A
     settle window follows only a test that writes: a point select leaves no deferred work, and a
     settle window after it would only add its wait to the run."""
-    with ctx.phase(test, labels={"test": test, "threads": threads}, settle=test in WRITE_TESTS) as readings:
-        result, _ = sysbench.run(ctx.instance, TESTS[test][0], threads=threads, seconds=ctx.params.step_seconds,
-                                 **_run_options(ctx.params, test))
-        sysbench.record(readings, result)
+    with sysbench.started(ctx.instance, TESTS[test][0], threads=threads, seconds=ctx.params.step_seconds,
+                          **_run_options(ctx.params, test)) as running:
+        with ctx.phase(test, labels={"test": test, "threads": threads}, settle=test in WRITE_TESTS,
+                       client=running.client) as readings:
+            result, _ = running.finish()
+            sysbench.record(readings, result)
     return result.percentile_ms(95)
 
 
