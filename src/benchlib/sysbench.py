@@ -2,8 +2,9 @@
 a started engine: prepare, run, and its report parsed.
 
 sysbench runs on the host, outside the engine's cgroup, as a child of this process: its CPU is
-the `children` scope of a meter window (cgroups.children_scope()). A measured run's window opens
-once sysbench's threads have connected (`started`), so connection set-up is outside it. What it prints is parsed from
+the `children` scope of a meter window (cgroups.children_scope()). A measured run's threads
+connect, then wait at a gate until its window is open (`started`, sysbench_lua/gated.lua), so
+connection set-up is outside the window and the whole run inside it. What it prints is parsed from
 the final summary and the `--histogram` block; `--report-interval` lines are not used (on this
 host some intervals go missing)."""
 from __future__ import annotations
@@ -59,7 +60,7 @@ class SysbenchResult:
     latency_max_ms: float
     latency_pct_ms: float | None  # the --percentile sysbench was asked for
     histogram: list[tuple[float, int]] = field(default_factory=list)  # (upper bound ms, count)
-    connect_s: float | None = None  # from the process's start to its threads all connected (`started`)
+    connect_s: float | None = None  # from the process's start to all its threads connected (`started`)
 
     def percentile_ms(self, pct: float) -> float | None:
         """From the histogram: the smallest bucket value with at least pct% of events at or below it
@@ -189,29 +190,45 @@ def run(instance: Instance, test: str, *, threads: int, seconds: float, tables: 
         return running.finish()
 
 
-# sysbench 1.0 prints this once every worker thread's thread_init (the Lua tests open their
-# connection there) is done; its timer starts just after.
-THREADS_STARTED = "Threads started!"
+# Every sysbench run benchlib measures goes through this wrapper: the test's threads connect, then
+# wait at a gate until the harness has opened its window (see the file).
+GATED = LUA_DIR / "gated.lua"
+CONNECTED = b"benchlib: connected\n"
+# Where Debian's (and a source build's) sysbench keeps its stock tests (oltp_point_select.lua, ...).
+SYSBENCH_DIRS = (Path("/usr/share/sysbench"), Path("/usr/local/share/sysbench"))
 # How long a start may take to connect every thread (128 forked PostgreSQL backends take ~1 s here).
 CONNECT_TIMEOUT_S = 120
 
 
+def test_path(test: str) -> str:
+    """A test's Lua file: benchlib's own are paths already; a stock test is found by name."""
+    if "/" in test:
+        return test
+    for directory in SYSBENCH_DIRS:
+        if (directory / f"{test}.lua").is_file():
+            return str(directory / f"{test}.lua")
+    raise SysbenchError(f"no sysbench test {test!r} in {', '.join(map(str, SYSBENCH_DIRS))}")
+
+
 class Running:
-    """A `sysbench ... run` whose threads are all connected and whose timed events have begun.
-    A measured window opens now and calls `finish()` inside it: so a step's window holds its
-    transactions, not the set-up of its connections (on PostgreSQL a forked backend and a
-    scram-sha-256 handshake each), which would weigh more the more threads a step has.
+    """A `sysbench ... run` whose threads have all connected and wait at the gate: nothing of the
+    test has run yet. A measured window opens now and calls `finish()` inside it, which lets the
+    threads go: so a step's window holds its whole run and none of its connection set-up (on
+    PostgreSQL a forked backend and a scram-sha-256 handshake each), which would weigh more the more
+    threads a step has. Reading sysbench's "Threads started!" instead would open the window late
+    whenever the harness waits for a core (up to 18% of a 1 s step was missed that way on 2 cores).
     `client`: sysbench's CPU from now on (what it spent connecting is left out)."""
 
     def __init__(self, instance: Instance, test: str, process: subprocess.Popen, stderr, head: str, seconds: float,
-                 connect_s: float):
+                 connect_s: float, gate: int, threads: int):
         self.instance, self.test, self.process, self.stderr, self.head = instance, test, process, stderr, head
-        self.seconds = seconds
+        self.seconds, self.connect_s, self.gate, self.threads = seconds, connect_s, gate, threads
         self.client = cgroups.children_scope(running=process.pid)
-        self.connect_s = connect_s
 
     def finish(self) -> tuple[SysbenchResult, str]:
-        """Wait for the run to end (the child is reaped here, so the window's client CPU is whole)."""
+        """Let the threads go, wait for the run to end (the child is reaped here, so the window's
+        client CPU is whole)."""
+        os.write(self.gate, b"g" * self.threads)  # one byte per waiting thread (<= PIPE_BUF: one write)
         try:
             rest = self.process.communicate(timeout=self.seconds + 120)[0].decode(errors="replace")
         except subprocess.TimeoutExpired:
@@ -225,39 +242,47 @@ class Running:
 @contextlib.contextmanager
 def started(instance: Instance, test: str, *, threads: int, seconds: float, tables: int, table_size: int,
             rand_type: str, options: Mapping[str, object] | None = None) -> Iterator[Running]:
-    """Start `sysbench <test> run` and return once its threads are connected (see `Running`).
-    A run still going when the block ends (a failure in it) is killed."""
+    """Start `sysbench <test> run` and return once all its threads are connected and held at the
+    gate (see `Running`). A run still going when the block ends (a failure in it) is killed."""
     opts = run_options(threads=threads, seconds=seconds, tables=tables, table_size=table_size, rand_type=rand_type,
                        options=options)
-    with tempfile.TemporaryFile("w+") as stderr:
-        t0 = time.perf_counter()
-        process = subprocess.Popen(command_line(instance, test, "run", opts), stdout=subprocess.PIPE, stderr=stderr,
-                                   bufsize=0)
+    env = {**os.environ, "BENCHLIB_SYSBENCH_TEST": test_path(test)}
+    with tempfile.TemporaryDirectory(prefix="benchlib-sysbench-") as directory, \
+            tempfile.TemporaryFile("w+") as stderr:
+        fifo = Path(directory) / "gate"
+        os.mkfifo(fifo, 0o600)
+        # Read-write, so opening it never blocks and no thread ever sees it closed before its byte.
+        gate = os.open(fifo, os.O_RDWR)
         try:
-            head = _read_until_started(instance, test, process, stderr)
-            yield Running(instance, test, process, stderr, head, seconds, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            process = subprocess.Popen(command_line(instance, str(GATED), "run", opts), stdout=subprocess.PIPE,
+                                       stderr=stderr, bufsize=0, env={**env, "BENCHLIB_SYSBENCH_GATE": str(fifo)})
+            try:
+                head = _read_until_connected(instance, test, process, stderr, threads)
+                yield Running(instance, test, process, stderr, head, seconds, time.perf_counter() - t0, gate, threads)
+            finally:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            os.close(gate)
 
 
-def _read_until_started(instance: Instance, test: str, process: subprocess.Popen, stderr) -> str:
-    """sysbench's output up to and including its THREADS_STARTED line (it flushes every line it
-    logs). Read from the pipe unbuffered: a buffered reader could hold that line unseen while
-    `select` waits for more."""
+def _read_until_connected(instance: Instance, test: str, process: subprocess.Popen, stderr, threads: int) -> str:
+    """sysbench's output until every thread has said it is connected. Read from the pipe
+    unbuffered: a buffered reader could hold the last line unseen while `select` waits for more."""
     seen = b""
     deadline = time.monotonic() + CONNECT_TIMEOUT_S
     fd = process.stdout.fileno()
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
-        while (THREADS_STARTED + "\n").encode() not in seen:
+        while seen.count(CONNECTED) < threads:
             left = deadline - time.monotonic()
             if left <= 0 or not selector.select(timeout=left):
-                raise SysbenchError(f"sysbench {test} run on {instance.key} did not connect its threads within "
-                                    f"{CONNECT_TIMEOUT_S} s")
+                raise SysbenchError(f"sysbench {test} run on {instance.key}: {seen.count(CONNECTED)} of {threads} "
+                                    f"threads connected within {CONNECT_TIMEOUT_S} s")
             chunk = os.read(fd, 65536)
-            if not chunk:  # ended before its threads started: a connection or option error
+            if not chunk:  # ended before its threads connected: a connection or option error
                 process.wait()
                 raise _failed(instance, f"{test} run", process.returncode, _read(stderr), seen.decode(errors="replace"))
             seen += chunk

@@ -18,32 +18,46 @@ def test_a_short_table_is_refused_with_its_counts():
             sysbench.check_loaded(eng, tables=1, table_size=500)
 
 
-def test_a_measured_run_opens_its_window_once_every_thread_is_connected():
-    """The window of a sweep step holds transactions, not connection set-up: when `started` hands
-    the run over, the server already has one backend per sysbench thread, and the client scope
-    counts sysbench's CPU only from then on (less than the whole process's)."""
+def test_a_measured_run_opens_its_window_once_every_thread_is_connected_and_before_the_run():
+    """The window of a sweep step holds the whole run and no connection set-up: when `started`
+    hands the run over, the server already has one backend per sysbench thread and not one
+    transaction has run (the threads wait at the gate), the run ends inside `finish()`, and the
+    client scope counts sysbench's CPU only from then on (less than the whole process's)."""
     import resource
-
-    from benchlib import cgroups
+    import time
 
     threads = 16
     with benchlib.start("postgres") as eng:
         sysbench.prepare(eng, tables=1, table_size=1000)
+        commits = "select xact_commit from pg_stat_database where datname = current_database()"
         whole_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         with sysbench.started(eng, "oltp_point_select", threads=threads, seconds=1, tables=1, table_size=1000,
                               rand_type="uniform") as running:
             connected = int(eng.query("select count(*) from pg_stat_activity where backend_type = 'client backend' "
-                                      "and application_name <> 'psql' and pid <> pg_backend_pid()")[0][0])
+                                      "and pid <> pg_backend_pid()")[0][0])
+            held = int(eng.query(commits)[0][0])
+            time.sleep(0.3)
+            still_held = int(eng.query(commits)[0][0])
             window_before = running.client.sample()
+            t0 = time.perf_counter()
             result, text = running.finish()
+            window_wall = time.perf_counter() - t0
             window_after = running.client.sample()
         whole_after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert connected >= threads, f"{connected} sessions when the window opened, {threads} threads asked for"
-    assert sysbench.THREADS_STARTED in text and result.transactions > 0
+    # Nothing ran while held: only the harness's own two queries committed (autocommit selects).
+    assert still_held - held <= 2, (held, still_held)
+    assert text.count("benchlib: connected") == threads and "Threads started!" in text and result.transactions > 0
+    assert window_wall >= result.total_time_s, (window_wall, result.total_time_s)
+    assert result.connect_s is not None and result.connect_s > 0
     in_window = window_after.cpu_ns - window_before.cpu_ns
     whole = ((whole_after.ru_utime + whole_after.ru_stime) - (whole_before.ru_utime + whole_before.ru_stime)) * 1e9
     assert 0 < in_window <= whole, (in_window, whole)
-    assert cgroups.children_scope().kind == running.client.kind == "children"
+
+
+def test_an_unknown_test_is_named_before_sysbench_starts():
+    with pytest.raises(sysbench.SysbenchError, match=r"no sysbench test 'oltp_nonesuch' in /usr/share/sysbench"):
+        sysbench.test_path("oltp_nonesuch")
 
 
 def test_a_run_that_cannot_connect_names_its_error_without_the_password():

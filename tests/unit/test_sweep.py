@@ -51,7 +51,13 @@ def test_a_knee_is_claimed_only_where_the_gains_cis_clear_the_rule():
     assert pd.isna(k["knee_threads"]) and k["knee_low"] == 2 and pd.isna(k["knee_high"])
     assert k["gain_after_low"] < 0.10 < k["gain_after_high"]
     from benchlib.workloads.sweep.report import knee_text
-    assert knee_text(k).startswith("not determined (")
+    assert knee_text(k) == "not determined (at 2 threads or beyond, up to the last step run)"
+    # Run 20261124T124310Z-df05c2 printed "between 2 and 32.0 threads" and "at 1 threads": a float
+    # column (NaN elsewhere) and no singular.
+    assert knee_text(pd.Series({"knee_threads": float("nan"), "knee_low": 2.0, "knee_high": 32.0})) == \
+        "not determined (between 2 and 32 threads)"
+    assert knee_text(pd.Series({"knee_threads": float("nan"), "knee_low": 1.0, "knee_high": float("nan")})) == \
+        "not determined (at 1 thread or beyond, up to the last step run)"
     # Narrow CIs: 90% then 58% clearly above, then 6.7% +- ~1.5% clearly below: the knee is 4 threads.
     tight = _summary("mysql", [(1, 100, 1.0), (2, 190, 1.2), (4, 300, 1.9), (8, 320, 2.5)]).assign(tps_ci95=2.0)
     k = analysis.knee(tight).iloc[0]

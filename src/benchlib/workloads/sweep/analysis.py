@@ -32,8 +32,8 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
     wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(keys)["value"].first()
     out = readings.join(engine_cpu.rename("engine_cpu_s")).join(client_cpu.rename("client_cpu_s")).join(list(busy))
     out = out.join(wall.rename("wall_s"))
-    # How long the step's connections took to open, before its window (runs since the window opens
-    # once sysbench's threads are connected); absent in older runs, whose windows held it.
+    # How long the step's connections took to open, before its window (runs whose sysbench threads
+    # wait at a gate until the window is open); absent in older runs, whose windows held it.
     connect = m[(m["metric"] == "connect_time") & (m["window"] == "phase")].groupby(keys)["value"].first()
     out = out.join(connect.rename("connect_s")).reset_index()
     labels = [json.loads(x) for x in out["labels"]]

@@ -375,10 +375,10 @@ class SweepReport(RunReport):
             top = connected.loc[connected.groupby("engine", sort=False)["threads"].idxmax()]
             times = "; ".join(f"{engine_title(r.engine)} {fmt(r.connect_s)} s for {int(r.threads)} threads"
                               for r in top.itertuples())
-            return ("Connection set-up is outside each measured window: every step starts a new sysbench process, and "
-                    "its window opens when sysbench reports its threads started, that is once every thread has "
-                    "connected (on PostgreSQL a forked backend and a scram-sha-256 handshake each). Closing them at "
-                    f"the step's end is inside. Opening them took, at the largest step (mean of repetitions): {times}.")
+            return ("Connection set-up is outside each measured window: every step starts a new sysbench process, whose "
+                    "threads connect (on PostgreSQL a forked backend and a scram-sha-256 handshake each) and then wait "
+                    "until the window is open before their first transaction. Closing the connections at the step's "
+                    f"end is inside. Opening them took, at the largest step (mean of repetitions): {times}.")
         parts = []
         for (engine, test), df in self.summary.groupby(["engine", "test"], sort=False):
             df = df.dropna(subset=["engine_cpu_ms_per_txn"]).sort_values("threads")
@@ -519,6 +519,7 @@ def knee_text(knee) -> str:
     """A knee's thread count, or where an undetermined one lies."""
     if knee.knee_threads == knee.knee_threads:
         return str(int(knee.knee_threads))
+    low = int(knee.knee_low)  # the columns are floats wherever another row holds NaN
     if knee.knee_high != knee.knee_high:
-        return f"not determined (at {knee.knee_low} threads or beyond, up to the last step run)"
-    return f"not determined (between {knee.knee_low} and {knee.knee_high} threads)"
+        return f"not determined (at {low} thread{'s' if low != 1 else ''} or beyond, up to the last step run)"
+    return f"not determined (between {low} and {int(knee.knee_high)} threads)"
