@@ -12,11 +12,16 @@ import sys
 from types import ModuleType
 from typing import Any
 
+import pandas as pd
+
 from .plots import use_report_renderer
 
 
 def begin(workload: ModuleType, **overrides: Any) -> Any:
     use_report_renderer()
+    # A report's tables hold sentences (notes, settings read at start): pandas would cut every cell
+    # at 50 characters with "...", and the reader would never see the end of a caveat.
+    pd.set_option("display.max_colwidth", None)
     namespace = sys._getframe(1).f_globals  # the notebook's: its parameters cell ran there
     values = {name: namespace[name] for name in workload.PARAMETERS if name in namespace}
     params = workload.validate_parameters({**values, **overrides})

@@ -246,7 +246,9 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
         fig.update_xaxes(showgrid=False)
         fig.update_yaxes(showgrid=False)
     fig.update_layout(title=title, template="plotly_white", height=300 * nrows + 120,
-                      coloraxis=dict(colorscale="Viridis" if color is None else "RdYlGn", colorbar=dict(
+                      # The shared axis's own bounds: plotly ignores each trace's zmin / zmax once traces share a
+                      # coloraxis, and would stretch the scale over the data, drawing a better cell red.
+                      coloraxis=dict(cmin=zmin, cmax=zmax, colorscale="Viridis" if color is None else "RdYlGn", colorbar=dict(
                           title=f"log10 {unit}" if log_color and color is None else unit)),
                       meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
     if color is not None:

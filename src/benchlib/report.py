@@ -159,8 +159,13 @@ class RunReport:
             lines.append(f"**Run {self.info['status']}:** {self.info['error']}")
         if self.info.get("failures"):
             lines.append(f"Each failure's full traceback: `benchlib runs --show {self.run_id}`.")
-        if self.info.get("status_note") and self.info["status"] != "ok":  # an ok run's note is in the caveats
-            lines.append(f"**Status note:** {self.info['status_note']}")
+        note = self.info.get("status_note") or ""
+        if note and self.info["status"] != "ok":  # an ok run's note is in the caveats
+            lines.append(f"**Status note:** {note}")
+        elif ", the bound: " in note:  # driver.precision_verdict's words for a start that missed its CI target
+            lines.append(f"**Precision target not met:** {note.count(', the bound: ')} engine start(s) reached "
+                         "max_repetitions with phase windows whose 95% CI was still wider than ci_target "
+                         "(each named in the caveats).")
         for row in self.check_mismatches().itertuples():
             variant = "" if row.labels in (None, "{}") else f" {row.labels}"
             if row.check_value != row.check_value:  # the check itself raised: its window is kept
@@ -245,8 +250,9 @@ class RunReport:
                          "Python driver, or sysbench); it is shown beside the engine's, and added to it only where a "
                          "table or figure says engine + driver.")
         if self.info["cgroup_layout"] in ("v1", "hybrid"):
-            lines.append("I/O bytes come from cgroup v1 blkio, which does not see buffered writes flushed later by "
-                         "the kernel: on this host they undercount writes.")
+            lines.append("Block-device I/O bytes (the blkio figures) come from cgroup v1 blkio, which does not see "
+                         "buffered writes flushed later by the kernel: on this host they undercount writes. Storage "
+                         "reads, where a table shows them, come from /proc/<pid>/io instead.")
         speed = results.host_speed(m)
         if speed is not None and speed["n"] > 1:
             lines.append(f"**Host speed:** a fixed CPU loop run once per repetition on the engine's CPUs took "

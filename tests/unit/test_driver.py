@@ -132,6 +132,10 @@ def test_repetitions_inside_one_start_stop_at_the_bound_and_say_why(store):
     assert df["instance_id"].nunique() == 1 and sorted(set(df["repetition"])) == [1, 2, 3]
     note = results.run_info(result.run_id, store)["status_note"]
     assert "sqlite: Repetitions: 3, the bound" in note
+    # An ok run's note sits in the caveats; a missed target is also named among the problems.
+    from benchlib.report import RunReport
+    problems = RunReport(result.run_id, store).problems()
+    assert "**Precision target not met:** 1 engine start(s) reached max_repetitions" in problems
 
 
 def _burn(stop: threading.Event) -> None:

@@ -4,6 +4,8 @@ geometric means, and seed 001's key-kind table."""
 from __future__ import annotations
 
 import json
+import math
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -117,10 +119,13 @@ RATIO_FIELDS = ["regime", "engine", "base", "step", "column", "ratio", "ratio_lo
                 "beyond_noise", "verdict"]
 
 
-def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD) -> pd.DataFrame:
+def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD,
+           drift: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Seed 003's spreadsheet, long form: per regime, step and engine other than `base`, each
     ratio column as engine / base (QPS > 1: faster than base; per-op columns > 1: costs more), with
-    its 95% CI and Welch's test over the repetitions (results.contrast) and the cell's verdict."""
+    its 95% CI and Welch's test over the repetitions (results.contrast) and the cell's verdict;
+    `drift`: per regime, how far the host's own speed moved over its starts (see `verdict`)."""
+    drift = drift or {}
     rows = []
     for regime, df in step_rows.groupby("regime", sort=False):
         b = df[df["engine"] == base].set_index("step")
@@ -137,8 +142,10 @@ def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD) -> 
                     rows.append({"regime": regime, "engine": engine, "base": base, "step": step, "column": column,
                                  **_contrast(b.loc[step], e.loc[step], figure, threshold)})
     out = pd.DataFrame(rows, columns=RATIO_FIELDS)
-    out["verdict"] = [v if v == "floor" else "unjudged" if c in UNJUDGED_COLUMNS else verdict(c, r, noise, threshold)
-                      for c, r, noise, v in zip(out["column"], out["ratio"], out["beyond_noise"], out["verdict"])]
+    out["verdict"] = [v if v == "floor" else "unjudged" if c in UNJUDGED_COLUMNS else
+                      verdict(c, r, noise, threshold, drift.get(g, 0.0))
+                      for c, r, noise, v, g in zip(out["column"], out["ratio"], out["beyond_noise"], out["verdict"],
+                                                   out["regime"])]
     return out
 
 
@@ -199,17 +206,21 @@ def spreadsheet(ratio_rows: pd.DataFrame, regime: str, steps_order: list[str], v
     return table
 
 
-VERDICTS = {"better": "better", "worse": "worse", "same": "within the band", "noise": "undetermined (within noise)",
+VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": "undetermined (within noise)",
+            "drift": "undetermined (within the host's drift)",
             "untested": "one repetition: noise unknown", "n/a": "n/a",
             "confounded": "confounded by unequal cache",
             "unjudged": "not judged: pages of different sizes (rKB/o is judged)",
             "floor": f"n/a: both engines below {STORAGE_FLOOR} storage reads per operation"}
 
 
-def verdict(column: str, ratio: float, beyond_noise: bool | None = None, threshold: float = THRESHOLD) -> str:
+def verdict(column: str, ratio: float, beyond_noise: bool | None = None, threshold: float = THRESHOLD,
+            drift: float = 0.0) -> str:
     """Noise first: "untested" (one repetition: no noise estimate) or "noise" (Welch over the
     repetitions cannot tell the engines apart: undetermined, whatever the ratio); then, beyond
-    noise, "same" (within the `threshold` band: seed 003's ~5%, or the host's drift) or "better" /
+    noise, on the log scale so that 1.74x and 1/1.74x are the same distance from a tie: "same"
+    (within seed 003's ~5% `threshold`), "drift" (beyond it but within how far the host's own
+    speed moved, `drift`: undetermined, since the host alone could make it), or "better" /
     "worse" for engine B against the base."""
     if ratio is None or not pd.notna(ratio):
         return "n/a"
@@ -218,8 +229,11 @@ def verdict(column: str, ratio: float, beyond_noise: bool | None = None, thresho
         return "untested"
     if not beyond_noise:
         return "noise"
-    if abs(ratio - 1) <= threshold:
+    distance = abs(math.log(ratio)) if ratio > 0 else math.inf
+    if distance <= math.log1p(threshold) + 1e-12:  # 1/1.05 is exactly as far as 1.05
         return "same"
+    if distance <= math.log1p(drift):
+        return "drift"
     return "better" if (ratio > 1) == higher_better else "worse"
 
 
