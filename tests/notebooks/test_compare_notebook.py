@@ -21,13 +21,16 @@ def test_rerun_repeats_the_newest_dml_run_and_every_cell_is_compared(tiny_outcom
     previous = results.runs(experiment="dml", limit=50)
     previous = previous[(previous["started_at"] < info["started_at"]) & previous["status"].isin(["ok", "partial"])]
     base = previous.iloc[0]["run_id"]
-    stored = {k: v for k, v in results.run_info(base)["parameters"].items() if k != "skipped"}
-    assert {k: v for k, v in info["parameters"].items() if k != "skipped"} == stored
+    stored = {k: v for k, v in results.run_info(base)["parameters"].items() if k not in ("skipped", "engines")}
+    assert {k: v for k, v in info["parameters"].items() if k not in ("skipped", "engines")} == stored
+    # tiny.yaml reruns two of the base run's engines (rerun_engines), the default set's choice.
+    assert info["parameters"]["engines"] == ["postgres", "sqlite"]
+    assert set(info["parameters"]["engines"]) <= set(results.run_info(base)["parameters"]["engines"])
 
     report = ComparisonReport([base, rerun])
     compared = report.compared
     engines = set(results.measurements(base)["engine"]) & set(results.measurements(rerun)["engine"])
-    assert set(compared["engine"]) == engines
+    assert set(compared["engine"]) == engines == {"postgres", "sqlite"}
     assert set(compared["phase"]) == {"insert", "update", "select", "delete"}
     assert compared["ratio"].between(0.05, 20).all()  # the same work on the same host
     assert compared["welch_t"].notna().all()  # tiny runs have 2 repetitions: every cell tested
