@@ -170,22 +170,32 @@ class ComparisonReport:
             lines.append(f"Geometric mean of all ratios for {run_id}: {geo:.3f}.")
         if self._is_rerun():
             quiet = len(tested) - len(flagged) - len(minor)
-            lines.append(f"This is a rerun with identical parameters on the same host: every flagged cell is run-to-"
+            subset = set(self.reports[1].info["parameters"].get("engines") or []) < \
+                set(self.reports[0].info["parameters"].get("engines") or [])
+            lines.append(f"This is a rerun with identical parameters on the same host"
+                         + (" (of some of the base run's engines)" if subset else "")
+                         + ": every flagged cell is run-to-"
                          f"run variation the per-run CIs did not capture (drift, first-run effects, background "
                          f"work); {quiet} of {len(tested)} tested cells stayed within noise.")
         return "\n".join(f"- {line}" for line in lines)
 
     def _is_rerun(self) -> bool:
-        """Same parameters, host, benchlib code and server builds: only time differs."""
+        """Same parameters, host, benchlib code and server builds: only time differs. The rerun may
+        take some of the base run's engines (notebook 06's rerun_engines), each on the same build."""
         if len(self.reports) != 2:
             return False
 
         def identity(r: RunReport):
-            params = {k: v for k, v in r.info["parameters"].items() if k != "skipped"}
-            builds = sorted(zip(r.instances["engine"], r.instances["server_version"], r.instances["image_id"].astype(str)))
-            return params, r.info["hostname"], r.info["git_sha"], bool(r.info["git_dirty"]), sorted(set(builds))
+            params = {k: v for k, v in r.info["parameters"].items() if k not in ("skipped", "engines")}
+            return params, r.info["hostname"], r.info["git_sha"], bool(r.info["git_dirty"])
 
-        return identity(self.reports[0]) == identity(self.reports[1])
+        def builds(r: RunReport) -> set:
+            return set(zip(r.instances["engine"], r.instances["server_version"], r.instances["image_id"].astype(str)))
+
+        base, rerun = self.reports
+        engines = set(rerun.info["parameters"].get("engines") or [])
+        return (identity(base) == identity(rerun) and engines <= set(base.info["parameters"].get("engines") or [])
+                and builds(rerun) <= builds(base))
 
     def caveats(self) -> str:
         lines = [f"**Metric:** {self.base.metric_explanation}, per operation ({self.unit}): ratios are compared run "
