@@ -260,6 +260,7 @@ class RunReport:
                          f"{speed['rel_sd']:.1%} over {speed['n']} runs; mean {speed['mean_s'] * 1e3:.0f} ms, "
                          f"±{speed['rel_ci95']:.1%} 95% CI of the mean): the host's own speed moved that much during "
                          "the run, whatever the engines did.")
+            lines.append(self.host_speed_by_engine())
         noisy = m[(m["metric"] == "quiet_wait_time") & (m["status"] != "ok")]
         if not noisy.empty:
             reps = ", ".join(f"{engine_title(e)} {'warm-up' if int(r) == 0 else f'repetition {int(r)}'}"
@@ -270,6 +271,25 @@ class RunReport:
                          "are understated.")
         lines += [line for line in extra if line]
         return _markdown(lines)
+
+    def host_speed_by_engine(self, beyond: float = 0.10) -> str:
+        """Which engine the host's drift fell on: each engine's median calibration loop. Engines are
+        measured one after another, so a slow spell of the host lines up with one engine and would
+        read as that engine's cost; named where an engine's median is `beyond` the fastest's."""
+        c = results.calibrations(self.measurements).dropna(subset=["calibration_s"])
+        medians = c.groupby("engine")["calibration_s"].median()
+        if len(medians) < 2:
+            return ""
+        fastest = medians.min()
+        slow = medians[medians > fastest * (1 + beyond)]
+        text = ("**Host speed by engine** (median calibration loop of each engine's repetitions): "
+                + ", ".join(f"{engine_title(e)} {v * 1e3:.0f} ms" for e, v in medians.items()) + ".")
+        if slow.empty:
+            return text + f" No engine's is more than {beyond:.0%} above the fastest's."
+        return text + (" " + ", ".join(f"{engine_title(e)}'s ran {v / fastest:.2f}x the fastest engine's"
+                                       for e, v in slow.items())
+                       + ": the host itself was slower while it was measured, so its costs and throughput carry that "
+                       "slowdown, and comparisons with it are not the engines' alone.")
 
     # -- reference ---------------------------------------------------------------------------------
     @staticmethod

@@ -20,7 +20,7 @@ def _run(store, engine_cpus: float) -> str:
         engines=["postgres"], tests=["oltp_point_select"], threads=[4], step_seconds=2, warmup_seconds=1, tables=1,
         table_size=2_000, repetitions=3, max_repetitions=3, ci_target=0.05, warmup=False, pin_cpus=True,
         idle_seconds=0.5, p95_goal_ms=60, until_p95_goal=False, bisect_steps=0, host_class="none", max_settle_seconds=1,
-        rand_type="uniform", create_secondary=False, auto_inc=False, engine_cpus=engine_cpus))
+        rand_type="uniform", create_secondary=False, auto_inc=False, engine_cpus=engine_cpus, settle_after_writes=True))
     return sweep.run(params, store=store).run_id
 
 

@@ -10,6 +10,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+import pandas as pd
 import pytest
 
 from benchlib import cgroups, results
@@ -291,3 +292,22 @@ def test_step_major_repetitions_run_each_steps_repetitions_back_to_back(store, w
     windows = df[(df["window"] == "phase")].drop_duplicates(["phase", "repetition"]).sort_values("started_at")
     assert list(zip(windows["phase"], windows["repetition"])) == expected
     assert sorted(set(df[df["window"] == "calibration"]["repetition"])) == [1, 2]
+
+
+def test_the_host_speed_caveat_names_the_engine_a_slow_spell_fell_on():
+    # Run 20261124T124310Z-df05c2: every MyRocks repetition's calibration loop took 97-106 ms, the
+    # other engines' 59-66 ms (a helper session was reading files on the host meanwhile).
+    from benchlib.report import RunReport
+
+    report = object.__new__(RunReport)
+    report.measurements = pd.DataFrame([
+        {"run_id": "r", "instance_id": e, "engine": e, "repetition": rep, "metric": "calibration_cpu_time",
+         "window": "calibration", "value": v}
+        for e, values in (("mariadb", (0.062, 0.064, 0.060)), ("mariadb-myrocks", (0.097, 0.101, 0.106)))
+        for rep, v in enumerate(values, 1)])
+    text = report.host_speed_by_engine()
+    assert text.startswith("**Host speed by engine** (median calibration loop of each engine's repetitions): "
+                           "MariaDB 62 ms, MariaDB MyRocks 101 ms.")
+    assert "MariaDB MyRocks's ran 1.63x the fastest engine's: the host itself was slower" in text
+    report.measurements = report.measurements[report.measurements["engine"] == "mariadb"]
+    assert report.host_speed_by_engine() == ""

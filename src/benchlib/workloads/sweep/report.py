@@ -12,8 +12,9 @@ from .workload import WRITE_TESTS
 
 
 # Two warm-ups that are easy to confuse: the sweep's own (warmup_seconds) and the driver's (warmup).
-WARMUP_APART = (" (the sysbench warm-up, warmup_seconds: unrecorded load before each test's first step; the "
-                "driver's warmup parameter, a whole discarded repetition, is another mechanism)")
+WARMUP_APART = (" (the sysbench warm-up, warmup_seconds: unrecorded load before each test's first step in the "
+                "first repetition only, so a later repetition's first step follows the previous test's last, largest "
+                "step; the driver's warmup parameter, a whole discarded repetition, is another mechanism)")
 SEED_SERVER_VCPUS = 48  # seed 004's database side: 3 nodes x 16 vCPU per system
 
 
@@ -91,8 +92,9 @@ class SweepReport(RunReport):
         return {k: prices.prices_on(k, engines) for k in prices.per_engine_classes(self.host_class)}
 
     def priced_as(self) -> str | None:
-        instances = sorted({p.instance.split(",")[0] for p in self.price_rows.values()})
-        return f"{' / '.join(instances)} (price host_class {self.host_class})" if instances else None
+        # The instance's name without its parenthesised details ("Amazon EC2 m5.large (2 vCPU, 8 GiB), ...").
+        instances = sorted({p.instance.split(" (")[0].split(",")[0] for p in self.price_rows.values()})
+        return f"{' / '.join(instances)}, price host_class {self.host_class}" if instances else None
 
     def tps_basis(self, goal_bound: bool, engine: str, test: str) -> str:
         """What the priced throughput is: a capacity the p95 goal set, or only the peak of the steps run."""
@@ -239,8 +241,13 @@ class SweepReport(RunReport):
                       if not under.empty else "no step met it, so nothing is priced")
             if not under.empty and under["tps"].max() >= df["tps"].max():
                 # The goal only matters where it cuts the curve before its peak.
-                within += (", and it is the peak of every step run: throughput had peaked well before p95 reached "
-                           "the goal, so the goal did not change the throughput priced")
+                if best_threads < int(under["threads"].max()):
+                    within += (", the highest mean of every step run: throughput stopped rising before p95 reached "
+                               "the goal, so the goal did not change the throughput priced")
+                else:
+                    within += (", the last step under the goal and the highest mean of every step run: whether "
+                               "throughput would have gone on rising up to the crossing was not measured")
+                within += " (a maximum over means whose CIs may overlap: the step table gives each CI)"
             lines.append(f"**{engine_title(engine)}, {test}:** the p95 goal of {fmt(self.goal_ms)} ms bound at "
                          f"{int(first['threads'])} threads (median p95 of {int(first.get('n', 1))} repetition(s) "
                          f"{fmt(first['latency_p95_median'])} ms, from {fmt(first['latency_p95_min'])} to "
@@ -414,8 +421,9 @@ class SweepReport(RunReport):
                           for (e, t), r in per.iterrows())
         return (f"**Errors sysbench went on past:** {where} (of {len(steps)} step windows). sysbench counts an "
                 "ignored error and restarts the transaction; its MySQL driver ignores 1213 (deadlock), 1020 (record "
-                "changed) and 1205 (lock wait timeout) by default (`--mysql-ignore-errors`, sysbench 1.0.20), its "
-                "PostgreSQL driver has no such option. The step table's errors column is a mean count per step "
+                "changed) and 1205 (lock wait timeout) by default (`--mysql-ignore-errors`, sysbench 1.0.20); its "
+                "PostgreSQL driver has no option for it and decides in its own code which SQLSTATEs it retries. The "
+                "step table's errors column is a mean count per step "
                 f"window of {self.param('step_seconds')} s, not a rate.")
 
     def precision_sentence(self) -> str:
@@ -438,14 +446,28 @@ class SweepReport(RunReport):
         bound = float(self.param("max_settle_seconds") or 0)
         if bound <= 0:
             return "no settle window (max_settle_seconds = 0): deferred work is charged to later steps"
+        if self.param("settle_after_writes") is False:
+            return ("no settle window after any step (settle_after_writes false): deferred work is charged to later "
+                    "steps; where it was measured (run 20261124T124310Z-df05c2) the settle windows after read/write "
+                    "steps held 0.24% of the steps' engine CPU")
         m = self.measurements
         walls = m[(m["window"] == "settle") & (m["metric"] == "wall_time")]["value"]
-        poll = SettlePolicy().poll_seconds
-        at_bound = int((walls >= bound - poll / 2).sum())  # a window ending on quiet ends a poll or more earlier
-        return (f"after each step that writes ({', '.join(sorted(WRITE_TESTS))}; none after reads, which defer no "
+        policy = SettlePolicy()
+        engine = results.engine_rows(m) if "scope" in m else m.iloc[:0]
+        engine = engine[engine["metric"] == "cpu_time"].groupby("window")["value"].sum()
+        share = (f"; settle windows held {engine.get('settle', 0) / engine['phase']:.1%} of the engine CPU the "
+                 "steps' windows held" if engine.get("phase", 0) > 0 else "")
+        text = (f"after each step that writes ({', '.join(sorted(WRITE_TESTS))}; none after reads, which defer no "
                 f"work), a settle window of at most {bound:g} s that ends early once the engine's CPU over the last "
-                f"{SettlePolicy().quiet_seconds:g} s is near its idle rate: {at_bound} of {len(walls)} ended at the "
-                "bound, so deferred work still running then is charged to the next step")
+                f"{policy.quiet_seconds:g} s is near its idle rate")
+        if bound < policy.quiet_seconds + 2 * policy.poll_seconds:
+            # A window must see a whole quiet interval before it can end on quiet: at this bound its
+            # length cannot tell quiet from the bound.
+            return text + (f": with the bound this close to the quiet interval, a window's length ({len(walls)} of "
+                           "them) cannot tell an engine that went quiet from one still busy" + share)
+        at_bound = int((walls >= bound - policy.poll_seconds / 2).sum())  # one ending on quiet ends a poll or more earlier
+        return text + (f": {at_bound} of {len(walls)} ended at the bound, so deferred work still running then is "
+                       "charged to the next step" + share)
 
     def sweep_rule_sentence(self) -> str:
         """How far each test's thread steps went, as the run was asked to."""
