@@ -506,3 +506,23 @@ def test_seed_004_settings_not_reproduced_are_stated_beside_this_runs():
         table.loc["step length", "this run"]
     assert table.loc["random seed", "this run"].startswith("not set: sysbench 1.0.20 then seeds from the clock")
     assert table.loc["repetitions"].tolist() == ["one run per step", "at least 2 per step, 95% CIs given"]
+
+
+def test_a_gain_is_judged_on_each_repetitions_own_ratio():
+    # Run 20261124T133330Z-5c5934's shape: repetition 3 ran 15% slow at both steps. Over the means the
+    # 2 -> 4 gain's CI is wide (the slow repetition widens both CIs); paired, the repetitions agree
+    # that 4 threads add nothing, and the knee is 2 threads.
+    reps = pd.DataFrame([{"engine": "postgres", "test": "t", "repetition": r, "threads": th, "tps": tps * f}
+                         for r, f in ((1, 1.0), (2, 1.02), (3, 0.85))
+                         for th, tps in ((1, 10_000), (2, 19_000), (4, 19_100))])
+    summary = analysis.summarize(reps.assign(**{c: 1.0 for c in ("qps", "latency_avg", "latency_p95", "latency_p99",
+                                                                   "errors", "reconnects", "engine_cpu_ms_per_txn",
+                                                                   "client_cpu_ms_per_txn", "cpu_ms_per_txn",
+                                                                   "engine_cpu_s", "client_cpu_s", "wall_s",
+                                                                   "engine_phase_cpu_s", "client_phase_cpu_s")}), 2)
+    assert pd.isna(analysis.knee(summary).iloc[0]["knee_threads"])
+    paired = analysis.knee(summary, step_rows=reps).iloc[0]
+    assert paired["knee_threads"] == 2 and paired["gain_after_high"] < 0.10
+    gain, low, high = analysis.gain_ci_paired(pd.Series([100.0, 90.0]), pd.Series([200.0, 180.0]), 1, 2)
+    assert (gain, low, high) == pytest.approx((1.0, 1.0, 1.0))  # both repetitions doubled: no spread
+    assert pd.isna(analysis.gain_ci_paired(pd.Series([100.0]), pd.Series([200.0]), 1, 2)[1])

@@ -69,21 +69,35 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
     return out.reset_index()
 
 
-def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN) -> pd.DataFrame:
+def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN, step_rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Useful capacity per engine and test, by the diminishing-returns rule read with its
     uncertainty: walking up the thread steps, each step's throughput gain per doubling of threads
     (steps that are not doublings, e.g. bisected ones, normalised as (TPS ratio) ** (1 / log2(threads
     ratio)) - 1) with its 95% CI. The knee is the last step reached while every gain's CI lower
     bound was at least `min_gain`, and only where the next step's gain is clearly below it (CI
     upper bound under `min_gain`). Otherwise the knee is not determined: `knee_threads` is NaN and
-    `knee_low` / `knee_high` bracket it (`knee_high` NaN: at or beyond the last step run)."""
+    `knee_low` / `knee_high` bracket it (`knee_high` NaN: at or beyond the last step run).
+    With `step_rows` (one row per repetition, `steps()`), a gain's CI comes from each repetition's
+    own ratio between the two steps (paired: a repetition the host ran slow moves both its steps,
+    and cancels), where at least two repetitions ran both; else from the two means' CIs."""
     rows = []
     for (engine, test), df in summary.sort_values("threads").groupby(["engine", "test"], sort=False):
         df = df.reset_index(drop=True)
         threads, tps = df["threads"].to_numpy(), df["tps"].to_numpy()
         ci = df["tps_ci95"].to_numpy() if "tps_ci95" in df else [float("nan")] * len(df)
-        gains = [(float("nan"),) * 3] + [gain_ci(tps[i - 1], ci[i - 1], tps[i], ci[i], threads[i - 1], threads[i])
-                                          for i in range(1, len(df))]
+        reps = (step_rows[(step_rows["engine"] == engine) & (step_rows["test"] == test)]
+                .pivot_table(index="repetition", columns="threads", values="tps") if step_rows is not None
+                else pd.DataFrame())
+
+        def gain(i: int) -> tuple[float, float, float]:
+            before, after = int(threads[i - 1]), int(threads[i])
+            if before in reps and after in reps:
+                paired = gain_ci_paired(reps[before], reps[after], before, after)
+                if paired[1] == paired[1]:
+                    return paired
+            return gain_ci(tps[i - 1], ci[i - 1], tps[i], ci[i], threads[i - 1], threads[i])
+
+        gains = [(float("nan"),) * 3] + [gain(i) for i in range(1, len(df))]
         # The first step whose gain is not clearly at least min_gain (a NaN bound is not clear either).
         stop = next((i for i in range(1, len(df)) if not gains[i][1] >= min_gain), len(df))
         low = stop - 1
@@ -114,6 +128,23 @@ def gain_ci(tps_before: float, ci_before: float, tps_after: float, ci_after: flo
     half = math.hypot(ci_before / tps_before, ci_after / tps_after)  # NaN propagates: no CI, no bounds
     log_ratio, doublings = math.log(tps_after / tps_before), math.log2(threads_after / threads_before)
     return (gain, math.exp((log_ratio - half) / doublings) - 1, math.exp((log_ratio + half) / doublings) - 1)
+
+
+def gain_ci_paired(tps_before: pd.Series, tps_after: pd.Series, threads_before: int, threads_after: int
+                   ) -> tuple[float, float, float]:
+    """The gain per doubling between two steps from each repetition's own TPS ratio (the two series
+    indexed by repetition): the mean log ratio and its Student-t 95% CI over the repetitions that
+    ran both, through the per-doubling normalisation. NaN bounds with fewer than two."""
+    ratios = (tps_after / tps_before).dropna()
+    logs = [math.log(r) for r in ratios if r > 0]
+    doublings = math.log2(threads_after / threads_before)
+    if len(logs) < 2 or doublings <= 0:
+        return float("nan"), float("nan"), float("nan")
+    mean = sum(logs) / len(logs)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
+    half = results.ci95_half_width(sd, len(logs))
+    return (math.exp(mean / doublings) - 1, math.exp((mean - half) / doublings) - 1,
+            math.exp((mean + half) / doublings) - 1)
 
 
 def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, threads_after: int) -> float:

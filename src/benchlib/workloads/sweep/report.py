@@ -23,7 +23,7 @@ class SweepReport(RunReport):
         super().__init__(run_id, store)
         self.steps = analysis.steps(self.measurements)
         self.summary = analysis.summarize(self.steps, int(self.info["cpu_cores"] or 1))
-        self.knees = analysis.knee(self.summary)
+        self.knees = analysis.knee(self.summary, step_rows=self.steps)
         self.goal_ms = float(self.param("p95_goal_ms"))
         self.host_class = self.param("host_class")
         # A run from before the price table carries its own prices_per_hour parameter instead.
@@ -195,7 +195,7 @@ class SweepReport(RunReport):
         lines = []
         for k in self.knees.itertuples():
             if k.knee_threads != k.knee_threads:
-                lines.append(f"**{engine_title(k.engine)}, {k.test}:** useful capacity {knee_text(k)}: the TPS CIs "
+                lines.append(f"**{engine_title(k.engine)}, {k.test}:** useful capacity {knee_text(k)}: the gains' CIs "
                              f"do not show where the gain per doubling falls below {analysis.KNEE_MIN_GAIN:.0%}; peak "
                              f"{fmt(k.peak_tps)} TPS at {k.peak_threads} threads.")
                 continue
@@ -299,7 +299,9 @@ class SweepReport(RunReport):
                 f"clearly below {analysis.KNEE_MIN_GAIN:.0%} (its CI's upper bound); otherwise the knee is reported as "
                 "not determined, between the last step that clearly gained and the step before the first that clearly "
                 "did not. A step that is not a doubling is normalised: (TPS ratio) ^ (1 / log2 of the threads ratio) "
-                "- 1; the gain's CI carries the two TPS CIs (relative half widths in quadrature on the log ratio). "
+                "- 1; the gain's CI is Student's t over each repetition's own log TPS ratio between the two steps "
+                "(paired: a repetition the host ran slow moves both its steps, and cancels; where fewer than two "
+                "repetitions ran both, the two TPS CIs in quadrature instead). "
                 "This is the usual diminishing-returns reading of a scalability curve, not seed 004's (it read the "
                 "knee off the latency chart by eye); the knee table gives the gain of the step after the knee.")
 
