@@ -74,8 +74,10 @@ class SweepReport(RunReport):
             "USD per M txn (95% CI)": [ci_range(v, lo, hi) for v, lo, hi in
                                        zip(p["usd_per_million_txn"], p["usd_per_million_txn_ci_low"],
                                            p["usd_per_million_txn_ci_high"])],
-            "CPU-s per M txn (± 95% CI)": [fmt_ci(v, ci) for v, ci in
-                                           zip(p["cpu_s_per_million_txn"], p["cpu_s_per_million_txn_ci95"])],
+            "engine + sysbench CPU-s per M txn (± 95% CI)": [fmt_ci(v, ci) for v, ci in
+                                                            zip(p["cpu_s_per_million_txn"],
+                                                                p["cpu_s_per_million_txn_ci95"])],
+            "engine CPU-s per M txn": [fmt(v) for v in p["engine_cpu_s_per_million_txn"]],
         })
         for klass, rows in self.alternative_prices().items():
             usd = [analysis.usd_per_million(rows[e].usd_per_hour, tps) if e in rows else float("nan")
