@@ -522,7 +522,9 @@ def test_a_gain_is_judged_on_each_repetitions_own_ratio():
                                                                    "engine_phase_cpu_s", "client_phase_cpu_s")}), 2)
     assert pd.isna(analysis.knee(summary).iloc[0]["knee_threads"])
     paired = analysis.knee(summary, step_rows=reps).iloc[0]
-    assert paired["knee_threads"] == 2 and paired["gain_after_high"] < 0.10
+    assert paired["knee_threads"] == 2 and paired["gain_after_high"] < 0.10 and paired["gain_steps"] == "2 to 4"
+    both = analysis.knee(pd.concat([summary.assign(engine="postgres"), summary.assign(engine="mariadb")]))
+    assert list(both["engine"]) == ["mariadb", "postgres"]  # one order in the table and the findings
     gain, low, high = analysis.gain_ci_paired(pd.Series([100.0, 90.0]), pd.Series([200.0, 180.0]), 1, 2)
     assert (gain, low, high) == pytest.approx((1.0, 1.0, 1.0))  # both repetitions doubled: no spread
     assert pd.isna(analysis.gain_ci_paired(pd.Series([100.0]), pd.Series([200.0]), 1, 2)[1])

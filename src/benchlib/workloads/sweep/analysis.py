@@ -113,8 +113,10 @@ def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN, step_rows: pd.D
                      "knee_tps": tps[at] if at is not None else float("nan"),
                      "knee_p95_ms": df["latency_p95"].iloc[at] if at is not None else float("nan"),
                      "gain_after_knee": gain, "gain_after_low": gain_low, "gain_after_high": gain_high,
+                     "gain_steps": f"{int(threads[stop - 1])} to {int(threads[stop])}" if stop < len(df) else "",
                      "peak_tps": df["tps"].max(), "peak_threads": int(df.loc[df["tps"].idxmax(), "threads"])})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    return out.sort_values(["engine", "test"]).reset_index(drop=True) if not out.empty else out
 
 
 def gain_ci(tps_before: float, ci_before: float, tps_after: float, ci_after: float,

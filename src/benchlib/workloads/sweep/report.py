@@ -53,9 +53,11 @@ class SweepReport(RunReport):
             "engine": [engine_title(e) for e in k["engine"]], "test": k["test"],
             "useful capacity (threads)": [knee_text(r) for r in k.itertuples()],
             "TPS there": k["knee_tps"].map(fmt), "p95 there (ms)": k["knee_p95_ms"].map(fmt),
-            "TPS gain per doubling after it (95% CI)": [
-                f"{fmt(g * 100, '%', 2)} ({fmt(lo * 100, '%', 2)} to {fmt(hi * 100, '%', 2)})"
-                for g, lo, hi in zip(k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"])],
+            f"TPS gain per doubling of the first step not clearly gaining {analysis.KNEE_MIN_GAIN:.0%} (95% CI)": [
+                f"{fmt(g * 100, '%', 2)} ({fmt(lo * 100, '%', 2)} to {fmt(hi * 100, '%', 2)}), threads {steps}"
+                if steps else "none: every step run gained"
+                for g, lo, hi, steps in zip(k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"],
+                                            k["gain_steps"])],
             "peak TPS": k["peak_tps"].map(fmt), "at threads": k["peak_threads"],
         }).style.hide(axis="index")
 
