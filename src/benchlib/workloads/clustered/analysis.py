@@ -143,9 +143,10 @@ def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD,
                                  **_contrast(b.loc[step], e.loc[step], figure, threshold)})
     out = pd.DataFrame(rows, columns=RATIO_FIELDS)
     out["verdict"] = [v if v == "floor" else "unjudged" if c in UNJUDGED_COLUMNS else
-                      verdict(c, r, noise, threshold, drift.get(g, 0.0))
-                      for c, r, noise, v, g in zip(out["column"], out["ratio"], out["beyond_noise"], out["verdict"],
-                                                   out["regime"])]
+                      verdict(c, r, noise, threshold, drift.get(g, 0.0), (lo, hi))
+                      for c, r, noise, v, g, lo, hi in zip(out["column"], out["ratio"], out["beyond_noise"],
+                                                           out["verdict"], out["regime"], out["ratio_low"],
+                                                           out["ratio_high"])]
     return out
 
 
@@ -215,13 +216,13 @@ VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": 
 
 
 def verdict(column: str, ratio: float, beyond_noise: bool | None = None, threshold: float = THRESHOLD,
-            drift: float = 0.0) -> str:
+            drift: float = 0.0, ci: tuple[float, float] | None = None) -> str:
     """Noise first: "untested" (one repetition: no noise estimate) or "noise" (Welch over the
     repetitions cannot tell the engines apart: undetermined, whatever the ratio); then, beyond
     noise, on the log scale so that 1.74x and 1/1.74x are the same distance from a tie: "same"
-    (within seed 003's ~5% `threshold`), "drift" (beyond it but within how far the host's own
-    speed moved, `drift`: undetermined, since the host alone could make it), or "better" /
-    "worse" for engine B against the base."""
+    (within seed 003's ~5% `threshold`), "drift" (the ratio's 95% CI, `ci`, reaches into how far
+    the host's speed differed between the two engines' starts, `drift`: undetermined, since the
+    host alone could make it), or "better" / "worse" for engine B against the base."""
     if ratio is None or not pd.notna(ratio):
         return "n/a"
     higher_better = next(h for c, _, h in RATIO_COLUMNS if c == column)
@@ -232,7 +233,10 @@ def verdict(column: str, ratio: float, beyond_noise: bool | None = None, thresho
     distance = abs(math.log(ratio)) if ratio > 0 else math.inf
     if distance <= math.log1p(threshold) + 1e-12:  # 1/1.05 is exactly as far as 1.05
         return "same"
-    if distance <= math.log1p(drift):
+    low, high = ci if ci is not None else (ratio, ratio)
+    nearest = ratio if not (pd.notna(low) and pd.notna(high)) else (low if ratio > 1 else high)
+    near = abs(math.log(nearest)) if nearest > 0 and (nearest > 1) == (ratio > 1) else 0.0
+    if drift > 0 and near <= math.log1p(drift):
         return "drift"
     return "better" if (ratio > 1) == higher_better else "worse"
 
