@@ -130,7 +130,8 @@ def load_once(page: Path, probe: str | None = None) -> tuple:
             marks = found.get("result", {}).get("value") or {}
             if marks.get("ready") == "yes":
                 wall = time.perf_counter() - t0
-                timings = (*(float(marks[f"{name}Ms"]) for name in TIMINGS), wall)
+                # A mark the page could not take (no paint entry within its 5 s wait) is NaN, not a crash.
+                timings = (*(float(marks.get(f"{name}Ms", "nan")) for name in TIMINGS), wall)
                 if probe is None:
                     return timings
                 found = call("Runtime.evaluate", expression=probe, returnByValue=True, awaitPromise=True)

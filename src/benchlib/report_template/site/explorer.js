@@ -353,10 +353,21 @@
     });
     drawn.history.then(() => {
       document.body.dataset.renderMs = Math.round(performance.now());
-      const painted = performance.getEntriesByName("first-contentful-paint")[0];  // tables on screen, or not yet
-      if (painted) document.body.dataset.firstPaintMs = Math.round(painted.startTime);
       $("history").on("plotly_click", openReport);
-      document.body.dataset.ready = "yes";
+      const done = (painted) => {
+        if (painted) document.body.dataset.firstPaintMs = Math.round(painted.startTime);
+        document.body.dataset.ready = "yes";
+      };
+      const painted = performance.getEntriesByName("first-contentful-paint")[0];  // tables on screen, or not yet
+      if (painted) return done(painted);
+      // On a loaded host the paint entry can be recorded after the figures are drawn: wait for it
+      // (buffered, so one already recorded is seen), at most 5 s.
+      const observer = new PerformanceObserver((list) => {
+        const entry = list.getEntriesByName("first-contentful-paint")[0];
+        if (entry) { observer.disconnect(); done(entry); }
+      });
+      observer.observe({type: "paint", buffered: true});
+      setTimeout(() => { if (document.body.dataset.ready !== "yes") { observer.disconnect(); done(null); } }, 5000);
     });
   });
 })();
