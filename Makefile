@@ -17,7 +17,7 @@ report: setup
 
 ## The whole suite: unit, real-container engine and measurement tests, notebook smoke runs, nbval-lax.
 test: setup
-	$(PY) -m pytest --nbval-lax tests notebooks
+	$(PY) -m pytest --nbval-lax --durations=25 tests notebooks
 
 ## The tiers, by marker: no container, perf window, notebook or browser (seconds to a minute).
 test-fast: setup

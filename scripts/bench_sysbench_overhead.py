@@ -32,7 +32,7 @@ def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf:
     store = Store(Path(tempfile.mkdtemp(prefix="benchlib-sysbench-overhead-")) / "results")
     with Run("sysbench-overhead", {"engine": engine, "seconds": seconds}, store=store) as run, \
             benchlib.start(engine, run_id=run.run_id) as instance:
-        sysbench.prepare(instance, tables=1, table_size=TABLE_SIZE)
+        sysbench.prepare(instance, tables=1, table_size=TABLE_SIZE, rand_type="uniform")
         meters = {"sweep meter": run.meter(instance, 1, SettlePolicy(max_seconds=0), client=cgroups.children_scope(),
                                            perf_only_for_hardware=True)}
         if with_perf:
@@ -47,9 +47,12 @@ def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf:
                 def bare() -> float:
                     return sysbench.parse(subprocess.run(argv, capture_output=True, text=True, check=True).stdout).tps
 
-                def measured(meter) -> float:  # the sweep's own path: the window opens once threads connected
+                def measured(meter) -> float:  # the sweep's own path: the window holds the events only
                     with sysbench.started(instance, test, **common) as running, \
-                            meter.phase(test, settle=False, labels={"threads": threads}, client=running.client):
+                            meter.phase(test, settle=False, labels={"threads": threads},
+                                        client=running.client) as readings:
+                        running.run_events()
+                        readings.end_window()
                         result, _ = running.finish()
                     return result.tps
 
@@ -63,7 +66,16 @@ def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf:
                 base = statistics.median(tps["bare"])
                 print(f"{test:18} threads={threads}: " + "; ".join(
                     f"{name} {', '.join(f'{t:,.0f}' for t in values)} TPS (median ratio to bare "
-                    f"{statistics.median(values) / base:.3f})" for name, values in tps.items()), flush=True)
+                    f"{statistics.median(values) / base:.3f}{_paired(values, tps['bare']) if name != 'bare' else ''})"
+                    for name, values in tps.items()), flush=True)
+
+
+def _paired(values: list[float], bare: list[float]) -> str:
+    """The ratio within each round (its two runs back to back, so a slow stretch of the host
+    mostly hits both): median and range. The ratio of medians mixes rounds the host ran at
+    different speeds, which on this host moved single runs by 10-20%."""
+    ratios = sorted(v / b for v, b in zip(values, bare))
+    return f"; paired per round: median {statistics.median(ratios):.3f}, range {ratios[0]:.3f}-{ratios[-1]:.3f}"
 
 
 if __name__ == "__main__":

@@ -357,7 +357,7 @@ class _Driver:
     def steps(self, ctx: StartContext, repetitions: list[int]) -> None:
         """The steps of `repetitions` on this start: one repetition's steps in order, or (several,
         step-major) each step's repetitions back to back in the order of the steps."""
-        calibrated: set[int] = set()
+        calibrated: set = set()
         ended: dict[int, set[str]] = {r: set() for r in repetitions}
         if len(repetitions) == 1:  # one repetition: its list as it is, a step repeated in it included
             runs = [(step, repetitions[0]) for step in self.plan.steps[ctx.start][repetitions[0]]]
@@ -366,13 +366,17 @@ class _Driver:
             for r in repetitions:
                 order += [step for step in self.plan.steps[ctx.start][r] if step not in order]
             runs = [(step, r) for step in order for r in repetitions if step in self.plan.steps[ctx.start][r]]
+        step_major = len(repetitions) > 1
         for step, repetition in runs:
-            if repetition not in calibrated:
-                # Once per repetition, on the engine's CPUs: how fast the host itself was just then.
+            # On the engine's CPUs: how fast the host itself was just then. Once per repetition, or,
+            # step-major, beside every step's repetition: there a repetition's first step would be the
+            # first test only, and the host's speed during every later test would go unsampled.
+            key = (order.index(step), repetition) if step_major else repetition
+            if key not in calibrated:
                 on_engine_cpus = ctx.instance.scope.containers
                 ctx.meter.calibrate(cpus.parse_cpuset(self.cpu_plan.engine_cpus) if on_engine_cpus else None,
                                     repetition=repetition, warmup=repetition == 0)
-                calibrated.add(repetition)
+                calibrated.add(key)
             self._step(ctx, step, repetition, ended[repetition])
 
     def _step(self, ctx: StartContext, step: Step, repetition: int, ended: set[str]) -> None:
@@ -467,7 +471,7 @@ def _drift_sentence(run_id: str, widest, *, instance_id: str | None, store) -> s
     speed = results.host_speed(df)
     if speed is None or speed["n"] < 2:
         return ""
-    host = (f"the host's own speed (a fixed CPU loop each repetition) varied by {speed['rel_sd']:.1%} (relative "
+    host = (f"the host's own speed (a fixed CPU loop each repetition, or each step's repetition) varied by {speed['rel_sd']:.1%} (relative "
             f"sd; slowest / fastest {speed['max_over_min']:.2f}) against {phase_sd:.1%} for {widest['engine']} "
             f"{widest['phase']}")
     if speed["rel_sd"] >= 0.5 * phase_sd:

@@ -137,7 +137,9 @@ def _remove_volume(client, name: str) -> None:
 # big files are then written out and dropped from the page cache: the copy must not stay cached
 # outside the memory limit of the start that restores it (an IO-bound regime's limit covers the
 # page cache its own reads fill, as when it had loaded the data itself).
+# Files the server never reads back are copied and removed before the sync, so they never reach the disk.
 _COPY_SCRIPT = ("set -e; cp -a /from/. /to/; "
+                "printf '%s' \"$SKIP\" | (cd /to && xargs -r rm -f --); "
                 "find /to -type f -size +1M -exec sync {} + ; "
                 "find /to -type f -size +1M -exec dd if={} iflag=nocache count=0 status=none ';'")
 
@@ -159,6 +161,7 @@ class DataSnapshot:
     credentials: Credentials  # the data's own: the restoring start gives the user a fresh password
     taken_from: str  # the container id of the start that made the data
     seconds: float  # how long the server was frozen for the copy
+    left_out: int = 0  # files the copy left out (server.snapshot_skip)
     facts: dict[str, Any] = field(default_factory=dict)  # what the taker knows about the data (row counts ...)
     taken: bool = False
 
@@ -390,18 +393,23 @@ class Instance:
         return self.engine.client
 
     def snapshot_data(self) -> DataSnapshot:
-        """Copy this server's data directory to a new volume: its checkpoint statement first
-        (little left to recover), then the container frozen (cgroup freezer, `docker pause`)
-        while the engine's own image copies the volume, so the copy is one instant's state."""
+        """Copy this server's data directory to a new volume: its before-snapshot statements first
+        (a checkpoint: little left to recover; old binary logs purged), then the container frozen
+        (cgroup freezer, `docker pause`) while the engine's own image copies the volume, so the copy
+        is one instant's state, less the files the server never reads back (`snapshot_skip`)."""
         from .docker_host import docker_client
 
         server = self.engine.server
         if self.data_volume is None or server is None:
             raise ParameterError(f"{self.key} was not started with a data volume (start(..., data_volume=True))")
-        if server.checkpoint:
+        skip: list[str] = []
+        if server.before_snapshot or server.snapshot_skip:
             session = self.engine.client.open(self.endpoint)
             try:
-                session.execute(server.checkpoint)
+                for statement in server.before_snapshot:
+                    session.execute(statement)
+                if server.snapshot_skip:
+                    skip = [row[0] for row in session.execute(server.snapshot_skip)]
             finally:
                 session.close()
         client = docker_client()
@@ -411,6 +419,7 @@ class Instance:
         container.pause()
         try:
             client.containers.run(self.provenance["image_id"], entrypoint=["sh", "-c", _COPY_SCRIPT], user="0",
+                                  environment={"SKIP": "\n".join(skip)},
                                   network_mode="none", remove=True, labels=_labels(self.engine, None),
                                   volumes={self.data_volume: {"bind": "/from", "mode": "ro"},
                                            target: {"bind": "/to", "mode": "rw"}})
@@ -420,7 +429,7 @@ class Instance:
         finally:
             container.unpause()
         return DataSnapshot(self.key, self.provenance["image_id"], target, self.credentials, self.container_id,
-                            time.perf_counter() - started)
+                            time.perf_counter() - started, left_out=len(skip))
 
     def close_sessions(self) -> None:
         for session in self._sessions:
@@ -460,17 +469,30 @@ def read_durability(instance: Instance) -> str:
     """What a commit waits for on this start, as the engine reports it ("synchronous_commit=on,
     fsync=on"), or its declared note where it has no setting to read. Read once, right after the
     start, on a connection of its own."""
+    return _read_settings(instance, instance.engine.durability, instance.engine.durability_note)
+
+
+def read_isolation(instance: Instance) -> str:
+    """The transaction isolation this start runs at ("transaction_isolation=read committed"), read
+    as the durability is, or the engine's declared level where it has no setting."""
+    return _read_settings(instance, instance.engine.isolation, instance.engine.isolation_note)
+
+
+def _read_settings(instance: Instance, settings: tuple[tuple[str, str], ...], note: str) -> str:
     engine = instance.engine
-    if not engine.durability:
-        return engine.durability_note or "not declared for this engine"
+    if not settings:
+        return note or "not declared for this engine"
     session = engine.client.open(instance.endpoint, 10.0)
     values = []
     try:
-        for name, query in engine.durability:
+        for name, query in settings:
             try:
                 values.append(f"{name}={session.execute(query)[0][-1]}")
             except Exception as exc:  # a setting this version lacks: said, never guessed
-                values.append(f"{name} unreadable ({type(exc).__name__})")
+                # MySQL 9.7 has no innodb_snapshot_isolation: absent, not unknown.
+                absent = "unknown system variable" in str(exc).lower()
+                values.append(f"{name} absent (not a variable of this server)" if absent else
+                              f"{name} unreadable ({type(exc).__name__})")
     finally:
         session.close()
     return ", ".join(values)
@@ -533,6 +555,7 @@ class start:
             else:
                 self.instance = self._start_embedded(self.engine)
             self.instance.provenance["durability"] = read_durability(self.instance)
+            self.instance.provenance["isolation"] = read_isolation(self.instance)
         except BaseException:
             self._stop()
             raise

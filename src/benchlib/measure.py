@@ -184,7 +184,7 @@ class Run:
             "image_source": p["image_source"], "image_note": p["image_note"],
             "server_version": p["server_version"],
             # What the start found out beside what it was asked for: read by the reports' caveats.
-            "config": as_json({**p["config"], **{k: p[k] for k in ("durability", "client_path") if p.get(k)}}),
+            "config": as_json({**p["config"], **{k: p[k] for k in ("durability", "isolation", "client_path") if p.get(k)}}),
             "startup_seconds": p["startup_seconds"], "container_id": p["container_id"],
             "cgroup": p["cgroup"], "started_at": utcnow(),
         })
@@ -270,6 +270,8 @@ class Window:
     peak_is_window: bool
     client_before: cgroups.Sample | None = None
     client_after: cgroups.Sample | None = None
+    steal_before: int | None = None
+    steal_after: int | None = None
 
 
 class Readings:
@@ -278,6 +280,13 @@ class Readings:
 
     def __init__(self) -> None:
         self.rows: list[tuple[str, float | None, str, str, str, str | None]] = []
+        self._end: Callable[[], None] | None = None
+
+    def end_window(self) -> None:
+        """Close the measured window now: what the body does after it (reaping a client, parsing its
+        report, recording readings) is outside it. Without a call the window ends with the body."""
+        if self._end is not None:
+            self._end()
 
     def record(self, metric: str, value: float | None, unit: str, source: str, scope: str = "client",
                status: str | None = None) -> None:
@@ -419,24 +428,38 @@ class Meter:
             peak_reset = _reset_peak(scope)
             before = scope.sample()
             client_before = client.sample() if client else None
+            steal_before = host_steal_ticks()
             started_at, t0 = utcnow(), time.perf_counter()
+            ended: list[tuple[float, Any, cgroups.Sample]] = []
+
+            def end() -> None:
+                nonlocal main, tail
+                if ended:
+                    return
+                if main:
+                    main.disable()
+                if tail:
+                    tail.enable()
+                t1 = time.perf_counter()
+                ended_at = utcnow()
+                after = scope.sample()
+                client_after = client.sample() if client else None
+                windows.append(Window(window, started_at, ended_at, t1 - t0, before, after,
+                                      main.result() if main else None, peak_reset, client_before, client_after,
+                                      steal_before, host_steal_ticks()))
+                main = None
+                ended.append((t1, ended_at, after))
+                if window == "baseline":
+                    self.idle_rate = _cpu_seconds(before, after) / max(t1 - t0, 1e-9) if after.cpu_ns is not None else None
+
+            readings._end = end
             if main:
                 main.enable()
             yield readings
-            if main:
-                main.disable()
-            if tail:
-                tail.enable()
-            t1 = time.perf_counter()
-            ended_at = utcnow()
-            after = scope.sample()
-            client_after = client.sample() if client else None
-            windows.append(Window(window, started_at, ended_at, t1 - t0, before, after,
-                                  main.result() if main else None, peak_reset, client_before, client_after))
-            main = None
-            if window == "baseline":
-                self.idle_rate = _cpu_seconds(before, after) / max(t1 - t0, 1e-9) if after.cpu_ns is not None else None
+            end()
+            readings._end = None
             if settle:
+                t1, ended_at, after = ended[0]
                 windows.append(self._settle(tail, after, t1, ended_at))
                 tail = None
         finally:
@@ -492,6 +515,8 @@ class Meter:
                              "status": status or ("ok" if value is not None else "unsupported")})
 
             add("wall_time", w.wall_seconds, "s", "clock")
+            if w.steal_before is not None and w.steal_after is not None:
+                add("host_steal_time", (w.steal_after - w.steal_before) / CLOCK_TICKS, "s", STEAL_SOURCE, scope="host")
             if w.name != "settle":
                 for metric, value, unit, src, scope, status in readings.rows:
                     add(metric, value, unit, src, status, scope=scope)
@@ -567,6 +592,25 @@ def wait_until_quiet(scope: cgroups.Scope, policy: SettlePolicy, t_start: float,
                 return "quiet"
         if now - t_start >= max_seconds:
             return "max_seconds"
+
+
+# A virtual machine's steal time: CPU time its hypervisor gave other guests while this one had work,
+# summed over every CPU. It sees a neighbour that takes CPU time; one that contends only for caches
+# or memory bandwidth shows in the calibration loop alone (this host's 1.9x slow spell of half an
+# hour came while its steal since boot totalled 507 s of 2 cores x 20 h: too little to explain it).
+STEAL_SOURCE = "/proc/stat steal (all CPUs)"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def host_steal_ticks() -> int | None:
+    """The host's steal time so far in clock ticks (the 8th field of /proc/stat's cpu line); None
+    where the kernel does not report it."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = stat.readline().split()
+        return int(fields[8]) if fields[0] == "cpu" and len(fields) > 8 else None
+    except (OSError, ValueError):
+        return None
 
 
 def _delta(before: int | None, after: int | None, scale: float) -> float | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable
 
 from .errors import ParameterError
-from .validation import ALL_AVAILABLE, cluster_nodes, engine_selection, engine_settings, keep_runnable, require
+from .validation import cluster_nodes, engine_selection, engine_settings, is_all_available, keep_runnable, require
 
 Check = Callable[[str, Any, dict], Any]
 
@@ -212,7 +212,7 @@ class Parameters:
             value = values[f.name]
             clusters = getattr(f.metadata["check"], "clusters", None)
             if clusters is not None:
-                explicit = value != ALL_AVAILABLE
+                explicit = not is_all_available(value)
                 runnable, skipped_here = engine_selection(value, lambda e: cls.runs_engine(e, checked),
                                                           f"the {cls.WORKLOAD} workload", clusters=clusters,
                                                           name=f.name)

@@ -211,6 +211,31 @@ class RunReport:
         where starts differed); engines stored before benchlib read them are left out."""
         return {k: " / ".join(v) for k, v in self._started("durability").items()}
 
+    def isolation_note(self) -> str:
+        """Each engine's transaction isolation as its starts read it (`Engine.isolation`), or its
+        declared single level: the level decides which row versions a read must see, so engines
+        compared at different levels are said to be."""
+        read = {k: " / ".join(v) for k, v in self._started("isolation").items()}
+        unread = [engine_title(e) for e in self.engines if e not in read]
+        if not read:
+            return ""
+        def level(value: str) -> str:  # "transaction_isolation=REPEATABLE-READ, ..." or a declared note
+            found = dict(pair.partition("=")[::2] for pair in value.split(", ") if "=" in pair)
+            return (found.get("transaction_isolation") or value.split(",")[0]).lower().replace("-", " ")
+
+        levels = {level(v) for v in read.values()}
+        text = ("**Isolation as each engine started** (read from the engine, or its declared only level): "
+                + "; ".join(f"{engine_title(k)} {v}" for k, v in read.items()) + ". Within a transaction of several "
+                "statements the level decides which row versions a later read sees (READ COMMITTED: a snapshot per "
+                "statement; REPEATABLE READ: one per transaction) and, with concurrent writers, which writes "
+                "conflict or lock gaps; a one-statement autocommit read takes one snapshot at either level. "
+                "So, for multi-statement or concurrent work, "
+                + ("every engine here ran at that one level." if len(levels) <= 1 else
+                   "the engines compared here each ran at its own level above, not at a common one."))
+        if unread:
+            text += f" Not read (a start older than this reading, or a cluster node): {', '.join(unread)}."
+        return text
+
     def caveats(self, extra: Iterable[str] = ()) -> str:
         lines = [f"**Cost metric:** {self.metric_explanation}."]
         if self.info.get("status_note"):
@@ -225,6 +250,8 @@ class RunReport:
             lines.append("**Durability as each engine started** (what a commit waits for: read from the engine, or "
                          "its declared note where it has no setting to read): "
                          + "; ".join(f"{engine_title(k)} {v}" for k, v in durability.items()) + ".")
+        if isolation := self.isolation_note():
+            lines.append(isolation)
         for key, reason in (self.info["parameters"].get("skipped") or {}).items():
             lines.append(f"**{engine_title(key)}** was skipped: {reason}.")
         for key in self.engines:
@@ -255,7 +282,8 @@ class RunReport:
                          "reads, where a table shows them, come from /proc/<pid>/io instead.")
         speed = results.host_speed(m)
         if speed is not None and speed["n"] > 1:
-            lines.append(f"**Host speed:** a fixed CPU loop run once per repetition on the engine's CPUs took "
+            lines.append(f"**Host speed:** a fixed CPU loop run on the engine's CPUs once per repetition (beside "
+                         "every step's repetition where a start runs each step's repetitions back to back) took "
                          f"{speed['max_over_min']:.2f}x as long in its slowest run as in its fastest (relative sd "
                          f"{speed['rel_sd']:.1%} over {speed['n']} runs; mean {speed['mean_s'] * 1e3:.0f} ms, "
                          f"±{speed['rel_ci95']:.1%} 95% CI of the mean): the host's own speed moved that much during "
@@ -284,12 +312,55 @@ class RunReport:
         slow = medians[medians > fastest * (1 + beyond)]
         text = ("**Host speed by engine** (median calibration loop of each engine's repetitions): "
                 + ", ".join(f"{engine_title(e)} {v * 1e3:.0f} ms" for e, v in medians.items()) + ".")
+        # An engine started more than once (02's regimes) can meet the host at different speeds in each
+        # start: one median over both would blame both starts for one's slow spell.
+        order = "started_at" if "started_at" in c else "repetition"
+        per_start = {e: [g["calibration_s"].median() for _, g in sorted(
+                         g.groupby("instance_id"), key=lambda kv: kv[1][order].min())]
+                     for e, g in c.groupby("engine", sort=False)}
+        if any(len(v) > 1 for v in per_start.values()):
+            text += (" Per engine start, in the order they ran: "
+                     + "; ".join(f"{engine_title(e)} " + ", ".join(f"{v * 1e3:.0f}" for v in vs) + " ms"
+                                 for e, vs in per_start.items()) + ".")
+        # A median hides a slow stretch that fell on some of an engine's loops (one regime, one test):
+        # every loop over the bound is counted.
+        bound = fastest * (1 + beyond)
+        slow_loops = c[c["calibration_s"] > bound].groupby("engine").size()
+        if not slow_loops.empty:
+            text += (f" Loops over {1 + beyond:.2f}x the fastest engine's median: "
+                     + ", ".join(f"{engine_title(e)} {int(slow_loops.get(e, 0))} of {int(n)} (slowest "
+                                 f"{c[c['engine'] == e]['calibration_s'].max() * 1e3:.0f} ms)"
+                                 for e, n in c.groupby("engine").size().items()) + ".")
+        steal = self.steal_by_engine()
+        if steal:
+            text += (" Steal time, the CPU time the hypervisor gave other guests during each engine's phase windows "
+                     "(/proc/stat, as a share of the host's CPU time then): "
+                     + ", ".join(f"{engine_title(e)} {v:.1%}" for e, v in steal.items()) + ".")
+            if not slow_loops.empty and max(steal.values()) < 0.02:
+                text += (" Steal did not capture the slow loops: the guest kept its CPU time and did less work per "
+                         "second (a neighbour contending for caches or memory, or a lower clock).")
         if slow.empty:
-            return text + f" No engine's is more than {beyond:.0%} above the fastest's."
-        return text + (" " + ", ".join(f"{engine_title(e)}'s ran {v / fastest:.2f}x the fastest engine's"
+            return text + f" No engine's median loop is more than {beyond:.0%} above the fastest's" + (
+                "; the slow loops above still lie in some of its windows." if not slow_loops.empty else ".")
+        return text + (" " + ", ".join(f"{engine_title(e)}'s loop ran {v / fastest:.2f}x the fastest engine's"
                                        for e, v in slow.items())
-                       + ": the host itself was slower while it was measured, so its costs and throughput carry that "
-                       "slowdown, and comparisons with it are not the engines' alone.")
+                       + ": the loop runs on the engine's CPUs, so either the host was slower then (steal says how "
+                       "much of that a neighbour took) or the engine's own background work shared those CPUs; its "
+                       "costs and throughput may carry either, and comparisons with it are not the engines' alone.")
+
+    def steal_by_engine(self) -> dict[str, float]:
+        """Per engine, steal time over its measured phase windows as a share of the host's CPU time in
+        them (wall x cores); empty for runs stored before steal was read."""
+        m = self.measurements
+        if not (m["metric"] == "host_steal_time").any():
+            return {}
+        phase = m[(m["window"] == "phase") & (m["scope"] != NODE_SCOPE)]
+        steal = phase[phase["metric"] == "host_steal_time"].drop_duplicates("seq")
+        wall = phase[(phase["metric"] == "wall_time") & phase["seq"].isin(steal["seq"])].drop_duplicates("seq")
+        cores = float(self.info.get("cpu_cores") or 1)
+        capacity = wall.groupby("engine", sort=False)["value"].sum() * cores
+        return {e: float(v / capacity[e]) for e, v in steal.groupby("engine", sort=False)["value"].sum().items()
+                if capacity.get(e, 0) > 0}
 
     # -- reference ---------------------------------------------------------------------------------
     @staticmethod

@@ -218,7 +218,8 @@ def calibrations(df: pd.DataFrame) -> pd.DataFrame:
     """Per engine start and repetition, the calibration loop's CPU seconds (measure.calibrate;
     warm-ups excluded): the host's own speed at that moment. Empty for runs stored before it."""
     rows = df[(df["metric"] == "calibration_cpu_time") & (df["window"] == "calibration")]
-    return (rows[["run_id", "instance_id", "engine", "repetition", "value"]]
+    return (rows[["run_id", "instance_id", "engine", "repetition", "value"]
+                 + (["started_at"] if "started_at" in rows else [])]
             .rename(columns={"value": "calibration_s"}).reset_index(drop=True))
 
 
@@ -243,8 +244,9 @@ def normalised(costs: pd.DataFrame, df: pd.DataFrame, columns=("value", "net", "
     c = calibrations(df)
     if c.empty:
         return costs.iloc[0:0]
-    factor = (c["calibration_s"].median() / c["calibration_s"]).rename("factor")
-    factor.index = pd.MultiIndex.from_frame(c[["instance_id", "repetition"]])
+    # A step-major start calibrates beside every step: one factor per repetition, from its median.
+    per_repetition = c.groupby(["instance_id", "repetition"])["calibration_s"].median()
+    factor = (c["calibration_s"].median() / per_repetition).rename("factor")
     out = costs.join(factor, on=["instance_id", "repetition"], how="inner")
     for col in columns:
         if col in out:

@@ -61,6 +61,7 @@ class SysbenchResult:
     latency_pct_ms: float | None  # the --percentile sysbench was asked for
     histogram: list[tuple[float, int]] = field(default_factory=list)  # (upper bound ms, count)
     connect_s: float | None = None  # from the process's start to all its threads connected (`started`)
+    events_s: float | None = None  # from the gate's release to every thread's last event done (`run_events`)
 
     def percentile_ms(self, pct: float) -> float | None:
         """From the histogram: the smallest bucket value with at least pct% of events at or below it
@@ -159,13 +160,17 @@ def _failed(instance: Instance, what: str, returncode: int | None, stderr: str, 
     return SysbenchError(f"sysbench {what} on {instance.key} failed (exit {returncode}): {tail}")
 
 
-def prepare(instance: Instance, *, tables: int, table_size: int, timeout: float = 3600, check: bool = True,
-            options: Mapping[str, object] | None = None) -> None:
+def prepare(instance: Instance, *, tables: int, table_size: int, rand_type: str, timeout: float = 3600,
+            check: bool = True, options: Mapping[str, object] | None = None) -> None:
     """Create and load the tables, then check every row is there: a load that stopped short
     (a full disk, a killed client) must not be measured as if it were the asked-for table.
+    `rand_type`: the distribution of the loaded rows' `k` column (oltp_common draws it with
+    sb_rand, which follows --rand-type: Debian's 1.0.20 default, `special`, gives most rows a `k`
+    from about 1% of the range, a skewed index the tests' own distribution never sees).
     `check=False`: the caller checks (`check_loaded`) outside the window that measures the load.
     `options`: oltp_common's table options (create_secondary, auto_inc)."""
-    _run(instance, "oltp_common", "prepare", {"tables": tables, "table-size": table_size, **(options or {})}, timeout)
+    _run(instance, "oltp_common", "prepare", {"tables": tables, "table-size": table_size, "rand-type": rand_type,
+                                              **(options or {})}, timeout)
     if check:
         check_loaded(instance, tables=tables, table_size=table_size)
 
@@ -194,6 +199,7 @@ def run(instance: Instance, test: str, *, threads: int, seconds: float, tables: 
 # wait at a gate until the harness has opened its window (see the file).
 GATED = LUA_DIR / "gated.lua"
 CONNECTED = b"benchlib: connected\n"
+DONE = b"benchlib: done\n"
 # Where Debian's (and a source build's) sysbench keeps its stock tests (oltp_point_select.lua, ...).
 SYSBENCH_DIRS = (Path("/usr/share/sysbench"), Path("/usr/local/share/sysbench"))
 # How long a start may take to connect every thread (128 forked PostgreSQL backends take ~1 s here).
@@ -212,10 +218,12 @@ def test_path(test: str) -> str:
 
 class Running:
     """A `sysbench ... run` whose threads have all connected and wait at the gate: nothing of the
-    test has run yet. A measured window opens now and calls `finish()` inside it, which lets the
-    threads go: so a step's window holds its whole run and none of its connection set-up (on
-    PostgreSQL a forked backend and a scram-sha-256 handshake each), which would weigh more the more
-    threads a step has. Reading sysbench's "Threads started!" instead would open the window late
+    test has run yet. A measured window opens now and calls `run_events()` inside it, which lets
+    the threads go and returns when every thread's last event is done; the window ends there, and
+    `finish()` reaps sysbench and parses its report outside it. So a step's window holds its whole
+    run and neither its connection set-up (on PostgreSQL a forked backend and a scram-sha-256
+    handshake each) nor its disconnections, which would weigh more the more threads a step has and
+    the shorter it is. Reading sysbench's "Threads started!" instead would open the window late
     whenever the harness waits for a core (up to 18% of a 1 s step was missed that way on 2 cores).
     `client`: sysbench's CPU from now on (what it spent connecting is left out)."""
 
@@ -224,11 +232,26 @@ class Running:
         self.instance, self.test, self.process, self.stderr, self.head = instance, test, process, stderr, head
         self.seconds, self.connect_s, self.gate, self.threads = seconds, connect_s, gate, threads
         self.client = cgroups.children_scope(running=process.pid)
+        self.released = False
+        self.events_s: float | None = None
+
+    def _release(self) -> None:
+        if not self.released:
+            os.write(self.gate, b"g" * self.threads)  # one byte per waiting thread (<= PIPE_BUF: one write)
+            self.released = True
+
+    def run_events(self) -> None:
+        """Let the threads go and return when each has done its last event (before any disconnects)."""
+        t0 = time.perf_counter()
+        self._release()
+        self.head += _read_until(self.instance, self.test, self.process, self.stderr, DONE, self.threads,
+                                 "finished their events", self.seconds + CONNECT_TIMEOUT_S)
+        self.events_s = time.perf_counter() - t0
 
     def finish(self) -> tuple[SysbenchResult, str]:
-        """Let the threads go, wait for the run to end (the child is reaped here, so the window's
-        client CPU is whole)."""
-        os.write(self.gate, b"g" * self.threads)  # one byte per waiting thread (<= PIPE_BUF: one write)
+        """Let the threads go if `run_events` has not, wait for the run to end and parse its report
+        (the child is reaped here: a window still open then holds its client CPU whole)."""
+        self._release()
         try:
             rest = self.process.communicate(timeout=self.seconds + 120)[0].decode(errors="replace")
         except subprocess.TimeoutExpired:
@@ -236,7 +259,7 @@ class Running:
         text = self.head + rest
         if self.process.returncode != 0:
             raise _failed(self.instance, f"{self.test} run", self.process.returncode, _read(self.stderr), text)
-        return dataclasses.replace(parse(text), connect_s=self.connect_s), text
+        return dataclasses.replace(parse(text), connect_s=self.connect_s, events_s=self.events_s), text
 
 
 @contextlib.contextmanager
@@ -258,7 +281,7 @@ def started(instance: Instance, test: str, *, threads: int, seconds: float, tabl
             process = subprocess.Popen(command_line(instance, str(GATED), "run", opts), stdout=subprocess.PIPE,
                                        stderr=stderr, bufsize=0, env={**env, "BENCHLIB_SYSBENCH_GATE": str(fifo)})
             try:
-                head = _read_until_connected(instance, test, process, stderr, threads)
+                head = _read_until(instance, test, process, stderr, CONNECTED, threads, "connected", CONNECT_TIMEOUT_S)
                 yield Running(instance, test, process, stderr, head, seconds, time.perf_counter() - t0, gate, threads)
             finally:
                 if process.poll() is None:
@@ -268,21 +291,22 @@ def started(instance: Instance, test: str, *, threads: int, seconds: float, tabl
             os.close(gate)
 
 
-def _read_until_connected(instance: Instance, test: str, process: subprocess.Popen, stderr, threads: int) -> str:
-    """sysbench's output until every thread has said it is connected. Read from the pipe
-    unbuffered: a buffered reader could hold the last line unseen while `select` waits for more."""
+def _read_until(instance: Instance, test: str, process: subprocess.Popen, stderr, marker: bytes, threads: int,
+                what: str, timeout_s: float) -> str:
+    """sysbench's output until every thread has printed `marker`. Read from the pipe unbuffered: a
+    buffered reader could hold the last line unseen while `select` waits for more."""
     seen = b""
-    deadline = time.monotonic() + CONNECT_TIMEOUT_S
+    deadline = time.monotonic() + timeout_s
     fd = process.stdout.fileno()
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
-        while seen.count(CONNECTED) < threads:
+        while seen.count(marker) < threads:
             left = deadline - time.monotonic()
             if left <= 0 or not selector.select(timeout=left):
-                raise SysbenchError(f"sysbench {test} run on {instance.key}: {seen.count(CONNECTED)} of {threads} "
-                                    f"threads connected within {CONNECT_TIMEOUT_S} s")
+                raise SysbenchError(f"sysbench {test} run on {instance.key}: {seen.count(marker)} of {threads} "
+                                    f"threads {what} within {timeout_s:g} s")
             chunk = os.read(fd, 65536)
-            if not chunk:  # ended before its threads connected: a connection or option error
+            if not chunk:  # ended before its threads got there: a connection, option or query error
                 process.wait()
                 raise _failed(instance, f"{test} run", process.returncode, _read(stderr), seen.decode(errors="replace"))
             seen += chunk
@@ -308,3 +332,6 @@ def record(readings: Any, result: SysbenchResult) -> None:
     if result.connect_s is not None:
         readings.record("connect_time", result.connect_s, "s", "harness (before the window: sysbench start to "
                         "its threads connected)", scope="harness")
+    if result.events_s is not None:
+        readings.record("events_time", result.events_s, "s", "harness (the window's end: the gate's release to every "
+                        "thread's last event, before the disconnections)", scope="harness")

@@ -8,6 +8,24 @@ from .engines import CLUSTERS, ENGINES, Engine, get_engine
 from .errors import EngineUnavailableError, ParameterError
 
 ALL_AVAILABLE = "all available"
+# {"all available except": [keys]}: every engine that can run but those, which a set leaves to
+# another (01's extra set runs the engines its default set does not, without naming each one, so
+# that seed 000's pull-only engines join it wherever their images can be pulled).
+ALL_AVAILABLE_EXCEPT = "all available except"
+
+
+def is_all_available(value: Any) -> bool:
+    """"all available", or its mapping form with exceptions: the engines are chosen from the host."""
+    return value == ALL_AVAILABLE or (isinstance(value, dict) and list(value) == [ALL_AVAILABLE_EXCEPT])
+
+
+def _excepted(name: str, value: Any) -> list[str]:
+    excepted = value[ALL_AVAILABLE_EXCEPT]
+    if not isinstance(excepted, (list, tuple)) or not excepted or not all(isinstance(k, str) for k in excepted):
+        raise ParameterError(f"{name}: {ALL_AVAILABLE_EXCEPT!r} takes a non-empty list of engine keys, got {excepted!r}")
+    for key in excepted:
+        get_engine(key)  # UnknownEngineError lists the known keys
+    return list(excepted)
 
 
 def require(params: dict[str, Any], names: Iterable[str], where: str) -> None:
@@ -44,19 +62,21 @@ def engine_selection(value: Any, supports: Callable[[Engine], bool] = lambda eng
 
     An explicit list must name engines the workload supports and that can run here (else the
     error says why not); "all available" runs every engine that can, and reports the others as
-    skipped with the reason. Single-node engines and clusters are chosen apart (`clusters`): a
+    skipped with the reason, and {"all available except": [keys]} the same without those. Single-node engines and clusters are chosen apart (`clusters`): a
     cluster is asked for where a workload offers it (its `clusters` parameter), and an empty list
     of clusters runs none."""
     pool = CLUSTERS if clusters else ENGINES
-    explicit = value != ALL_AVAILABLE
+    explicit = not is_all_available(value)
     if isinstance(value, str) and explicit:
         value = [value]
-    keys = list(pool) if not explicit else value
+    excepted = _excepted(name, value) if isinstance(value, dict) and not explicit else []
+    keys = [k for k in pool if k not in excepted] if not explicit else value
     if clusters and isinstance(keys, (list, tuple)) and not keys:
         return [], {}
     if not isinstance(keys, (list, tuple)) or not keys or not all(isinstance(k, str) for k in keys):
         what = "a list of cluster keys" if clusters else "a non-empty list of engine keys"
-        raise ParameterError(f"{name} must be {what} or {ALL_AVAILABLE!r}, got {value!r}")
+        raise ParameterError(f"{name} must be {what}, {ALL_AVAILABLE!r} or {{{ALL_AVAILABLE_EXCEPT!r}: [keys]}}, "
+                             f"got {value!r}")
     for key in keys:
         engine = get_engine(key)  # UnknownEngineError lists the known keys
         if (engine.cluster is not None) != clusters:
@@ -65,7 +85,7 @@ def engine_selection(value: Any, supports: Callable[[Engine], bool] = lambda eng
                 if not clusters else f"{name} lists {key!r}, which is not a cluster (clusters: {', '.join(CLUSTERS)})")
     if len(set(keys)) != len(keys):
         raise ParameterError(f"{name} lists an engine twice: {keys!r}")
-    skipped: dict[str, str] = {}
+    skipped: dict[str, str] = {k: "left out by this parameter set" for k in excepted}
 
     def unsupported(key: str) -> str | None:
         return None if supports(get_engine(key)) else f"{workload} has no dialect for it"
@@ -79,7 +99,7 @@ def engine_selection(value: Any, supports: Callable[[Engine], bool] = lambda eng
                              EngineUnavailableError(f"engine {key!r} cannot run on this host: {reason}"))
     if not runnable and not clusters:
         raise EngineUnavailableError(f"no engine can run on this host: {skipped}")
-    return runnable, {k: skipped[k] for k in keys if k in skipped}
+    return runnable, {k: skipped[k] for k in [*excepted, *keys] if k in skipped}
 
 
 def keep_runnable(keys: Iterable[str], reason_not_to_run: Callable[[str], str | None], skipped: dict[str, str], *,

@@ -40,6 +40,50 @@ def test_a_restored_snapshot_holds_the_data_as_it_was_with_a_fresh_password(key,
         snapshot.take()
 
 
+# Writes that leave what no restart reads: recycled WAL segments named past the one PostgreSQL
+# writes, and a binary log MySQL has rotated away from.
+LOG_CHURN = {
+    "postgres": ["insert into t select g, g from generate_series(3, 20000) g", "select pg_switch_wal()",
+                 "insert into t select g, g from generate_series(20001, 40000) g", "select pg_switch_wal()",
+                 "checkpoint", "select pg_switch_wal()", "checkpoint"],
+    "mysql": ["insert into t select seq, seq from (with recursive s(seq) as (select 3 union all select seq + 1 "
+              "from s where seq < 900) select seq from s) x", "flush binary logs"],
+}
+
+
+@pytest.mark.parametrize("key", [runnable("postgres"), runnable("mysql")])
+def test_a_snapshot_leaves_out_the_logs_no_restart_reads(key, benchlib_containers):
+    with benchlib.start(key, data_volume=True) as first:
+        session = first.session()
+        session.execute("create table t (id int primary key, v int)")
+        session.execute("insert into t values (1, 10), (2, 20)")
+        for statement in LOG_CHURN[key]:
+            session.execute(statement)
+        expected = first.query("select count(*), sum(v) from t")[0]
+        if key == "postgres":
+            walfiles = {r[0] for r in first.query("select name from pg_ls_waldir()")}
+            current = first.query("select pg_walfile_name(pg_current_wal_insert_lsn())")[0][0]
+            assert any(name > current for name in walfiles), walfiles  # recycled segments to leave out
+        else:
+            assert len(first.query("show binary logs")) >= 2
+        snapshot = first.snapshot_data()
+    with benchlib.start(key, restore=snapshot) as second:
+        assert second.query("select count(*), sum(v) from t")[0] == expected
+        if key == "postgres":
+            assert snapshot.left_out > 0
+            assert len(second.query("select name from pg_ls_waldir()")) < len(walfiles)
+            # The restored server goes on writing WAL past the segments the copy left out.
+            second.query("insert into t select g, g from generate_series(40001, 60000) g")
+            for _ in range(3):
+                second.query("select pg_switch_wal()")
+            second.query("checkpoint")
+        else:
+            assert snapshot.left_out == 0
+            assert len(second.query("show binary logs")) <= 2  # the active log at the snapshot, and the restart's
+            second.query("insert into t values (-1, 0)")
+        assert second.query("select count(*) from t")[0][0] > expected[0]
+
+
 @pytest.mark.skipif(sysbench.unavailable_reason() is not None, reason=str(sysbench.unavailable_reason()))
 def test_clustered_regimes_share_one_load_and_begin_from_the_loaded_table(store, monkeypatch):
     prepares = []
@@ -49,7 +93,7 @@ def test_clustered_regimes_share_one_load_and_begin_from_the_loaded_table(store,
         "engines": ["postgres", "mariadb"], "tests": ["points-covered-pk", "insert"], "regimes": ["cached", "io-bound"],
         "reads_after_writes": False, "threads": 1, "range": 10, "test_seconds": 1, "warmup_seconds": 0,
         "table_size": 2000, "cached_buffer_pool_mb": 64, "io_bound_buffer_pool_mb": 16,
-        "io_bound_memory_limit_mb": 256, "key_kinds": [], "insert_orders": [], "key_rows": 0, "rand_type": "uniform",
+        "io_bound_memory_limit_mb": 256, "key_kinds": [], "insert_orders": [], "key_rows": 0, "rand_type": "uniform", "binary_log": False,
         "max_settle_seconds": 0, "repetitions": 1, "max_repetitions": 1, "ci_target": 0.05, "warmup": False,
         "pin_cpus": False, "idle_seconds": 0})
     result = clustered.run(params, store=store)

@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.docker,
 
 def test_a_short_table_is_refused_with_its_counts():
     with benchlib.start("postgres") as eng:
-        sysbench.prepare(eng, tables=1, table_size=500)  # complete: checked and accepted
+        sysbench.prepare(eng, tables=1, table_size=500, rand_type="uniform")  # complete: checked and accepted
         eng.query("delete from sbtest1 where id > 450")
         with pytest.raises(sysbench.SysbenchError, match=r"sbtest1 on postgres with 450 rows of 500: the load did "
                                                          r"not complete"):
@@ -28,7 +28,7 @@ def test_a_measured_run_opens_its_window_once_every_thread_is_connected_and_befo
 
     threads = 16
     with benchlib.start("postgres") as eng:
-        sysbench.prepare(eng, tables=1, table_size=1000)
+        sysbench.prepare(eng, tables=1, table_size=1000, rand_type="uniform")
         commits = "select xact_commit from pg_stat_database where datname = current_database()"
         whole_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         with sysbench.started(eng, "oltp_point_select", threads=threads, seconds=1, tables=1, table_size=1000,
@@ -55,6 +55,42 @@ def test_a_measured_run_opens_its_window_once_every_thread_is_connected_and_befo
     assert 0 < in_window <= whole, (in_window, whole)
 
 
+def test_run_events_returns_when_every_thread_has_done_its_last_event():
+    """The sweep's window ends at `run_events()`: every thread has said its events are done (before
+    its thread_done disconnects), after the step's time and at sysbench's own total time."""
+    import time
+
+    threads = 8
+    with benchlib.start("postgres") as eng:
+        sysbench.prepare(eng, tables=1, table_size=1000, rand_type="uniform")
+        with sysbench.started(eng, "oltp_point_select", threads=threads, seconds=1, tables=1, table_size=1000,
+                              rand_type="uniform") as running:
+            t0 = time.perf_counter()
+            running.run_events()
+            events_wall = time.perf_counter() - t0
+            done_seen = running.head.count("benchlib: done")
+            result, text = running.finish()
+    assert done_seen == threads and text.count("benchlib: done") == threads
+    assert result.transactions > 0 and result.total_time_s >= 0.99
+    assert abs(events_wall - result.total_time_s) < 0.25, (events_wall, result.total_time_s)
+
+
+@pytest.mark.parametrize("rand_type, skewed", [("uniform", False), ("special", True)])
+def test_the_loaded_k_column_follows_the_stated_distribution(rand_type, skewed):
+    """oltp_common draws each loaded row's `k` with sb_rand, which follows --rand-type: a load without
+    it (run 20261124T155946Z-7dc7b4) had Debian's `special` skew in its k index while the tests ran
+    uniform."""
+    rows = 2000
+    with benchlib.start("postgres") as eng:
+        sysbench.prepare(eng, tables=1, table_size=rows, rand_type=rand_type)
+        # Share of rows holding the 1% most frequent k values. `special` puts about 75% of draws on 1% of
+        # the values, centred mid-range, so a fixed slice of the range can cut the hot set in two (CI
+        # once read 0.499 from the fullest of 100 slices); uniform gives about 4% here.
+        hottest = float(eng.query(f"select sum(c)::float / {rows} from (select count(*) c from sbtest1 "
+                                  f"group by k order by c desc limit {rows // 100}) s")[0][0])
+    assert (hottest > 0.5) == skewed, hottest
+
+
 def test_an_unknown_test_is_named_before_sysbench_starts():
     with pytest.raises(sysbench.SysbenchError, match=r"no sysbench test 'oltp_nonesuch' in /usr/share/sysbench"):
         sysbench.test_path("oltp_nonesuch")
@@ -62,7 +98,7 @@ def test_an_unknown_test_is_named_before_sysbench_starts():
 
 def test_a_run_that_cannot_connect_names_its_error_without_the_password():
     with benchlib.start("postgres") as eng:
-        sysbench.prepare(eng, tables=1, table_size=100)
+        sysbench.prepare(eng, tables=1, table_size=100, rand_type="uniform")
         eng.query("drop table sbtest1")
         with pytest.raises(sysbench.SysbenchError, match=r"oltp_point_select run on postgres failed") as caught:
             with sysbench.started(eng, "oltp_point_select", threads=2, seconds=1, tables=1, table_size=100,

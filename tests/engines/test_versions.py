@@ -48,7 +48,7 @@ def test_myrocks_tables_and_sysbench_tables_are_rocksdb_and_plain_mariadb_has_no
                                                 "where support in ('YES', 'DEFAULT')")}
         assert ("ROCKSDB" in loaded) == (storage == "ROCKSDB")  # InnoDB runs without RocksDB's threads
         if sysbench.unavailable_reason() is None:  # sysbench names a storage engine in its CREATE TABLE
-            sysbench.prepare(eng, tables=1, table_size=100)
+            sysbench.prepare(eng, tables=1, table_size=100, rand_type="uniform")
             assert session.execute("select engine from information_schema.tables where table_name = 'sbtest1'") \
                 == [(storage,)]
 
@@ -96,3 +96,20 @@ def test_notebook_parameters_select_versions():
 
     runnable_keys, skipped = engine_selection(["postgres@15", "postgres@18"])
     assert runnable_keys == ["postgres@15", "postgres@18"] and skipped == {}
+
+
+def test_all_available_except_runs_every_other_runnable_engine_and_names_the_left_out_ones():
+    from benchlib.errors import ParameterError, UnknownEngineError
+    from benchlib.validation import engine_selection
+
+    everything, _ = engine_selection("all available")
+    runnable, skipped = engine_selection({"all available except": ["mysql", "sqlite"]})
+    assert runnable == [k for k in everything if k not in ("mysql", "sqlite")]
+    assert skipped["mysql"] == skipped["sqlite"] == "left out by this parameter set"
+    with pytest.raises(UnknownEngineError, match="nosuch"):
+        engine_selection({"all available except": ["nosuch"]})
+    with pytest.raises(ParameterError, match=r"'all available except' takes a non-empty list of engine keys, got \[\]"):
+        engine_selection({"all available except": []})
+    with pytest.raises(ParameterError, match=r"engines must be a non-empty list of engine keys, 'all available' or "
+                                             r"\{'all available except': \[keys\]\}, got \{'all but': \['mysql'\]\}"):
+        engine_selection({"all but": ["mysql"]})

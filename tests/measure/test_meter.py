@@ -32,6 +32,34 @@ def test_idle_container_measures_near_zero_and_noop_phase_equals_baseline(store)
     assert set(df[df["phase"] == "idle"]["window"]) == {"baseline"}
 
 
+def test_a_window_ended_early_leaves_the_rest_of_the_body_outside_it(store):
+    """`readings.end_window()` (a sysbench step ends its window when the events are done, before
+    the disconnections): the CPU the body spends after it is in neither the phase window nor its
+    wall time, and readings recorded after it still land in the window."""
+    with Run("t", {}, store=store) as run:
+        with benchlib.start("postgres") as eng:
+            meter = run.meter(eng, settle=SettlePolicy(max_seconds=3))
+            session = eng.session()
+            with meter.phase("early", settle=False) as readings:
+                time.sleep(0.3)
+                readings.end_window()
+                session.execute("select count(*) from generate_series(1, 3000000)")  # ~0.3 s of server CPU
+                readings.record("events", 42, "count", "test")
+            with meter.phase("whole", settle=False) as readings:
+                time.sleep(0.3)
+                session.execute("select count(*) from generate_series(1, 3000000)")
+    df = results.measurements(run.run_id, store)
+    server = df[(df["metric"] == "cpu_time") & (df["scope"] == "server")].set_index("phase")["value"]
+    wall = df[df["metric"] == "wall_time"].set_index("phase")["value"]
+    assert server["whole"] > 0.1 and server["early"] < 0.05, server.to_dict()
+    assert wall["early"] < 0.45 <= wall["whole"], wall.to_dict()
+    assert df[(df["phase"] == "early") & (df["metric"] == "events")]["value"].tolist() == [42]
+    # Every window carries the host's steal time over it (a noisy neighbour, seen directly), never negative.
+    steal = df[df["metric"] == "host_steal_time"]
+    assert set(steal["phase"]) == {"early", "whole"} and (steal["scope"] == "host").all()
+    assert (steal["value"] >= 0).all() and (steal["unit"] == "s").all()
+
+
 def test_phase_rows_carry_windows_metrics_checks_scopes_and_provenance(store):
     from benchlib import cgroups
     from benchlib.workloads.dml import dialect_for
@@ -77,7 +105,8 @@ def test_phase_rows_carry_windows_metrics_checks_scopes_and_provenance(store):
     client = insert[(insert["scope"] == "client") & (insert["window"] == "phase")].set_index("metric")
     assert set(client.index) == {"cpu_time", "cpu_user_time", "cpu_system_time"}
     assert 0 <= client.loc["cpu_time", "value"] < phase_cpu  # the server generates the rows, not Python
-    assert set(insert[insert["scope"] != "client"]["scope"]) == {"server"}
+    assert set(insert[insert["scope"] != "client"]["scope"]) == {"server", "host"}  # host: steal time only
+    assert set(insert[insert["scope"] == "host"]["metric"]) == {"host_steal_time"}
 
 
 def test_run_killed_mid_phase_keeps_completed_phases(tmp_path):

@@ -25,7 +25,7 @@ def test_rows_land_in_the_store_per_layer_transport_and_operation(tiny_run, run_
     assert set(pg["transport"]) == {"tcp", "unix"}
     assert set(pg["layer"]) == set(params["layers"]) - {"c_driver", "c_prepared"}  # psycopg already is C
     assert set(pg["phase"]) == {"persist", "load", "update", "erase"}
-    assert set(pg["scope"]) == {"server", "client"}
+    assert set(pg["scope"]) == {"server", "client", "host"}  # host: steal time over the window
     sqlite = phases[phases["engine"] == "sqlite"]
     assert set(sqlite["transport"]) == {"in-process"} and "prepared" not in set(sqlite["layer"])
     checked = df[(df["metric"] == "cpu_time") & df["check_status"].notna()]

@@ -55,4 +55,10 @@ def test_report_has_the_spreadsheet_and_key_table(tiny_run, run_ids_in):
     assert ("pages/o", "pages/o") in report.spreadsheet_frame("cached").columns.map(lambda c: (c[1], "pages/o"))
     assert "r/o" not in report.caveats().replace("pages/o", "").replace("rKB/o", "").replace("cpu/o", "")
     assert "MariaDB innodb_change_buffering=" in page  # read from the server, never assumed
+    # Isolation as each server said it at its start; MariaDB's own answer for innodb_snapshot_isolation
+    # (a value, or absent), never a default filled in.
+    note = report.isolation_note()
+    assert "PostgreSQL transaction_isolation=read committed" in note and "MariaDB transaction_isolation=" in note
+    assert "innodb_snapshot_isolation" in note and "Not read" not in note
+    assert "PostgreSQL transaction_isolation=read committed" in page
     assert "noise unknown on" in report.findings()

@@ -32,9 +32,12 @@ def test_rows_land_in_the_store_with_provenance(tiny_run, run_ids_in):
     assert set(df[~df["phase"].isin(["sleep", "calibration"])]["check_status"]) == {"ok"}
     assert set(df[df["phase"] == "sleep"]["window"]) == {"baseline"}
     servers = df[df["engine"].isin(["postgres", "mariadb"])]
-    # harness: the wait for quiet stored with each baseline; calibration: the host-speed loop
-    assert set(servers["scope"]) == {"server", "client", "harness", "calibration"}
-    assert set(df[df["engine"].isin(["sqlite", "duckdb"])]["scope"]) == {"embedded", "calibration"}
+    # harness: the wait for quiet stored with each baseline; calibration: the host-speed loop;
+    # host: the steal time the hypervisor counted during each window (host-wide, not the engine's)
+    assert set(servers["scope"]) == {"server", "client", "harness", "calibration", "host"}
+    assert set(df[df["engine"].isin(["sqlite", "duckdb"])]["scope"]) <= {"embedded", "calibration", "host"}
+    host = df[df["scope"] == "host"]
+    assert set(host["metric"]) == {"host_steal_time"} and (host["value"] >= 0).all()
     inst = results.instances(run_id, store).set_index("engine")
     for key in ("postgres", "mariadb"):
         assert inst.loc[key, "server_version"].iloc[0] and inst.loc[key, "image_id"].iloc[0].startswith("sha256:")
@@ -103,7 +106,7 @@ def test_ferretdb_runs_the_notebook_end_to_end(tmp_path, run_ids_in):
     assert set(ferretdb["engine"]) == {"ferretdb"}
     assert set(ferretdb["phase"]) == {"sleep", "insert", "update", "select", "delete", "calibration"}
     assert set(ferretdb[~ferretdb["phase"].isin(["sleep", "calibration"])]["check_status"]) == {"ok"}
-    assert set(ferretdb["scope"]) == {"server", "client", "harness", "calibration"}
+    assert set(ferretdb["scope"]) == {"server", "client", "harness", "calibration", "host"}
     (version,) = set(results.instances(run_id, store)["server_version"])
     assert version.startswith("FerretDB 1.24") and "MongoDB wire protocol" in version
     page = outcome.html.read_text()

@@ -8,7 +8,8 @@ from benchlib.store import Store
 from benchlib.workloads import by_experiment
 from benchlib.compare import newest_finished_run, validate_parameters
 
-GOOD = dict(experiment="dml", runs=[], match="engine", threshold=0.05, rerun_engines="all")
+GOOD = dict(experiment="dml", runs=[], match="engine", threshold=0.05, rerun_engines="all",
+            reuse_matching_run=False)
 
 
 @pytest.mark.parametrize("name, value, fragment", [
@@ -110,3 +111,41 @@ def test_the_comparison_shows_each_runs_host_class_and_says_when_hosts_differ(tm
     assert classes == ["c6i.large (0.085 USD/h), fingerprint aaaaaaaaaaaa", "m7g.large, fingerprint bbbbbbbbbbbb"]
     assert "**Unlike hosts:** the runs come from 2 host fingerprints" in report.caveats()
     assert "not recorded (an older run)" in set(ComparisonReport(["a", "old"], store=store).runs_table().data["host class"])
+
+
+def test_a_run_repeats_another_only_when_parameters_host_code_and_builds_match():
+    import pandas as pd
+
+    from benchlib.compare.selection import differ_by_time_only
+
+    def info(**changes):
+        base = dict(parameters={"rows": 1000, "engines": ["postgres", "sqlite"], "skipped": {}}, hostname="vm",
+                    git_sha="abc", git_dirty=False)
+        return {**base, **changes}
+
+    def builds(*rows):
+        return pd.DataFrame(rows, columns=["engine", "server_version", "image_id"])
+
+    pg17, lite = ("postgres", "PostgreSQL 17.12", "sha256:1"), ("sqlite", "3.46", "embedded")
+    base, base_builds = info(), builds(pg17, lite)
+    assert differ_by_time_only(base, base_builds, info(), builds(pg17, lite))
+    # some of the engines, each on the same build: still a repeat
+    assert differ_by_time_only(base, base_builds, info(parameters={"rows": 1000, "engines": ["postgres"]}),
+                               builds(pg17))
+    assert not differ_by_time_only(base, base_builds, info(parameters={"rows": 2000, "engines": ["postgres"]}),
+                                   builds(pg17))
+    assert not differ_by_time_only(base, base_builds, info(git_sha="def"), builds(pg17, lite))
+    assert not differ_by_time_only(base, base_builds, info(hostname="other"), builds(pg17, lite))
+    assert not differ_by_time_only(base, base_builds, info(), builds(("postgres", "PostgreSQL 17.13", "sha256:2"), lite))
+    assert not differ_by_time_only(base, base_builds, info(parameters={"rows": 1000, "engines": ["postgres", "mysql"]}),
+                                   builds(pg17, ("mysql", "9.7", "sha256:3")))
+
+
+def test_a_run_from_uncommitted_code_is_never_reused(default_store):
+    from benchlib.compare.selection import earlier_matching_run
+
+    with Run("dml", {"rows": 10}, store=default_store) as first, Run("dml", {"rows": 10}, store=default_store) as second:
+        pass
+    from benchlib import results
+    expected = None if results.run_info(second.run_id)["git_dirty"] else first.run_id
+    assert earlier_matching_run(second.run_id, "dml") == expected

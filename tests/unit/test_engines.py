@@ -96,3 +96,42 @@ def test_digits_generator_uses_enough_digits():
 
 def test_credentials_repr_hides_password():
     assert "s3cret" not in repr(Credentials("root", "s3cret", "db"))
+
+
+def test_the_isolation_note_says_what_each_start_read_and_whether_the_levels_differ():
+    import json
+
+    import pandas as pd
+
+    from benchlib.report import RunReport
+
+    def report(readings: dict[str, str | None]):
+        r = object.__new__(RunReport)  # the note's rule alone, on instances shaped as the store keeps them
+        r.instances = pd.DataFrame({"engine": list(readings), "kind": ["server"] * len(readings), "config": [
+            json.dumps({"isolation": v} if v else {}) for v in readings.values()]})
+        r.engines = list(readings)
+        return r.isolation_note()
+
+    # Values as PostgreSQL 17.12, MySQL 9.7.4 (no innodb_snapshot_isolation) and SQLite's declared level gave them.
+    mixed = report({"postgres": "transaction_isolation=read committed",
+                    "mysql": "transaction_isolation=REPEATABLE-READ, innodb_snapshot_isolation unreadable "
+                             "(OperationalError)",
+                    "sqlite": "SERIALIZABLE, SQLite's only level (one writer at a time; no setting to read)"})
+    assert "PostgreSQL transaction_isolation=read committed; MySQL transaction_isolation=REPEATABLE-READ" in mixed
+    assert "each ran at its own level above, not at a common one" in mixed and "Not read" not in mixed
+    same = report({"mysql": "transaction_isolation=REPEATABLE-READ", "mariadb": "transaction_isolation=REPEATABLE-READ, "
+                   "innodb_snapshot_isolation=1", "postgres": None})
+    assert "every engine here ran at that one level" in same and "innodb_snapshot_isolation=1" in same
+    assert same.endswith("Not read (a start older than this reading, or a cluster node): PostgreSQL.")
+    assert report({"postgres": None}) == ""  # a run from before the reading says nothing rather than guess
+
+
+def test_every_sql_server_engine_declares_how_its_isolation_is_read():
+    from benchlib.engines import ENGINES, get_engine
+
+    for key in ("postgres", "mysql", "mariadb", "mariadb-myrocks"):
+        names = [name for name, _ in get_engine(key).isolation]
+        assert names[0] == "transaction_isolation", key
+    for key in ("sqlite", "duckdb", "ferretdb"):
+        assert get_engine(key).isolation_note and not get_engine(key).isolation, key
+    assert set(ENGINES) >= {"postgres", "sqlite"}

@@ -10,6 +10,7 @@ import pandas as pd
 from .. import results
 from ..plots import bars_by_phase, engine_order, engine_title
 from ..report import RunReport, fmt, fmt_ci, fmt_ratio_ci, host_label, known
+from .selection import differ_by_time_only
 
 THROUGHPUT_TITLES = {"tps": "TPS", "latency_p95": "p95 latency (ms)"}
 # Highlights: only changes that are both beyond noise and beyond the threshold are coloured;
@@ -184,18 +185,8 @@ class ComparisonReport:
         take some of the base run's engines (notebook 06's rerun_engines), each on the same build."""
         if len(self.reports) != 2:
             return False
-
-        def identity(r: RunReport):
-            params = {k: v for k, v in r.info["parameters"].items() if k not in ("skipped", "engines")}
-            return params, r.info["hostname"], r.info["git_sha"], bool(r.info["git_dirty"])
-
-        def builds(r: RunReport) -> set:
-            return set(zip(r.instances["engine"], r.instances["server_version"], r.instances["image_id"].astype(str)))
-
         base, rerun = self.reports
-        engines = set(rerun.info["parameters"].get("engines") or [])
-        return (identity(base) == identity(rerun) and engines <= set(base.info["parameters"].get("engines") or [])
-                and builds(rerun) <= builds(base))
+        return differ_by_time_only(base.info, base.instances, rerun.info, rerun.instances)
 
     def caveats(self) -> str:
         lines = [f"**Metric:** {self.base.metric_explanation}, per operation ({self.unit}): ratios are compared run "

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ParameterError
-from ..parameters import Parameters, fraction, one_of, param
+from ..parameters import Parameters, boolean, fraction, one_of, param
 
 MATCHES = ("engine", "product")
 ALL_ENGINES = "all"
@@ -53,6 +53,10 @@ class CompareParams(Parameters):
     # The rerun's engines ("all": the base run's): run-to-run noise shows on two engines as well as
     # on six, at a third of the time.
     rerun_engines: list[str] | str = param(_rerun_engines, 'with runs = []: the rerun\'s engines, or "all"')
+    # A rerun is only needed when no earlier run differs from the newest one by time alone (same
+    # parameters, host, clean code and server builds): a second `make report` on one checkout has one.
+    reuse_matching_run: bool = param(boolean(), "with runs = []: compare with an earlier stored run that differs "
+                                     "only in time, when one exists, instead of a new rerun")
 
     @property
     def rerun(self) -> bool:
@@ -90,15 +94,56 @@ def newest_finished_run(experiment: str) -> str:
     return str(found["run_id"][0])
 
 
+def identity(info: dict) -> tuple:
+    """What must match for two runs to differ by time alone: parameters (but the engines), host and
+    code."""
+    params = {k: v for k, v in info["parameters"].items() if k not in ("skipped", "engines")}
+    return params, info["hostname"], info["git_sha"], bool(info["git_dirty"])
+
+
+def builds(instances) -> set:
+    return set(zip(instances["engine"], instances["server_version"], instances["image_id"].astype(str)))
+
+
+def differ_by_time_only(base_info: dict, base_instances, info: dict, instances) -> bool:
+    """`info`'s run is `base_info`'s again (some of its engines, each on the same build), later."""
+    engines = set(info["parameters"].get("engines") or [])
+    return (identity(base_info) == identity(info) and engines <= set(base_info["parameters"].get("engines") or [])
+            and builds(instances) <= builds(base_instances))
+
+
+def earlier_matching_run(run_id: str, experiment: str) -> str | None:
+    """The newest finished run before `run_id` that it repeats with nothing but time changed."""
+    from .. import results
+    from ..store import Store
+
+    info, instances = results.run_info(run_id), results.instances(run_id)
+    if info["git_dirty"]:  # uncommitted code: two runs of it cannot be known to have run the same code
+        return None
+    earlier = Store.default().query(
+        "select run_id from runs where experiment = ? and status = 'ok' and started_at < ? and run_id <> ? "
+        "and hostname = ? and git_sha = ? order by started_at desc",
+        [experiment, info["started_at"], run_id, info["hostname"], info["git_sha"]])
+    for candidate in earlier["run_id"]:
+        if differ_by_time_only(results.run_info(candidate), results.instances(candidate), info, instances):
+            return str(candidate)
+    return None
+
+
 def prepare_runs(params: CompareParams, *, notebook: str | None = None) -> list[str]:
-    """The run ids to compare: as given, or the newest finished run and a rerun of it with the
-    same parameters (the rerun is a new run in the store, like any other)."""
+    """The run ids to compare: as given, or the newest finished run beside an earlier one that it
+    repeats (`reuse_matching_run`, when one is stored) or else a rerun of it with the same
+    parameters (the rerun is a new run in the store, like any other)."""
     if not params.rerun:
         return params.runs
     from .. import results
     from ..workloads import by_experiment
 
     base = newest_finished_run(params.experiment)
+    if params.reuse_matching_run:
+        earlier = earlier_matching_run(base, params.experiment)
+        if earlier is not None:
+            return [earlier, base]
     workload = by_experiment(params.experiment)
     stored = results.run_info(base)["parameters"]
     missing = [k for k in workload.PARAMETERS if k not in stored]

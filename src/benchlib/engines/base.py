@@ -95,10 +95,15 @@ class Server:
     # start can put it on a volume of its own, and a later start restore a snapshot of that volume
     # (lifecycle.DataSnapshot) instead of loading the same data again. None: no snapshots.
     data_dir: str | None = None
-    # A statement that writes every change to the data files, so that a snapshot needs little
-    # recovery at its next start; None: the snapshot is crash-consistent (taken with the server
-    # frozen) and the server recovers it from its log at start, as after a power cut.
-    checkpoint: str | None = None
+    # Statements run before a snapshot: a checkpoint that writes every change to the data files, so
+    # that the snapshot needs little recovery at its next start (without one the snapshot is still
+    # crash-consistent, taken with the server frozen, and recovered from the log as after a power
+    # cut), and the removal of logs no restart reads (binary logs a replica would have read).
+    before_snapshot: tuple[str, ...] = ()
+    # A query listing the files (relative to data_dir) the copy leaves out because the server never
+    # reads them back: PostgreSQL's recycled WAL segments, named past the one it writes. They made
+    # half of a 2M-row table's copy, and the copy's sync is most of a snapshot's time.
+    snapshot_skip: str | None = None
     # The statements giving `user` a new password: a restored data directory holds the password it
     # was made with, and every start gets a fresh one.
     password_statements: Callable[[Credentials], list[str]] | None = None
@@ -301,6 +306,11 @@ class Engine:
     # depends on it, and images differ. `durability_note` where the engine has no setting to read.
     durability: tuple[tuple[str, str], ...] = ()
     durability_note: str = ""
+    # Which row versions a read sees and which writes conflict, read the same way: engines' defaults
+    # differ (PostgreSQL READ COMMITTED, InnoDB REPEATABLE READ), and a read's cost depends on them.
+    # `isolation_note` where the engine has one level and no setting to read.
+    isolation: tuple[tuple[str, str], ...] = ()
+    isolation_note: str = ""
 
     def __post_init__(self) -> None:
         if (self.server is None) == (self.embedded is None):
@@ -385,8 +395,9 @@ def mysql_password(creds: Credentials) -> list[str]:
 
 
 def mysql_config_command(config: Mapping[str, Any]) -> list[str] | None:
-    # Official mysql/mariadb entrypoints append arguments that start with '-' to the server.
-    return [f"--{k.replace('_', '-')}={v}" for k, v in config.items()] or None
+    # Official mysql/mariadb entrypoints append arguments that start with '-' to the server. A value
+    # of None is a bare flag (--skip-log-bin takes no value).
+    return [f"--{k.replace('_', '-')}" if v is None else f"--{k.replace('_', '-')}={v}" for k, v in config.items()] or None
 
 
 def no_command_line_settings(config: Mapping[str, Any]) -> None:

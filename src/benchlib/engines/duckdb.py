@@ -30,4 +30,6 @@ ENGINE = Engine(
     embedded=Embedded(library=_library, file_name="bench.duckdb"),
     durability_note="no durability setting to read: DuckDB writes its WAL at each commit and checkpoints it into "
                     "the database file past checkpoint_threshold",
+    isolation_note="snapshot isolation, DuckDB's only level (MVCC with optimistic concurrency control: a "
+                   "conflicting update fails; no setting to read)",
 )

@@ -48,4 +48,5 @@ ENGINE = Engine(
          "each document as its own SQL UPDATE (0.7-0.9 ms per document here), so it says nothing about what "
          "MongoDB's update costs.",
     durability_note="its PostgreSQL at the image's settings (not readable over the MongoDB protocol)",
+    isolation_note="its PostgreSQL at the image's settings (not readable over the MongoDB protocol)",
 )

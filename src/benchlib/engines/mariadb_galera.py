@@ -55,6 +55,7 @@ ENGINE = replace(
                  "round) before the commit returns; each node certifies it locally and the others apply it on "
                  "their own schedule (virtually synchronous, multi-primary); clients write to node1",
     ),
+    isolation=mariadb.ENGINE.isolation,
     durability=(*mariadb.ENGINE.durability, ("wsrep_on", "select @@wsrep_on"),
                 ("wsrep_sync_wait", "select @@wsrep_sync_wait")),
     note="MariaDB Galera: 3 MariaDB 11.8 nodes in one cluster on one host (a Docker network between them), each in "

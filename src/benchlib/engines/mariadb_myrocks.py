@@ -35,4 +35,5 @@ ENGINE = replace(
     durability=(("rocksdb_flush_log_at_trx_commit", "select @@rocksdb_flush_log_at_trx_commit"),
                 ("log_bin", "select @@log_bin"), ("sync_binlog", "select @@sync_binlog"),
                 ("rocksdb_use_direct_reads", "select @@rocksdb_use_direct_reads")),
+    isolation=(("transaction_isolation", "select @@transaction_isolation"),),
 )

@@ -65,6 +65,7 @@ ENGINE = replace(
                  "write to the primary (node1)",
     ),
     # The mode and consistency are the server's defaults (single primary, EVENTUAL): read, not assumed.
+    isolation=mysql.ENGINE.isolation,
     durability=(*mysql.ENGINE.durability,
                 ("group_replication_single_primary_mode", "select @@group_replication_single_primary_mode"),
                 ("group_replication_consistency", "select @@group_replication_consistency")),

@@ -37,9 +37,14 @@ ENGINE = Engine(
         socket_setting=lambda directory: {"unix_socket_directories": f"/var/run/postgresql,{directory}"},
         socket_file=".s.PGSQL.5432",  # libpq's name for port 5432's socket
         data_dir=DATA_DIR,
-        checkpoint="checkpoint",
+        before_snapshot=("checkpoint",),
+        # Past the segment it writes and the next one: a segment switch between this query and the
+        # freeze must not cut the WAL that recovery replays.
+        snapshot_skip="select 'pg_wal/' || name from pg_ls_waldir() where name ~ '^[0-9A-F]{24}$' and name > "
+                      "pg_walfile_name(pg_current_wal_insert_lsn() + pg_size_bytes(current_setting('wal_segment_size')))",
         password_statements=postgres_password,
     ),
     durability=(("synchronous_commit", "show synchronous_commit"), ("fsync", "show fsync"),
                 ("full_page_writes", "show full_page_writes"), ("wal_sync_method", "show wal_sync_method")),
+    isolation=(("transaction_isolation", "show transaction_isolation"),),
 )

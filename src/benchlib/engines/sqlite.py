@@ -17,4 +17,5 @@ ENGINE = Engine(
     client=SqlClient("in-process", _connect, "select 'SQLite ' || sqlite_version()", placeholder="?"),
     embedded=Embedded(library=lambda: f"python-sqlite3 (SQLite {sqlite3.sqlite_version})", file_name="bench.sqlite"),
     durability=(("synchronous", "pragma synchronous"), ("journal_mode", "pragma journal_mode")),
+    isolation_note="SERIALIZABLE, SQLite's only level (one writer at a time; no setting to read)",
 )

@@ -124,7 +124,8 @@ def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD,
     """Seed 003's spreadsheet, long form: per regime, step and engine other than `base`, each
     ratio column as engine / base (QPS > 1: faster than base; per-op columns > 1: costs more), with
     its 95% CI and Welch's test over the repetitions (results.contrast) and the cell's verdict;
-    `drift`: per regime, how far the host's own speed moved over its starts (see `verdict`)."""
+    `drift`: per regime, and per (regime, step) where loops ran beside a step, how far the host's own
+    speed differed between the engines (see `verdict`); a cell takes the larger of the two."""
     drift = drift or {}
     rows = []
     for regime, df in step_rows.groupby("regime", sort=False):
@@ -143,10 +144,10 @@ def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD,
                                  **_contrast(b.loc[step], e.loc[step], figure, threshold)})
     out = pd.DataFrame(rows, columns=RATIO_FIELDS)
     out["verdict"] = [v if v == "floor" else "unjudged" if c in UNJUDGED_COLUMNS else
-                      verdict(c, r, noise, threshold, drift.get(g, 0.0), (lo, hi))
-                      for c, r, noise, v, g, lo, hi in zip(out["column"], out["ratio"], out["beyond_noise"],
-                                                           out["verdict"], out["regime"], out["ratio_low"],
-                                                           out["ratio_high"])]
+                      verdict(c, r, noise, threshold, max(drift.get(g, 0.0), drift.get((g, st), 0.0)), (lo, hi))
+                      for c, r, noise, v, g, st, lo, hi in zip(out["column"], out["ratio"], out["beyond_noise"],
+                                                               out["verdict"], out["regime"], out["step"],
+                                                               out["ratio_low"], out["ratio_high"])]
     return out
 
 
@@ -156,6 +157,28 @@ def confound(ratio_rows: pd.DataFrame, regime: str) -> pd.DataFrame:
     out = ratio_rows.copy()
     judged = (out["regime"] == regime) & ~out["verdict"].isin(["floor", "n/a", "unjudged"])
     out.loc[judged, "verdict"] = "confounded"
+    return out
+
+
+def binlog_confound(ratio_rows: pd.DataFrame, steps: set[str]) -> pd.DataFrame:
+    """Verdicts of the write `steps` on throughput and CPU per operation replaced by "binlog" (the
+    base alone synced a binary log at every commit: a second fsync and a two-phase commit the other
+    engine never does); the ratios stay."""
+    out = ratio_rows.copy()
+    judged = (out["step"].isin(steps) & out["column"].isin(["QPS", "cpu/o"])
+              & out["verdict"].isin(["better", "worse", "same"]))
+    out.loc[judged, "verdict"] = "binlog"
+    return out
+
+
+def deferred_cleanup(ratio_rows: pd.DataFrame, steps: set[str], engines: set[str]) -> pd.DataFrame:
+    """Verdicts of `engines`' CPU and reads per operation on `steps` (updates and deletes) replaced
+    by "deferred": those engines leave dead rows to a vacuum no window ran, so their figures miss
+    cleanup the base paid in its settle windows; throughput and the ratios stay."""
+    out = ratio_rows.copy()
+    judged = (out["step"].isin(steps) & out["engine"].isin(engines) & out["column"].isin(["cpu/o", "pages/o", "rKB/o"])
+              & out["verdict"].isin(["better", "worse", "same"]))
+    out.loc[judged, "verdict"] = "deferred"
     return out
 
 
@@ -211,6 +234,9 @@ VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": 
             "drift": "undetermined (within the host's drift)",
             "untested": "one repetition: noise unknown", "n/a": "n/a",
             "confounded": "confounded by unequal cache",
+            "binlog": "not comparable: the base alone synced a binary log at every commit",
+            "deferred": "not comparable: this engine left its dead rows to a vacuum no window ran, while the base "
+                        "purged its own in its settle windows",
             "unjudged": "not judged: pages of different sizes (rKB/o is judged)",
             "floor": f"n/a: both engines below {STORAGE_FLOOR} storage reads per operation"}
 

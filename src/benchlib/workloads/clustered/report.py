@@ -19,12 +19,39 @@ GOOD, BAD = "background-color: #c6efce", "background-color: #ffc7ce"  # seed 003
 NO_SEED_FIGURE = "no seed figure"
 
 
-def _layout(key: str) -> str:
+def _dialect(key: str):
     try:
-        d = dialect_for(get_engine(key))
+        return dialect_for(get_engine(key))
     except UnknownEngineError:
-        d = None
+        return None
+
+
+def _layout(key: str) -> str:
+    d = _dialect(key)
     return d.layout if d else "?"
+
+
+# Seed 003's class claim (the heap engine fetches rows by random heap reads) cannot show in a short id
+# range here: sysbench loads rows in id order, so the heap is in id order too.
+IN_ORDER_RANGE = "range-notcovered"
+IN_ORDER_RANGE_WHY = ("sysbench loaded the rows in id order, so PostgreSQL's heap is in id order and a 10-row id "
+                      "range reads about one heap page, not the random heap reads the seed's claim is about")
+
+
+def _defers_dead_rows(key: str) -> bool:
+    d = _dialect(key)
+    return bool(d and d.defers_dead_rows)
+
+
+def _leaves_dead_rows(step: str) -> bool:
+    """An update or delete: the old row versions it leaves are cleaned up later (vacuum, purge)."""
+    test = step.removesuffix(".pre")
+    return test.startswith("update") or test == "delete"
+
+
+def _writes(step: str) -> bool:
+    """A step of a test that writes (update, insert, delete): its commit work is in its figures."""
+    return TESTS.get(step.removesuffix(".pre"), ("", {}, ""))[2] in ("write", "insert")
 
 
 def same_winner(verdict: str, heap_won: bool, ci: str = "") -> str:
@@ -38,7 +65,7 @@ def same_winner(verdict: str, heap_won: bool, ci: str = "") -> str:
     if verdict == "drift":
         return f"undetermined (within the host's drift{', CI ' + ci if ci else ''})"
     return {"same": "tie (within 5%)", "untested": "untested (one repetition)",
-            "confounded": analysis.VERDICTS["confounded"]}.get(verdict, "n/a")
+            "confounded": analysis.VERDICTS["confounded"], "binlog": analysis.VERDICTS["binlog"]}.get(verdict, "n/a")
 
 
 def agreement(winner: str, seed_ratio: float, bound: str, ratio: float, low: float, high: float) -> str:
@@ -76,6 +103,12 @@ class ClusteredReport(RunReport):
             columns=["regime", "engine", "base", "step", "column", "ratio", "verdict"])
         if self.base and self.io_bound_confounded():
             self.ratios = analysis.confound(self.ratios, "io-bound")
+        if self.base and self.base_binlog_only():
+            self.ratios = analysis.binlog_confound(self.ratios, {s for s in self.steps["step"] if _writes(s)})
+        deferring = {e for e in self.battery_engines if e != self.base and _defers_dead_rows(e)}
+        if self.base and deferring:
+            self.ratios = analysis.deferred_cleanup(self.ratios, {s for s in self.steps["step"] if _leaves_dead_rows(s)},
+                                                    deferring)
         self.step_order = list(dict.fromkeys(self.steps["step"])) if not self.steps.empty else []
         self.keys = analysis.key_kinds(self.measurements)
 
@@ -120,30 +153,49 @@ class ClusteredReport(RunReport):
         tagged = tagged.drop_duplicates("instance_id")
         regime_of = {i: json.loads(labels).get("regime") for i, labels in zip(tagged["instance_id"], tagged["labels"])}
         c = c.assign(regime=c["instance_id"].map(regime_of)).dropna(subset=["regime", "calibration_s"])
-        # A slow repetition is already in Welch's CI; what could bias a ratio between two engines is
-        # the host running slower through one engine's start than the other's: their medians.
-        out = {}
-        for regime, g in c.groupby("regime", sort=False):
+        # What could bias a ratio between two engines is the host running slower through one engine's
+        # measurement than the other's: per regime, their medians; per step (a step-major start
+        # calibrates beside every step's repetition, and all of a step's repetitions can fall in one
+        # slow stretch, which moves the mean without widening Welch's CI), the loops beside that step.
+        c = c.assign(step=self._calibrated_step(c))
+        out: dict = {}
+        for key, g in [*c.groupby("regime", sort=False), *c.dropna(subset=["step"]).groupby(["regime", "step"],
+                                                                                             sort=False)]:
             medians = g.groupby("engine")["calibration_s"].median()
             if len(medians) > 1:
-                out[regime] = float(medians.max() / medians.min()) - 1
+                out[key] = float(medians.max() / medians.min()) - 1
         return out
+
+    def _calibrated_step(self, c: pd.DataFrame) -> list:
+        """The step each calibration loop ran beside: the next phase window of its start."""
+        if "started_at" not in c:
+            return [None] * len(c)
+        m = self.measurements
+        phases = m[(m["metric"] == "wall_time") & m["window"].isin(["phase", "warmup-phase"])]
+        phases = phases.drop_duplicates("seq").sort_values("started_at")
+        steps = []
+        for instance, started in zip(c["instance_id"], c["started_at"]):
+            later = phases[(phases["instance_id"] == instance) & (phases["started_at"] > started)]
+            steps.append(later["phase"].iloc[0] if not later.empty else None)
+        return steps
 
     def band_text(self, regime: str | None = None) -> str:
         """The rule beyond noise: 5%, and the host's drift (of one regime, or of each)."""
-        drifts = {r: d for r, d in self.drift.items() if regime in (None, r)}
+        drifts = {r: d for r, d in self.drift.items() if isinstance(r, str) and regime in (None, r)}
         moved = "; ".join(f"{r} {1 + d:.2f}x" for r, d in drifts.items())
-        text = "5% (seed 003's threshold, on the log scale: 1.05x either way)"
+        text = ("5% (this report's band, modelled on seed 003's highlighting of changes over 5%; on the log scale: "
+                "1.05x either way)")
         if moved:
             text += (f"; a difference whose 95% CI reaches into how far the host's speed differed between the engines' "
-                     f"starts (slowest against fastest engine's median calibration loop: {moved}) is undetermined, "
-                     "not a tie")
+                     f"starts (slowest against fastest engine's median calibration loop: {moved}; per test, the loops "
+                     "run beside that test's repetitions where they differed more) is undetermined, not a tie")
         return text
 
     def tests_text(self, regime: str) -> str:
         """How many cells were tested, each at 5% without correction for their number."""
         r = self.ratios[(self.ratios["regime"] == regime)
-                        & self.ratios["verdict"].isin(["better", "worse", "same", "drift", "noise", "confounded"])]
+                        & self.ratios["verdict"].isin(["better", "worse", "same", "drift", "noise", "confounded",
+                                                       "binlog", "deferred"])]
         if r.empty:
             return ""
         return (f"{len(r)} cells tested, each at 5% without correction for their number (about "
@@ -264,9 +316,16 @@ class ClusteredReport(RunReport):
                  for engine in self.battery_engines if settings(readings.get(engine, ""))]
         if not parts:
             return "Write tests: no start's durability settings were read, so what a commit waited for is unknown."
+        off = ("This run set binary_log=false: a server that writes a binary log by default (MySQL) started "
+               "without one (--skip-log-bin), so a write's commit syncs one log in every engine: its own redo log or "
+               "WAL. " if self.param("binary_log") is False else "")
+        seed = ("Seed 003's servers' binary-log settings are not given (MySQL 8.0.22 writes and syncs one by default "
+                "unless its configuration turns it off), so its write rows may include a binary log that this run's do "
+                "not: running without one spares MySQL a second fsync per commit." if off else
+                "Seed 003's servers' binary-log settings are not given: a write row here includes whatever logging its "
+                "server did, the binary log included.")
         return ("Write tests (update, insert, delete: one commit per event) by each server's settings as read at its "
-                "start: " + "; ".join(parts) + ". Seed 003's servers' binary-log settings are not given: a write row "
-                "here includes whatever logging its server did, the binary log included.")
+                "start: " + "; ".join(parts) + ". " + off + seed)
 
     def io_bound_caches(self) -> dict[str, dict]:
         """Per battery engine, its IO-bound cache as its IO-bound start read it: `direct` (reads
@@ -294,6 +353,15 @@ class ClusteredReport(RunReport):
                     f"up to {fmt(cache)}: the buffer pool and the OS page cache within the memory limit ({said})")
             out[engine] = {"direct": direct, "setting": said, "pool_mib": mib, "cache_mib": cache, "text": text}
         return out
+
+    def base_binlog_only(self) -> bool:
+        """The base engine synced a binary log at every commit and no other battery engine did: its
+        write rows then compare different commit work (seed 003 does not say its servers' setting)."""
+        from ..load_fetch.analysis import binlog_synced
+
+        readings = self.durability()
+        others = [e for e in self.battery_engines if e != self.base]
+        return binlog_synced(readings.get(self.base, "")) and not any(binlog_synced(readings.get(e, "")) for e in others)
 
     def io_bound_confounded(self) -> bool:
         """The IO-bound regime's engines cached unequally: not every one read past the OS page
@@ -352,7 +420,8 @@ class ClusteredReport(RunReport):
         text = (f"Settle windows after the writes (they end when the engine's CPU goes quiet, or at the "
                 f"max_settle_seconds bound of {fmt(bound)} s) lasted {spans}"
                 + (f"; {len(capped)} of {len(settle)} reached the bound, so their engine was still busy when the "
-                   "next test began (" + ", ".join(sorted({f"{engine_title(e)} {json.loads(l).get('regime', '')} "
+                   "window closed: the rest of its work fell into the next test's window, or into none after a "
+                   "start's last test (" + ", ".join(sorted({f"{engine_title(e)} {json.loads(l).get('regime', '')} "
                                                            f"{json.loads(l).get('step', '')}"
                                                            for e, l in zip(capped["engine"], capped["labels"])}))
                    + ")" if len(capped) else "; every one ended on quiet")
@@ -449,12 +518,17 @@ class ClusteredReport(RunReport):
                 said = same_winner(row["verdict"], winner == "postgres", ci)
                 if c:
                     cell.append(agreement(said, seed, bound, row["ratio"], low, high))
+                elif step.startswith(IN_ORDER_RANGE):
+                    cell.append(f"not tested by this shape ({fmt(row['ratio'])}): {IN_ORDER_RANGE_WHY}")
                 else:
                     cell.append({"yes": "agrees (direction only)", "no": "contradicted"}.get(said, said))
             out[f"this run {regime}: {engine_title(heap)}/{engine_title(self.base)}"] = [
                 fmt(r["ratio"].get(s, np.nan)) for s in ref["step"]]
             out[f"{regime}: same winner?"] = cell
-        note = self.write_row_note()
+        note = self.write_row_note() or (
+            "MySQL without its binary log (binary_log=false): one synced log per commit in each engine, a basis "
+            "seed 003 does not state (its MySQL 8.0.22 wrote one by default)" if self.param("binary_log") is False
+            else "")
         if note:
             out["commit work (writes)"] = [note if TESTS.get(t, ("", {}, ""))[2] in ("write", "insert") else ""
                                            for t in ref["test"]]
@@ -469,19 +543,22 @@ class ClusteredReport(RunReport):
             return ""
         geo = results.reference("seed003_geomean").set_index("comparison").loc["new"]
         ref = results.reference("seed003_direction").set_index("step")
-        parts = []
+        parts, counts = [], []
         for regime in self.regimes:
             table = analysis.spreadsheet(self.ratios, regime, self.step_order)
             if table.empty or (heap, "QPS") not in table.columns:
                 continue
             qps, cpu = table.loc["geometric mean", (heap, "QPS")], table.loc["geometric mean", (heap, "cpu/o")]
             parts.append(f"{regime}: QPS {fmt(qps)}, cpu/o {fmt(cpu)}")
+            # Each regime's own rows: the load is measured in the regime that loaded the table only.
+            rows = [step for step in table.index if step != "geometric mean"]
+            counts.append(f"{regime} {len(rows)}" + (", the load's included" if "load" in rows else ""))
         text = (f"Geometric means of {engine_title(heap)} / {engine_title(self.base)} over this run's tests: "
                 + "; ".join(parts) + f". Seed 003 (Postgres {geo['postgres_version']} / MySQL "
                 f"{geo['mysql_version']}, over its whole spreadsheet): QPS {fmt(geo['qps_geomean'])}, cpu/o "
-                f"{fmt(geo['cpu_per_op_geomean'])}. The test mixes differ (this run's means are over its "
-                f"{len(self.step_order)} spreadsheet rows, the load's included; the seed's over its own rows), so the "
-                "means compare the runs, not the engines alone.")
+                f"{fmt(geo['cpu_per_op_geomean'])}. The test mixes differ (this run's means are over its spreadsheet "
+                f"rows, {'; '.join(counts)}; the seed's over its own rows), so the means compare the runs, not the "
+                "engines alone.")
         seed_reads = ref.loc["points-covered-pk.pre", "reads_per_op_ratio_pg_over_mysql"]
         r = self.ratios[(self.ratios["regime"] == "io-bound") & (self.ratios["engine"] == heap)
                         & (self.ratios["step"] == "points-covered-pk.pre")].set_index("column")
@@ -532,11 +609,23 @@ class ClusteredReport(RunReport):
                 lines.append(f"**{regime}, {e} ({_layout(engine)}) against {b} ({_layout(self.base)}):** faster on "
                              f"{'; '.join(parts['better']) or 'none'}. Slower on {'; '.join(parts['worse']) or 'none'}."
                              + "".join(f" {analysis.VERDICTS[v].capitalize()} on {', '.join(parts[v])}."
-                                       for v in ("same", "drift", "noise", "untested", "confounded", "n/a")
-                                       if parts[v]))
+                                       for v in ("same", "drift", "noise", "untested", "confounded", "binlog",
+                                                 "n/a")
+                                       if parts[v])
+                             + self._lower_bound_note(regime, engine, bool(parts["worse"])))
         lines += self.io_bound_check()
         lines.append(self.write_findings_caveat())
         return "\n".join(f"- {line}" for line in lines if line)
+
+    def _lower_bound_note(self, regime: str, engine: str, lost: bool) -> str:
+        """A loss in the IO-bound regime by an engine made to read its files directly by a developer
+        option (PostgreSQL's debug_io_direct): its figures there are a lower bound, so say it beside
+        the loss, not only in the method."""
+        setting = self.io_bound_caches().get(engine, {}).get("setting", "") if regime == "io-bound" and lost else ""
+        if "debug_io_direct" not in setting:
+            return ""
+        return (f" Its IO-bound figures are a lower bound ({setting}, a developer option, takes away its read-ahead "
+                "and kernel write-back), so the loss measured here may be larger than with its production settings.")
 
     def write_findings_caveat(self) -> str:
         """A write finding in PostgreSQL's favour: what its windows did not pay (no checkpoint fell in
@@ -567,6 +656,11 @@ class ClusteredReport(RunReport):
             parts.append("in the IO-bound regime (debug_io_direct=data, 16 MiB of shared buffers) its backends and "
                          "background writer write evicted dirty buffers inside its windows, so there they pay data-file "
                          "writes too")
+        deferred = [s for s in dict.fromkeys(won["step"]) if _leaves_dead_rows(s)]
+        if deferred and _defers_dead_rows("postgres"):
+            parts.append(f"on {', '.join(deferred)} they leave out the cleanup of the dead rows its updates and deletes "
+                         "left: PostgreSQL leaves them to autovacuum (by default at 50 rows + 20% of the table), which "
+                         "no window ran or waited for, while InnoDB's purge ran in its own settle windows")
         mysql = self.durability().get("mysql", "")
         if binlog_synced(mysql):
             parts.append(f"MySQL also synced a binary log at every commit ({mysql}): a second fsync and a two-phase "
@@ -733,8 +827,8 @@ class ClusteredReport(RunReport):
                 "load) and ran VACUUM ANALYZE and CHECKPOINT / ANALYZE TABLE (measured as its own after-load "
                 "window); its data directory (on a Docker volume in every regime) was then copied with the server frozen, before any test, and the "
                 f"{', '.join(restored)} regime's start began from that copy (PostgreSQL after a CHECKPOINT, InnoDB "
-                "recovering from its redo log), checked it held the loaded table (row count, sums and a hash of "
-                "the rows equal) and gave its user a fresh password. Each regime's battery so begins from the same "
+                "recovering from its redo log), checked it held the loaded table (row count and sums of id and k "
+                "equal, read from the indexes) and gave its user a fresh password. Each regime's battery so begins from the same "
                 "freshly loaded table; within a regime the writes reach the later tests, in seed 003's order. The "
                 "copy is dropped from the page cache: the IO-bound memory limit covers what its own reads cache, as "
                 "when it loaded the table itself. PostgreSQL's tests begin after a checkpoint in every regime (after "

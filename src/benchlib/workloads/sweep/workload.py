@@ -126,6 +126,7 @@ class Sweep(Workload):
 
     def prepare(self, ctx: StartContext) -> None:
         sysbench.prepare(ctx.instance, tables=ctx.params.tables, table_size=ctx.params.table_size,
+                         rand_type=ctx.params.rand_type,
                          options=table_options(ctx.params))
 
     def measure(self, ctx: StepContext, step: Step) -> str | None:
@@ -185,6 +186,8 @@ def _measure_step(ctx: StepContext, test: str, threads: int) -> float | None:
                           **_run_options(ctx.params, test)) as running:
         with ctx.phase(test, labels={"test": test, "threads": threads}, settle=settle,
                        client=running.client) as readings:
+            running.run_events()
+            readings.end_window()  # the threads' disconnections are no part of a transaction's cost
             result, _ = running.finish()
             sysbench.record(readings, result)
     return result.percentile_ms(95)
