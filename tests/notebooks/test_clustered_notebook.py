@@ -49,7 +49,7 @@ def test_report_has_the_spreadsheet_and_key_table(tiny_run, run_ids_in):
     # One repetition (the tiny set): no noise estimate, so no cell is coloured and the findings say so.
     assert "one repetition per test: noise unknown, so nothing is coloured" in page
     # A cached tiny table reads (almost) nothing from storage: its storage ratios are n/a, not ratios.
-    assert set(report.ratios["verdict"]) <= {"same", "untested", "n/a", "floor", "unjudged"}
+    assert set(report.ratios["verdict"]) <= {"same", "untested", "n/a", "floor"}
     assert "storage pages per operation (a ratio of two near-zeros)" in page
     assert "within-start noise only" in page  # back-to-back repetitions in one start
     assert ("pages/o", "pages/o") in report.spreadsheet_frame("cached").columns.map(lambda c: (c[1], "pages/o"))

@@ -14,13 +14,12 @@ from ... import results
 
 # Ratio columns of seed 003's spreadsheet: (column, per-step figure, higher is better).
 # pages/o and rKB/o are storage reads: what the engine's processes read from storage (read_bytes of
-# /proc/<pid>/io, which page-cache hits do not inflate), as bytes, and as the engine's own pages
-# (8 KiB against 16 KiB: bytes over page size, not a count of read calls). The engines' own read
-# counters (PostgreSQL's blks_read counts page-cache hits too) are in the absolute table beside them.
+# /proc/<pid>/io, which page-cache hits do not inflate), as the engine's own pages (seed 003's r/o
+# counted the device's reads: a page read directly is one read, so the two agree wherever no
+# read-ahead merges pages) and as bytes (8 KiB pages against 16 KiB ones weigh in here). The engines'
+# own read counters (PostgreSQL's blks_read counts page-cache hits too) are in the absolute table.
 RATIO_COLUMNS = (("QPS", "ops_per_s", True), ("cpu/o", "cpu_us_per_op", False),
                  ("pages/o", "storage_reads_per_op", False), ("rKB/o", "storage_kb_per_op", False))
-# pages/o divides the same bytes by pages of different sizes: shown, never judged (rKB/o is).
-UNJUDGED_COLUMNS = ("pages/o",)
 THRESHOLD = 0.05  # seed 003 highlights changes beyond ~5%
 STORAGE_REACHED = 0.5  # storage reads per operation above which a point query went to storage
 # Below this many storage reads per operation (one in a hundred operations) in both engines, a
@@ -30,7 +29,7 @@ STORAGE_COLUMNS = ("pages/o", "rKB/o")
 # Per-step figures averaged over repetitions (means, with the spread of the ratio figures).
 FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
            "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
-           "data_bytes", "wall_s")
+           "data_bytes", "wall_s", "client_cpu_us_per_op")
 
 
 def _labels(df: pd.DataFrame) -> pd.DataFrame:
@@ -62,13 +61,13 @@ def repetitions(measurements: pd.DataFrame) -> pd.DataFrame:
     if m.empty:
         return pd.DataFrame(columns=["engine", "regime", "step", "test", "repetition", *FIGURES])
     engine = results.engine_rows(m)
-    client = _wide(m, "phase", ["transactions", "tps", "latency_p95"], ("client",))
+    client = _wide(m, "phase", ["transactions", "tps", "latency_p95", "cpu_time"], ("client",))
     server = _wide(m, "phase", list(SERVER_METRICS), ("server",))
     cpu = engine[(engine["metric"] == "cpu_time") & engine["window"].isin(["phase", "settle"])]
     cpu = cpu.groupby(KEYS)["value"].sum(min_count=1).rename("engine_cpu_s")
     wall = m[(m["metric"] == "wall_time") & (m["window"] == "phase")].groupby(KEYS)["value"]
     out = client.join(server, how="outer").join(cpu).join(wall.first().rename("wall_s")).reset_index()
-    for col in ("transactions", "tps", "latency_p95", *SERVER_METRICS):
+    for col in ("transactions", "tps", "latency_p95", "cpu_time", *SERVER_METRICS):
         if col not in out:
             out[col] = np.nan
     labels = _labels(out)
@@ -87,6 +86,9 @@ def repetitions(measurements: pd.DataFrame) -> pd.DataFrame:
         "buffer_hits_per_op": out["engine_buffer_hits"] / ops,
         "buffer_pool_bytes": out["buffer_pool_bytes"], "page_bytes": out["page_bytes"],
         "data_bytes": out["data_bytes"], "wall_s": out["wall_s"],
+        # sysbench's own CPU (children of the harness: its run, or its prepare for the load), which seed
+        # 003's cpu/o from the host's vmstat included.
+        "client_cpu_us_per_op": out["cpu_time"] * 1e6 / ops,
     })
     order = (m.drop_duplicates(["engine", "labels"]).reset_index(drop=True).reset_index()
              .set_index(["engine", "labels"])["index"])
@@ -143,7 +145,7 @@ def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD,
                     rows.append({"regime": regime, "engine": engine, "base": base, "step": step, "column": column,
                                  **_contrast(b.loc[step], e.loc[step], figure, threshold)})
     out = pd.DataFrame(rows, columns=RATIO_FIELDS)
-    out["verdict"] = [v if v == "floor" else "unjudged" if c in UNJUDGED_COLUMNS else
+    out["verdict"] = [v if v == "floor" else
                       verdict(c, r, noise, threshold, max(drift.get(g, 0.0), drift.get((g, st), 0.0)), (lo, hi))
                       for c, r, noise, v, g, st, lo, hi in zip(out["column"], out["ratio"], out["beyond_noise"],
                                                                out["verdict"], out["regime"], out["step"],
@@ -155,7 +157,7 @@ def confound(ratio_rows: pd.DataFrame, regime: str) -> pd.DataFrame:
     """The regime's verdicts replaced by "confounded" (its engines cached unequally): every ratio
     stays, no cell of it is called better, worse or a tie."""
     out = ratio_rows.copy()
-    judged = (out["regime"] == regime) & ~out["verdict"].isin(["floor", "n/a", "unjudged"])
+    judged = (out["regime"] == regime) & ~out["verdict"].isin(["floor", "n/a"])
     out.loc[judged, "verdict"] = "confounded"
     return out
 
@@ -237,7 +239,6 @@ VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": 
             "binlog": "not comparable: the base alone synced a binary log at every commit",
             "deferred": "not comparable: this engine left its dead rows to a vacuum no window ran, while the base "
                         "purged its own in its settle windows",
-            "unjudged": "not judged: pages of different sizes (rKB/o is judged)",
             "floor": f"n/a: both engines below {STORAGE_FLOOR} storage reads per operation"}
 
 

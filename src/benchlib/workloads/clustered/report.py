@@ -135,8 +135,9 @@ class ClusteredReport(RunReport):
         return (table.style.apply(lambda _: colours, axis=None).format("{:.2f}", na_rep="n/a")
                 .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}; coloured where beyond "
                              f"noise ({self.repetition_text()}) and beyond {self.band_text(regime)}; "
-                             f"{self.tests_text(regime)} pages/o (bytes over each engine's page size, 8 KiB "
-                             "against 16 KiB) is shown, not judged: rKB/o is; pages/o and rKB/o are n/a where both "
+                             f"{self.tests_text(regime)} pages/o: storage reads in each engine's own pages (8 KiB "
+                             "against 16 KiB), as seed 003's r/o counted reads; rKB/o: the same reads in bytes; "
+                             "both are n/a where both "
                              f"engines read below {analysis.STORAGE_FLOOR} storage pages per operation (a ratio of "
                              "two near-zeros)"
                              + (f". {analysis.VERDICTS['confounded'].capitalize()}: no cell coloured ("
@@ -234,6 +235,8 @@ class ClusteredReport(RunReport):
             "regime": s["regime"], "engine": [engine_title(e) for e in s["engine"]], "step": s["step"],
             "repetitions": s["n"], "ops": s["ops"], "ops/s": s["ops_per_s"],
             "ops/s 95% CI ±": s["ops_per_s_ci95"], "p95 ms": s["p95_ms"], "engine CPU µs/op": s["cpu_us_per_op"],
+            "sysbench CPU µs/op (client)": s["client_cpu_us_per_op"],
+            "engine + sysbench CPU µs/op": s["cpu_us_per_op"] + s["client_cpu_us_per_op"],
             "storage reads/op (/proc io, engine pages)": s["storage_reads_per_op"],
             "storage read KB/op (/proc io)": s["storage_kb_per_op"],
             "engine reads/op (own counter)": s["reads_per_op"], "engine read KB/op": s["engine_read_kb_per_op"],
@@ -416,12 +419,12 @@ class ClusteredReport(RunReport):
         timeouts = {e: v["checkpoint_timeout"] for e, v in analysis.start_settings(m).items()
                     if "checkpoint_timeout" in v}
         bound = self.param("max_settle_seconds")
-        capped = settle[settle["value"] >= float(bound or 0) - 0.05] if bound else settle.iloc[:0]
+        capped = self._capped(settle)
         text = (f"Settle windows after the writes (they end when the engine's CPU goes quiet, or at the "
                 f"max_settle_seconds bound of {fmt(bound)} s) lasted {spans}"
                 + (f"; {len(capped)} of {len(settle)} reached the bound, so their engine was still busy when the "
-                   "window closed: the rest of its work fell into the next test's window, or into none after a "
-                   "start's last test (" + ", ".join(sorted({f"{engine_title(e)} {json.loads(l).get('regime', '')} "
+                   "window closed: the rest of its work fell into the next window of its start (the findings name "
+                   "each judged test it fell into), or into none after a start's last test (" + ", ".join(sorted({f"{engine_title(e)} {json.loads(l).get('regime', '')} "
                                                            f"{json.loads(l).get('step', '')}"
                                                            for e, l in zip(capped["engine"], capped["labels"])}))
                    + ")" if len(capped) else "; every one ended on quiet")
@@ -438,6 +441,44 @@ class ClusteredReport(RunReport):
         return text + ("InnoDB's page cleaner flushes inside its own cgroup as it goes. A write row's cpu/o "
                        "therefore carries InnoDB's flushing that fell inside its windows but none of PostgreSQL's "
                        "deferred checkpoint writes.")
+
+    def _capped(self, settle: pd.DataFrame) -> pd.DataFrame:
+        """The settle windows that lasted their bound: the engine was still busy when they closed."""
+        bound = self.param("max_settle_seconds")
+        return settle[settle["value"] >= float(bound) - 0.05] if bound else settle.iloc[:0]
+
+    def spills(self) -> dict[tuple, list[str]]:
+        """Per (regime, engine, step): the writes whose settle window reached its bound right before one
+        of that step's windows in the same start, so their leftover work ran inside it (the next
+        repetition of the same write, or the next test)."""
+        m = self.measurements
+        if not {"window", "started_at", "instance_id"} <= set(m.columns):
+            return {}
+        walls = m[(m["metric"] == "wall_time") & m["labels"].str.contains('"step"', na=False)]
+        walls = walls.drop_duplicates(["instance_id", "window", "started_at"])
+        capped = self._capped(walls[walls["window"] == "settle"])
+        phases = walls[walls["window"] == "phase"].sort_values("started_at")
+        out: dict[tuple, list[str]] = {}
+        for instance, started, engine, labels in zip(capped["instance_id"], capped["started_at"], capped["engine"],
+                                                     capped["labels"]):
+            later = phases[(phases["instance_id"] == instance) & (phases["started_at"] > started)]
+            if later.empty:
+                continue
+            after, before = json.loads(later["labels"].iloc[0]), json.loads(labels)
+            found = out.setdefault((after.get("regime"), engine, after.get("step")), [])
+            if before.get("step") not in found:
+                found.append(before.get("step"))
+        return out
+
+    def _spill_note(self, regime: str, engine: str, judged: list[str]) -> str:
+        """The judged steps of one engine pair whose windows carry an earlier write's leftover work."""
+        spills = self.spills()
+        parts = [f"{step} ({engine_title(e)}'s, after {', '.join(spills[(regime, e, step)])})"
+                 for step in judged for e in dict.fromkeys((engine, self.base)) if (regime, e, step) in spills]
+        if not parts:
+            return ""
+        return (" Windows that began while the engine was still busy with an earlier write (its settle window "
+                "reached the bound), so that write's leftover work is in them: " + "; ".join(parts) + ".")
 
     def key_kind_note(self) -> str:
         """Whether the key-kind tables were large enough against the buffer pool for seed 001's
@@ -612,7 +653,9 @@ class ClusteredReport(RunReport):
                                        for v in ("same", "drift", "noise", "untested", "confounded", "binlog",
                                                  "n/a")
                                        if parts[v])
-                             + self._lower_bound_note(regime, engine, bool(parts["worse"])))
+                             + self._lower_bound_note(regime, engine, bool(parts["worse"]))
+                             + self._spill_note(regime, engine, [row.step for row in rows.itertuples()
+                                                                 if row.verdict in ("better", "worse")]))
         lines += self.io_bound_check()
         lines.append(self.write_findings_caveat())
         return "\n".join(f"- {line}" for line in lines if line)
@@ -685,10 +728,19 @@ class ClusteredReport(RunReport):
         limit = self.param("io_bound_memory_limit_mb")
         data = self._data_mib()
         if "io-bound" in self.regimes and limit and data:
+            caches = self.io_bound_caches()
             lines.append(f"**Data against memory (IO-bound regime):** sbtest1 with its indexes is "
                          + ", ".join(f"{fmt(mib)} MiB in {engine_title(e)} ({fmt(mib / limit)}x its {limit} MiB "
                                      "container memory limit, which holds the engine, its buffer pool and the page "
-                                     "cache)" for e, mib in data.items()) + ".")
+                                     "cache" + (f"; {fmt(mib / caches[e]['pool_mib'])}x its {fmt(caches[e]['pool_mib'])} "
+                                                "MiB buffer pool" if e in caches else "") + ")"
+                                     for e, mib in data.items())
+                         + (". The memory limit alone would not make the regime IO-bound (the data is not many times "
+                            "it): the small buffer pool does, for an engine whose reads bypass the page cache, which "
+                            "here is every engine: "
+                            + ", ".join(f"{engine_title(e)} ({c['setting']})" for e, c in caches.items())
+                            if caches and all(c["direct"] for c in caches.values())
+                            and max(data.values()) / limit < 3 else "") + ".")
         reached, missed, judged = [], [], None
         for step in self.JUDGED_STEPS:
             s = self.steps[self.steps["step"] == step]
@@ -769,12 +821,17 @@ class ClusteredReport(RunReport):
             "An operation is one sysbench event (one statement); for the load it is one row. cpu/o: "
             "the engine cgroup's CPU in the test window plus its settle window (deferred purge, flushing) per "
             "operation: the engine's CPU only, where seed 003's cpu/o came from the host's vmstat and so includes "
-            "sysbench's own CPU. pages/o and rKB/o are storage reads, as in seed 003 (which counted the device's reads): rKB/o is "
-            "what the engine's processes read from storage per operation (the sum of read_bytes in /proc/<pid>/io "
-            "over the container's processes, which page-cache hits do not inflate; a process that exits mid-window "
-            "takes its bytes with it), in KiB; pages/o is the same bytes over the engine's own page size "
-            "(PostgreSQL 8 KiB blocks, InnoDB 16 KiB pages, as each server reports it), not a count of reads, so "
-            "only rKB/o is judged. " + self.read_path_text() + " The engines' own read counters (PostgreSQL pg_stat_database.blks_read, "
+            "sysbench's own CPU (the absolute table gives sysbench's CPU per operation, measured on its processes in "
+            "the same window, and the sum, the figure nearest the seed's; the ratios use the engine's alone). "
+            "pages/o and rKB/o are storage reads, as in seed 003 (whose r/o and rKB/o came from the device's read "
+            "count and bytes): rKB/o is what the engine's processes read from storage per operation (the sum of "
+            "read_bytes in /proc/<pid>/io over the container's processes, which page-cache hits do not inflate; a "
+            "process that exits mid-window takes its bytes with it), in KiB; pages/o is the same bytes over the "
+            "engine's own page size (PostgreSQL 8 KiB blocks, InnoDB 16 KiB pages, as each server reports it): the "
+            "pages read, which is the seed's count of reads wherever every read fetches one page (a point query's "
+            "direct reads) and more than that count where read-ahead fetches several pages in one read. Both are "
+            "judged, as the seed coloured both; the same page count weighs twice the bytes in InnoDB, so where the "
+            "two columns disagree, that is why. " + self.read_path_text() + " The engines' own read counters (PostgreSQL pg_stat_database.blks_read, "
             "which counts reads the OS page cache served too; InnoDB Innodb_buffer_pool_reads and Innodb_data_read; "
             "MyRocks rocksdb_block_cache_miss where it runs) are in the absolute table beside them, as is the cgroup's "
             "block-device read bytes (blkio), which on a host whose cgroup v1 blkio counts nothing for containers "
@@ -791,7 +848,10 @@ class ClusteredReport(RunReport):
             "and a finding says faster or slower, only where Welch's test over the repetitions (on the log scale, "
             "results.contrast) says the difference is beyond noise and the ratio differs from 1 by more than "
             f"{self.band_text()}; a ratio within noise is undetermined, whatever its size; the findings give "
-            "the ratio's 95% CI."
+            "the ratio's 95% CI. The host's drift is measured with a CPU loop only: how fast the storage device "
+            "answered during each engine's start is not probed, so an IO-bound ratio can also carry a change in the "
+            "disk's latency between the starts, which neither the drift band nor Welch's test (within one start) "
+            "sees."
             + (f" Before the first read test (and the first read after the writes), {p('warmup_seconds')} s of "
                "that test fill the caches as it fills them: stored as a warm-up window (measured, outside every "
                "figure); every other test begins in the caches its predecessor's uniform accesses to the same rows "
@@ -799,7 +859,12 @@ class ClusteredReport(RunReport):
                if p("warmup_seconds") else ""),
             "MySQL runs with performance_schema=OFF in both regimes (with it MySQL 9 does not start under a "
             "256 MiB memory limit) and innodb_log_buffer_size=16M, MySQL 8.0's default as seed 003 ran it (MySQL "
-            "8.4+ allocate 64 MiB, which with the rest of MySQL 9's own memory leaves nothing of a 256 MiB limit)"
+            "8.4+ allocate 64 MiB, which with the rest of MySQL 9's own memory leaves nothing of a 256 MiB limit). "
+            "performance_schema=OFF departs from MySQL's default in MySQL's favour: MySQL skips its instrumentation "
+            "on every statement (PostgreSQL ran with its own statistics collection on, as by default), so MySQL's "
+            "cpu/o and QPS here are somewhat better than a default MySQL 9's (not measured here). The 16 MiB log "
+            "buffer holds far more than one event's redo (every event here commits one statement), so it should "
+            "change little"
             + ("; MariaDB has performance_schema off by default" if any(e.startswith("mariadb")
                                                                        for e in self.battery_engines) else "") + ".",
             f"Regimes: cached = buffer pool / shared_buffers {p('cached_buffer_pool_mb')} MiB, no memory limit; "

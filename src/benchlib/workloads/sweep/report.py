@@ -553,7 +553,16 @@ class SweepReport(RunReport):
             self.knee_rule_sentence(),
             self.noise_sentence(),
             f"Throughput priced: the highest with p95 under {fmt(self.goal_ms)} ms where a step went over the goal, "
-            "else the peak of the steps run (the price table says which). " + self.price_sentence(),
+            "else the peak of the steps run (the price table says which). The highest of several noisy step means "
+            "is biased upward (the largest of them is more likely one the noise raised), so a priced figure is "
+            "somewhat optimistic, by up to its step's CI half-width in the step table. " + self.price_sentence(),
+            "Order: each engine runs in one start, one engine after another, with its repetitions back to back "
+            "(each walking every test's thread steps); engines are not interleaved, so a difference between two "
+            "engines also carries how the host's speed moved between their turns (the host-speed lines give each "
+            "engine's calibration loops), and a step's CI is spread within one start only. Nothing is vacuumed, "
+            "reloaded or waited out between repetitions beyond the settle windows: a write test's later "
+            "repetitions meet the rows, and PostgreSQL the dead row versions awaiting autovacuum, that its earlier "
+            "ones left.",
             self.sweep_rule_sentence(),
             self.connection_note(),
             self.table_options_sentence(),
