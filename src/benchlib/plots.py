@@ -230,7 +230,9 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
         grid = sub.pivot_table(index="_y", columns="_x", values=value, aggfunc="first").reindex(index=ys, columns=xs)
         shade = grid if color is None else sub.pivot_table(index="_y", columns="_x", values=color, aggfunc="first",
                                                            dropna=False).reindex(index=ys, columns=xs)
-        z = [[scale(v) for v in row] for row in shade.to_numpy()]
+        # None, not NaN, for an empty cell: plotly writes it as null, where a NaN warns in the report
+        # ("Out of range float values are not JSON compliant") on its way to the same null.
+        z = [[None if (s := scale(v)) != s else s for v in row] for row in shade.to_numpy()]
         write = text_format if callable(text_format) else (lambda v: format(v, text_format))
         text = [[("" if v != v else write(v)) for v in row] for row in grid.to_numpy()]
         fig.add_trace(go.Heatmap(

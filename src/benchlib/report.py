@@ -315,13 +315,11 @@ class RunReport:
         # An engine started more than once (02's regimes) can meet the host at different speeds in each
         # start: one median over both would blame both starts for one's slow spell.
         order = "started_at" if "started_at" in c else "repetition"
-        per_start = {e: [g["calibration_s"].median() for _, g in sorted(
-                         g.groupby("instance_id"), key=lambda kv: kv[1][order].min())]
-                     for e, g in c.groupby("engine", sort=False)}
-        if any(len(v) > 1 for v in per_start.values()):
-            text += (" Per engine start, in the order they ran: "
-                     + "; ".join(f"{engine_title(e)} " + ", ".join(f"{v * 1e3:.0f}" for v in vs) + " ms"
-                                 for e, vs in per_start.items()) + ".")
+        starts = sorted(((g[order].min(), g["engine"].iloc[0], g["calibration_s"].median())
+                         for _, g in c.groupby("instance_id")), key=lambda start: start[0])
+        if len(starts) > len(medians):
+            text += (" Median loop per engine start, in the order the starts ran: "
+                     + ", ".join(f"{engine_title(e)} {v * 1e3:.0f} ms" for _, e, v in starts) + ".")
         # A median hides a slow stretch that fell on some of an engine's loops (one regime, one test):
         # every loop over the bound is counted.
         bound = fastest * (1 + beyond)
