@@ -484,9 +484,17 @@ def test_the_change_buffer_and_binary_log_sentences_use_what_the_servers_said():
     report = object.__new__(ClusteredReport)
     report.battery_engines = ["postgres", "mysql"]
     report.measurements = pd.DataFrame([_settings_rows("mysql", "innodb_change_buffering=all")])
+    report.steps = pd.DataFrame(columns=["engine", "regime", "step", "change_buffer_merges_per_op"])
     assert "MySQL innodb_change_buffering=all" in report.change_buffer_note()
     assert "MySQL had it enabled, as read at start" in report.change_buffer_note()
-    assert "was not measured here" in report.change_buffer_note()
+    assert "was not measured in this run" in report.change_buffer_note()  # a run from before the counter
+    # INNODB_METRICS' merges per insert, per regime (a merged record had been buffered).
+    report.steps = pd.DataFrame([{"engine": "mysql", "regime": r, "step": "insert", "change_buffer_merges_per_op": v}
+                                 for r, v in (("cached", 0.0), ("io-bound", 0.42))])
+    assert "Secondary-index records merged from the change buffer per insert, in the insert test's windows " \
+           "(INNODB_METRICS ibuf_merges_*; a merged record had been buffered, and one merged later, outside these " \
+           "windows, is not in them): MySQL cached 0, io-bound 0.42. Merges show the buffer in use" in \
+        report.change_buffer_note()
     report.measurements = pd.DataFrame([_settings_rows("mysql", "innodb_change_buffering=none")])
     assert "MySQL buffered no secondary-index change" in report.change_buffer_note()
     report.measurements = pd.DataFrame([_settings_rows("mysql", "")])

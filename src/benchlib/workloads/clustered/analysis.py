@@ -32,7 +32,7 @@ STORAGE_COLUMNS = ("pages/o", "rKB/o")
 # Per-step figures averaged over repetitions (means, with the spread of the ratio figures).
 FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
            "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
-           "data_bytes", "wall_s", "client_cpu_us_per_op")
+           "data_bytes", "wall_s", "client_cpu_us_per_op", "change_buffer_merges_per_op")
 
 
 def _labels(df: pd.DataFrame) -> pd.DataFrame:
@@ -50,7 +50,7 @@ def _wide(m: pd.DataFrame, window: str, metrics: list[str], scopes: tuple[str, .
 
 
 SERVER_METRICS = ("engine_reads", "engine_read_bytes", "engine_buffer_hits", "io_read_bytes", "buffer_pool_bytes",
-                  "storage_read_bytes", "page_bytes", "data_bytes")
+                  "storage_read_bytes", "page_bytes", "data_bytes", "change_buffer_merges")
 
 
 def repetitions(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -92,6 +92,7 @@ def repetitions(measurements: pd.DataFrame) -> pd.DataFrame:
         # sysbench's own CPU (children of the harness: its run, or its prepare for the load), which seed
         # 003's cpu/o from the host's vmstat included.
         "client_cpu_us_per_op": out["cpu_time"] * 1e6 / ops,
+        "change_buffer_merges_per_op": out["change_buffer_merges"] / ops,
     })
     order = (m.drop_duplicates(["engine", "labels"]).reset_index(drop=True).reset_index()
              .set_index(["engine", "labels"])["index"])

@@ -349,7 +349,7 @@ def _record_counters(readings, session, dialect: ClusteredDialect, before: dict[
     for c in dialect.counters:
         b, a = before[c.metric], after[c.metric]
         readings.record(c.metric, None if a is None or b is None else a - b, c.unit, c.source, scope="server",
-                        status=None if c.query else "not reported")
+                        status=None if a is not None and b is not None else "not reported")
 
 
 def _wait_sessions_closed(session, dialect: ClusteredDialect, timeout: float = 5.0) -> None:
