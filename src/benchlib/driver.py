@@ -477,8 +477,8 @@ def _drift_sentence(run_id: str, widest, *, instance_id: str | None, store) -> s
     if speed["rel_sd"] >= 0.5 * phase_sd:
         # Comparable sizes only: whether the slow repetitions of the host are the costly ones of the
         # phase is not checked here, so the drift is not said to explain the spread.
-        return (f" The host's own speed varied comparably, so its drift and the engine's own variation cannot be "
-                f"told apart here: {host}.")
+        return (f" The host's own speed varied at least half as much as the widest phase did, so its drift and the "
+                f"engine's own variation cannot be told apart here: {host}.")
     return f" Engine variance dominates: {host}."
 
 

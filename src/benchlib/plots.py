@@ -237,8 +237,9 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
         text = [[("" if v != v else write(v)) for v in row] for row in grid.to_numpy()]
         fig.add_trace(go.Heatmap(
             x=xs, y=ys, z=z, text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax, coloraxis="coloraxis",
-            hovertemplate=f"{engine_title(key)}<br>{x_title} %{{x}}<br>{y_title} %{{y}}<br>%{{text}} {unit}"
-                          "<extra></extra>"), row=i // cols + 1, col=i % cols + 1)
+            # With `color`, the unit names the colour's score, not the value written in the cell.
+            hovertemplate=f"{engine_title(key)}<br>{x_title} %{{x}}<br>{y_title} %{{y}}<br>%{{text}}"
+                          f"{'' if color is not None else ' ' + unit}<extra></extra>"), row=i // cols + 1, col=i % cols + 1)
     if not keys:
         fig.add_annotation(text=empty_note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
     fig.update_xaxes(type="category", title_text=x_title)

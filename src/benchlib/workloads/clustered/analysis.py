@@ -90,7 +90,7 @@ def repetitions(measurements: pd.DataFrame) -> pd.DataFrame:
         "buffer_pool_bytes": out["buffer_pool_bytes"], "page_bytes": out["page_bytes"],
         "data_bytes": out["data_bytes"], "wall_s": out["wall_s"],
         # sysbench's own CPU (children of the harness: its run, or its prepare for the load), which seed
-        # 003's cpu/o from the host's vmstat included.
+        # 003's cpu/o may include (its article does not say).
         "client_cpu_us_per_op": out["cpu_time"] * 1e6 / ops,
         "change_buffer_merges_per_op": out["change_buffer_merges"] / ops,
     })
@@ -243,8 +243,8 @@ VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": 
             "confounded": "confounded by unequal cache",
             "binlog": "not comparable: the base alone synced a binary log at every commit",
             "deferred": "not comparable: this engine left its dead rows to a vacuum no window ran, while the base "
-                        "purged its own in its windows (a loss would stand; a win or a tie cannot be told from that "
-                        "help)",
+                        "purges its own in the background as it goes (not measured here; a loss would stand, a win or "
+                        "a tie cannot be told from that help)",
             "unjudged": "not judged: pages/o again in bytes (8 KiB pages against 16 KiB)",
             "floor": f"n/a: both engines below {STORAGE_FLOOR} storage reads per operation"}
 

@@ -84,6 +84,11 @@ def agreement(winner: str, seed_ratio: float, bound: str, ratio: float, low: flo
     return f"yes ({fmt(ratio)} vs {seed})" if sized else f"direction only: {fmt(ratio)} vs {seed}"
 
 
+def _geomean(values: pd.Series) -> float:
+    v = values.dropna()
+    return float(np.exp(np.log(v[v > 0]).mean())) if (v > 0).any() else float("nan")
+
+
 def better_or_worse(verdict: str, ratio: float) -> float:
     """A heatmap cell's colour: +|log10 ratio| where the engine did better than the base, -|log10
     ratio| where worse, NaN (grey) where no verdict says either."""
@@ -192,7 +197,8 @@ class ClusteredReport(RunReport):
         drifts = {r: d for r, d in self.drift.items() if isinstance(r, str) and regime in (None, r)}
         moved = "; ".join(f"{r} {1 + d:.2f}x" for r, d in drifts.items())
         text = ("5% (this report's band, on the log scale: 1.05x either way; seed 003 highlighted only changes over "
-                "~5% in its qps and cpu/o ratios from its older pair of versions to its newer, and coloured no "
+                "~5% improvements of Postgres relative to MySQL in its qps and cpu/o ratios, from its older pair of "
+                "versions to its newer, and coloured no "
                 "PostgreSQL-against-MySQL difference and no storage column)")
         if moved:
             text += (f"; a difference whose 95% CI reaches into how far the host's speed differed between the engines' "
@@ -234,7 +240,8 @@ class ClusteredReport(RunReport):
                         x_order=[c for c, _, _ in analysis.RATIO_COLUMNS], unit="|log10 ratio|, + better / - worse",
                         x_title="", y_title="step (in the order run)", name="clustered-ratios", text_format=".2f",
                         title=f"Ratios over {engine_title(self.base)} per regime<br><sup>green: better than the "
-                              "base, red: worse (beyond noise and the band); grey: not shown to differ</sup>")
+                              "base, red: worse (beyond noise and the band); grey: not shown to differ, not "
+                              "comparable or not judged (the spreadsheet says which)</sup>")
 
     def step_table(self):
         """The absolute figures behind the ratios."""
@@ -592,22 +599,41 @@ class ClusteredReport(RunReport):
             r = self.ratios[(self.ratios["regime"] == regime) & (self.ratios["engine"] == heap)
                             & (self.ratios["column"] == "QPS")].set_index("step")
 
-            def handicap(verdict: str, regime: str = regime) -> str:
+            def step_kind(step: str) -> bool:
+                # Writes (evicted dirty buffers written synchronously) and ranges (read-ahead lost): where
+                # debug_io_direct is expected to cost; a point query's random single-page reads lose neither.
+                return _writes(step) or step.startswith("range")
+
+            def uncached(step: str, regime: str = regime) -> str:
+                # Seed 003's covered-PK wins rest on PostgreSQL's PK index staying cached while InnoDB's did not.
+                pages = self._figure(regime, heap, step, "storage_reads_per_op")
+                return (f" (the seed's condition not met: {engine_title(heap)} read {fmt(pages)} storage pages per "
+                        "query, so its PK index was not cached either)"
+                        if "covered-pk" in step and "notcovered" not in step and pd.notna(pages)
+                        and pages > analysis.STORAGE_REACHED else "")
+
+            def handicap(verdict: str, step: str, regime: str = regime) -> str:
                 # A loss measured under a setting that is expected to slow the heap engine down.
                 return (f" (a loss under debug_io_direct=data, expected to understate {engine_title(heap)} here)"
-                        if direct and regime == "io-bound" and verdict == "worse" else "")
+                        if direct and regime == "io-bound" and verdict == "worse" and step_kind(step) else "")
             cell = []
             for step, winner, c, seed, bound in zip(ref["step"], ref["winner"], claimed,
                                                      ref["qps_ratio_pg_over_mysql"], ref["ratio_bound"]):
                 if step not in r.index:
-                    cell.append("n/a")
+                    cell.append("not run (reads_after_writes=false)" if not step.endswith(".pre") and
+                                TESTS.get(step, ("", {}, ""))[2] == "read" and self.param("reads_after_writes") is False
+                                else "not run in this set")
                     continue
                 row = r.loc[step]
                 low, high = row.get("ratio_low", np.nan), row.get("ratio_high", np.nan)
                 ci = f"{fmt(low)}-{fmt(high)}" if pd.notna(low) and pd.notna(high) else ""
                 said = same_winner(row["verdict"], winner == "postgres", ci)
                 if c:
-                    cell.append(agreement(said, seed, bound, row["ratio"], low, high) + handicap(row["verdict"]))
+                    outside = (said.startswith("undetermined") and bound != "more than" and pd.notna(low)
+                               and pd.notna(seed) and not low <= seed <= high)
+                    cell.append(agreement(said, seed, bound, row["ratio"], low, high)
+                                + (f"; the seed's ~{fmt(seed)} lies outside this CI" if outside else "")
+                                + handicap(row["verdict"], step) + uncached(step))
                 elif step.startswith(IN_ORDER_RANGE):
                     covered = self._figure(regime, heap, step.replace("notcovered", "covered"), "storage_reads_per_op")
                     mine = self._figure(regime, heap, step, "storage_reads_per_op")
@@ -620,7 +646,7 @@ class ClusteredReport(RunReport):
                 else:
                     cell.append({"yes": "agrees (direction only", "no": "contradicted ("}.get(said, said)
                                 + ({"yes": "; ", "no": ""}[said] + CLASS_SHAPE + ")" if said in ("yes", "no") else "")
-                                + handicap(row["verdict"]))
+                                + handicap(row["verdict"], step))
             out[f"this run {regime}: {engine_title(heap)}/{engine_title(self.base)}"] = [
                 fmt(r["ratio"].get(s, np.nan)) for s in ref["step"]]
             out[f"{regime}: same winner?"] = cell
@@ -651,9 +677,15 @@ class ClusteredReport(RunReport):
             # Each regime's own rows: the load is measured in the regime that loaded the table only.
             rows = [step for step in table.index if step != "geometric mean"]
             with_client = self._with_sysbench_geomean(regime, heap, rows)
+            r = self.ratios[(self.ratios["regime"] == regime) & (self.ratios["engine"] == heap)
+                            & (self.ratios["column"] == "QPS")]
+            apart = [s for s in rows if s in set(r[r["verdict"].isin(["deferred", "binlog", "confounded"])]["step"])]
+            kept = [s for s in rows if s not in apart]
             parts.append(f"{regime}: QPS {fmt(qps)}, cpu/o {fmt(cpu)}"
-                         + (f" (with sysbench's CPU added to both, as the seed's whole-host figure would have it: "
-                            f"{fmt(with_client)})" if pd.notna(with_client) else ""))
+                         + (f" (engine + sysbench CPU: {fmt(with_client)})" if pd.notna(with_client) else "")
+                         + (f"; without the rows marked not comparable ({', '.join(apart)}): QPS "
+                            f"{fmt(table.loc[kept, (heap, 'QPS')].pipe(_geomean))}, cpu/o "
+                            f"{fmt(table.loc[kept, (heap, 'cpu/o')].pipe(_geomean))}" if apart and kept else ""))
             counts.append(f"{regime} {len(rows)}" + (", the load's included" if "load" in rows else ""))
         text = (f"Geometric means of {engine_title(heap)} / {engine_title(self.base)} over this run's tests: "
                 + "; ".join(parts) + f". Seed 003 (Postgres {geo['postgres_version']} / MySQL "
@@ -672,8 +704,8 @@ class ClusteredReport(RunReport):
             text += (f" Storage reads on points-covered-pk.pre, IO-bound: PostgreSQL / InnoDB pages/o "
                      f"{fmt(ours) if pd.notna(ours) else 'n/a (both below the floor)'} (rKB/o {fmt(kb)}) here against "
                      f"the seed's r/o of about {fmt(seed_reads)} (1/30)"
-                     + (f", about {fmt(ours / seed_reads)}x nearer parity than the seed's" if pd.notna(ours)
-                        and ours > seed_reads else "")
+                     + (f": InnoDB read {fmt(1 / ours)}x PostgreSQL's pages here, against about {fmt(1 / seed_reads)}x "
+                        "in the seed" if pd.notna(ours) and ours > 0 else "")
                      + f". Seed 003's explanation is that PostgreSQL's primary-key index stays cached while InnoDB's "
                      f"larger clustered index does not; here PostgreSQL itself read {fmt(pg_pages)} storage pages per "
                      "query, so its index was not cached either in a 16 MiB pool, and a smaller gap than the seed's "
@@ -726,7 +758,9 @@ class ClusteredReport(RunReport):
                                        for v in ("same", "drift", "noise", "untested", "confounded", "binlog",
                                                  "deferred", "n/a")
                                        if parts[v])
-                             + self._lower_bound_note(regime, engine, bool(parts["worse"]))
+                             + self._lower_bound_note(regime, engine, any(
+                                 _writes(row.step) or row.step.startswith("range") for row in rows.itertuples()
+                                 if row.verdict == "worse"))
                              + self._spill_note(regime, engine, [row.step for row in rows.itertuples()
                                                                  if row.verdict in ("better", "worse")]))
         lines += [self.layout_within_engines(), self.storage_wait_line(), self.departures_line()]
@@ -768,14 +802,15 @@ class ClusteredReport(RunReport):
             if not all(pd.notna(x) for x in (qps, cpu, client, pages)) or qps <= 0 or pages <= analysis.STORAGE_REACHED:
                 continue
             wall = 1e6 / qps
-            parts.append(f"{engine_title(e)} {fmt(max(wall - cpu - client, 0) / pages)} µs per read "
+            parts.append(f"{engine_title(e)} at least {fmt(max(wall - cpu - client, 0) / pages)} µs per read "
                          f"(CPU {fmt(min((cpu + client) / wall, 1) * 100)}% of its {fmt(wall)} µs per query)")
         if not parts:
             return ""
         return (f"**Storage time per read** (IO-bound {step}, one thread: wall time per query less the engine's and "
                 "sysbench's CPU, over its storage pages; a difference, not a device latency counter): "
-                + "; ".join(parts) + ". Storage answers quickly here, so the IO-bound ratios weigh the CPU around "
-                "each read as much as the reads themselves (seed 003 does not give its device's latency).")
+                + "; ".join(parts) + ". Each is a lower bound where engine work ran on the other core beside the "
+                "query; the engines' IO-bound CPU per query also grew with the reads. Seed 003 does not give its "
+                "device's latency.")
 
     def departures_line(self) -> str:
         """Settings that depart from an engine's defaults in this run, and whom each favours, beside the
@@ -803,9 +838,9 @@ class ClusteredReport(RunReport):
         setting = self.io_bound_caches().get(engine, {}).get("setting", "") if regime == "io-bound" and lost else ""
         if "debug_io_direct" not in setting:
             return ""
-        return (f" Its IO-bound figures are expected to be a lower bound ({setting}, a developer option, takes away "
-                "its kernel write-back and read-ahead; expected, not measured), so the loss measured here may be "
-                "larger than with its production settings.")
+        return (f" On its IO-bound writes and ranges its figures are expected to be a lower bound ({setting}, a "
+                "developer option, takes away its kernel write-back and read-ahead; expected, not measured); a point "
+                "query's single random reads lose neither.")
 
     def write_findings_caveat(self) -> str:
         """A write finding in PostgreSQL's favour: what its windows did not pay (no checkpoint fell in
@@ -897,11 +932,16 @@ class ClusteredReport(RunReport):
                     ok = io > analysis.STORAGE_REACHED
                     (reached if ok else missed).append(engine_title(engine))
                     cached = own["io-bound"] - io if own.get("io-bound") == own.get("io-bound") else float("nan")
+                    direct = self.io_bound_caches().get(engine, {}).get("direct")
                     status = (f"{'reached' if ok else 'did NOT reach'} storage: {fmt(io)} storage reads per operation "
                               f"(> {analysis.STORAGE_REACHED} expected)"
-                              + (f"; of its own {fmt(own['io-bound'])} reads/op about {fmt(max(cached, 0))} came from "
+                              + ("" if cached != cached else
+                                 f"; its own {fmt(own['io-bound'])} reads/op differ from its storage reads by "
+                                 f"{fmt(cached)} (no page cache in its path under direct I/O: counters read at "
+                                 "slightly different moments, or other files)" if direct else
+                                 f"; of its own {fmt(own['io-bound'])} reads/op about {fmt(max(cached, 0))} came from "
                                  "the OS page cache (its own reads minus its storage reads: a subtraction, not a "
-                                 "count)" if cached == cached else ""))
+                                 "count)"))
                 lines.append(f"**{engine_title(engine)} {step}:** storage reads/op (/proc/<pid>/io read_bytes in the "
                              "engine's pages) " + ", ".join(f"{r} {fmt(v)}" for r, v in storage.items())
                              + "; storage KB/op " + ", ".join(f"{r} {fmt(v)}" for r, v in kb.items())
@@ -943,7 +983,7 @@ class ClusteredReport(RunReport):
     def caveats(self, extra=()) -> str:
         p = self.param
         notes = [
-            "Seed 003 ran one 400M-row table on small servers with the author's sysbench fork; here "
+            "Seed 003 ran one 400M-row table on small servers with the author's own sysbench Lua scripts; here "
             f"one table of {p('table_size'):,} rows, {p('test_seconds')} s per test and repetition, {p('threads')} "
             f"thread(s), range {p('range')}, Debian's sysbench 1.0.20 with benchlib's Lua "
             "re-creations of the fork's shapes (covered: SELECT id; not covered: SELECT id, c; in-lists and ranges "
@@ -957,9 +997,10 @@ class ClusteredReport(RunReport):
                "sends most accesses to ~1% of the rows, so a large table is still mostly served from cache)") + ".",
             "An operation is one sysbench event (one statement); for the load it is one row. cpu/o: "
             "the engine cgroup's CPU in the test window plus its settle window (deferred purge, flushing) per "
-            "operation: the engine's CPU only. Seed 003's article does not say how its cpu/o was measured; its "
-            "author's scripts measure the whole host (vmstat), sysbench included (the absolute table gives sysbench's CPU per operation, measured on its processes in "
-            "the same window, and the sum, the figure nearest the seed's; the ratios use the engine's alone). "
+            "operation: the engine's CPU only. Seed 003's article does not say how its cpu/o was measured, nor "
+            "whether it includes sysbench's own CPU; the absolute table gives sysbench's CPU per operation, measured "
+            "on its processes in the same window, and engine + sysbench beside it; the ratios use the engine's "
+            "alone. "
             "pages/o and rKB/o are storage reads, as seed 003's r/o and rKB/o (storage reads and read KB per "
             "operation): rKB/o is what the engine's processes read from storage per operation (the sum of "
             "read_bytes in /proc/<pid>/io over the container's processes, which page-cache hits do not inflate; a "
