@@ -72,8 +72,8 @@ def host_label(info: dict, priced_as: str | None = None) -> str:
     klass, price, fingerprint = (known(info.get(k)) for k in ("host_class", "host_price", "host_fingerprint"))
     if fingerprint is None:
         return "not recorded (an older run)"
-    declared = f"{klass}" if klass else (f"priced as if {priced_as} (this host declares no class)" if priced_as
-                                         else "undeclared")
+    declared = f"{klass}" if klass else (f"priced as if {priced_as} (this host declares no class, and its CPU is not "
+                                         "calibrated against that instance's)" if priced_as else "undeclared")
     if price is not None:
         declared += f" ({price:g} {info.get('host_price_unit')})"
     return f"{declared}, fingerprint {fingerprint}"

@@ -523,11 +523,11 @@ def test_the_change_buffer_and_binary_log_sentences_use_what_the_servers_said():
     report.info = {"parameters": {}}  # a run from before binary_log: nothing said of it
     note = report.write_durability_note()
     assert "binary_log=false" not in note
-    assert "PostgreSQL (synchronous_commit=on" in note and "a commit waits for its log on disk" in note
+    assert "PostgreSQL (synchronous_commit=on" in note and "a commit waits for its log flush (by its settings)" in note
     assert "also writes a binary log, synced at every commit (sync_binlog=1" in note
     report.durability = lambda: {"mysql": "innodb_flush_log_at_trx_commit=2, log_bin=0, sync_binlog=1"}
     note = report.write_durability_note()
-    assert "does not wait for its log on disk" in note and "binary log" not in note.split("Seed 003")[0]
+    assert "does not wait for its log flush" in note and "binary log" not in note.split("Seed 003")[0]
     report.info = {"parameters": {"binary_log": False}}
     report.durability = lambda: {"mysql": "innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=1"}
     note = report.write_durability_note()

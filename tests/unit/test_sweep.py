@@ -205,6 +205,36 @@ def test_one_slow_repetition_does_not_decide_the_goal():
     assert "Repetitions disagree at 45 threads (p95 46.6 to 84.5 ms)" in line and "between 32 and 64 threads" in line
 
 
+def test_a_step_some_repetitions_ran_over_the_goal_is_not_called_never_bound():
+    # Run 20261124T220931Z-461d23's MariaDB read/write: median p95 49.2 ms at 128 threads, one repetition over
+    # 60 ms (it bisected 64 threads), yet the report said the goal "never bound".
+    rows = [("mariadb", "t", 32, r, 4_073.0, p95) for r, p95 in enumerate([11.0, 11.5, 12.0])]
+    rows += [("mariadb", "t", 128, r, 4_074.0 + r, p95) for r, p95 in enumerate([45.0, 49.2, 72.3])]
+    steps = pd.DataFrame(rows, columns=["engine", "test", "threads", "repetition", "tps", "latency_p95"])
+    for col in ["qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_ms_per_txn",
+                "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s", "engine_phase_cpu_s",
+                "client_phase_cpu_s"]:
+        steps[col] = 1.0
+    report = _report(analysis.summarize(steps, cores=2), threads=(32, 128))
+    lines = report._goal_lines()
+    assert lines[0].startswith("**MariaDB, t:** the median p95 stayed under the goal of 60 ms up to 128 threads, but "
+                               "not every repetition did. Repetitions disagree at 128 threads (p95 45 to 72.3 ms)")
+    assert "never bound" not in " ".join(lines)
+    assert report.tps_basis(False, "mariadb", "t") == ("peak TPS: the median p95 stayed under the goal up to 128 "
+                                                       "threads, but a repetition crossed it at 128 threads")
+
+
+def test_a_step_more_than_doubling_per_doubling_is_flagged():
+    # Run 20261124T220931Z-461d23: PostgreSQL point selects 6.45x from 1 to 2 threads, engine CPU per
+    # transaction 0.0336 ms at 1 thread against 0.0118 at 2.
+    s = _summary("postgres", [(1, 14_000, 0.1), (2, 90_300, 0.1), (4, 90_000, 0.2)])
+    s["engine_cpu_ms_per_txn"] = [0.0336, 0.0118, 0.0120]
+    line = _report(s).superlinear_line()
+    assert line.startswith("**Faster than linear:** PostgreSQL t 1 to 2 threads 6.45x; engine CPU per transaction "
+                           "0.0336 ms against 0.0118 ms. Adding threads cannot more than double")
+    assert _report(_summary("postgres", [(1, 100, 0.1), (2, 190, 0.1)])).superlinear_line() == ""
+
+
 def test_prices_carry_cis_and_one_price_for_all_is_called_1_over_tps():
     s = pd.concat([_summary("postgres", [(2, 1_000, 10.0)]).assign(tps_ci95=200.0, cpu_ms_per_txn=1.5,
                                                                      cpu_ms_per_txn_ci95=0.25),
@@ -242,10 +272,10 @@ def test_write_rows_say_each_servers_durability_as_read_at_start():
                                  "mariadb": "innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0"}
     note = report.write_durability_note()
     assert note.startswith("Durability on oltp_read_write_90_10 (each server's default, as read at its start)")
-    assert "MySQL (innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1): a commit waits for its log on disk " \
-           "and also writes a binary log, synced at every commit" in note
-    assert "MariaDB (innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0): a commit waits for its log on " \
-           "disk." in note and "compare different work" in note
+    assert "MySQL (innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1): a commit waits for its log flush " \
+           "(by its settings) and also writes a binary log, synced at every commit" in note
+    assert "MariaDB (innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0): a commit waits for its log flush " \
+           "(by its settings)." in note and "compare different work" in note
     assert _report(s.assign(test="oltp_point_select")).write_durability_note() == ""
 
 
@@ -500,6 +530,10 @@ def test_two_repetitions_claim_nothing_within_their_wide_cis():
     sentence = report.noise_sentence()
     assert "n = 2" in sentence and "t = 12.7" in sentence and "Nothing in this report is coloured" in sentence
     assert "t = 4.3" in _report(_summary("postgres", [(1, 100, 10.0)]).assign(n=3)).noise_sentence()
+    # One bisected step with n = 1 among steps with n = 3 is named; it does not make every step "ran once".
+    mixed = _report(_summary("mariadb", [(32, 100, 10.0), (64, 90, 30.0), (128, 95, 49.0)]).assign(n=[3, 1, 3]))
+    assert mixed.noise_sentence().startswith("Steps have n = 3 repetitions except MariaDB t at 64 threads (n = 1: no "
+                                             "CI): their 95% CIs use Student's t = 4.3")
     assert "knee" in report.knee_rule_sentence() and "at least 10%" in report.knee_rule_sentence()
 
 
@@ -566,3 +600,28 @@ def test_a_gain_is_judged_on_each_repetitions_own_ratio():
     gain, low, high = analysis.gain_ci_paired(pd.Series([100.0, 90.0]), pd.Series([200.0, 180.0]), 1, 2)
     assert (gain, low, high) == pytest.approx((1.0, 1.0, 1.0))  # both repetitions doubled: no spread
     assert pd.isna(analysis.gain_ci_paired(pd.Series([100.0]), pd.Series([200.0]), 1, 2)[1])
+
+
+def test_the_p95_window_and_the_write_prices_say_what_they_rest_on():
+    # Run 20261124T220931Z-461d23: 2 s steps, about 5,500 transactions at 128 threads in the slowest engine's window.
+    s = pd.concat([_summary("postgres", [(8, 4_000, 10.0), (128, 4_141, 78.6)]),
+                   _summary("mysql", [(8, 2_900, 12.0), (128, 2_750, 77.2)])], ignore_index=True)
+    report = _report(s.assign(test="oltp_read_write_90_10"))
+    report.info["parameters"]["step_seconds"] = 2
+    text = report.p95_window_sentence()
+    assert text.startswith("Each p95 comes from one 2 s window per repetition: at 128 threads the fewest transactions "
+                           "in one was about 5,500 (MySQL oltp_read_write_90_10)")
+    assert "seed 004's read/write steps ran 300 s" in text
+    assert "part of a gap between their prices is those settings, not the engine" in report.price_sentence()
+    assert "part of a gap" not in _report(s.assign(test="oltp_point_select")).price_sentence()
+
+
+def test_seed_004s_costs_recompute_and_its_ratio_is_shown():
+    # The seed writes "355.66% more" for CockroachDB's cost per operation; its own inputs give 3.56x (255.66% more).
+    from benchlib.workloads.sweep.report import SweepReport
+
+    table = object.__new__(SweepReport).reference_price_table().set_index("seed 004 system")
+    recomputed, published = table["USD/operation (recomputed here)"], table["USD/operation (published)"]
+    assert (abs(recomputed / published - 1) < 1e-6).all()
+    ratio = table.filter(like="cost per operation / the cheaper").iloc[:, 0]
+    assert ratio["cockroachdb"] == pytest.approx(3.5566, abs=1e-3) and ratio["xpand"] == 1

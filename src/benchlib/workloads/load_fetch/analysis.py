@@ -261,7 +261,7 @@ def commit_waits(reading: str) -> bool | None:
 
 
 def binlog_synced(reading: str) -> bool:
-    """A binary log written and synced at every commit: a second fsync per write."""
+    """A binary log written and synced at every commit: a second fsync per commit (or group of commits)."""
     found = settings(reading)
     return found.get("log_bin") in ("1", "on") and found.get("sync_binlog") not in (None, "0")
 
@@ -270,13 +270,14 @@ def commit_text(reading: str) -> str:
     """What a commit waits for by a start's reading, in words: its log on disk, and a binary log
     (synced at commit or not) where one is written."""
     wait = commit_waits(reading)
-    text = "a commit " + ("waits for its log on disk" if wait else "does not wait for its log on disk"
+    # What the settings ask for: whether the device honours a flush is not measured.
+    text = "a commit " + ("waits for its log flush (by its settings)" if wait else "does not wait for its log flush"
                           if wait is False else "waits for what its settings do not say")
     found = settings(reading)
     if found.get("log_bin") in ("1", "on"):
         text += (" and also writes a binary log" + (f", synced at every commit (sync_binlog={found['sync_binlog']}: "
-                                                    "a second fsync per write)" if binlog_synced(reading)
-                                                    else ", not synced at commit"))
+                                                    "a second fsync per commit, or per group of commits)"
+                                                    if binlog_synced(reading) else ", not synced at commit"))
     return text
 
 
