@@ -185,18 +185,23 @@ def test_the_report_says_whether_the_p95_goal_bound():
     assert lines[-1].startswith("The p95 goal of 60 ms never bound for PostgreSQL t (median p95 at most 40 ms, 8 threads)")
 
 
+def _summarized(rows):
+    """Per-repetition rows (engine, test, threads, repetition, tps, p95) summarized as the report reads them."""
+    steps = pd.DataFrame(rows, columns=["engine", "test", "threads", "repetition", "tps", "latency_p95"])
+    for col in ["qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_ms_per_txn",
+                "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s", "engine_phase_cpu_s",
+                "client_phase_cpu_s"]:
+        steps[col] = 1.0
+    return analysis.summarize(steps, cores=2)
+
+
 def test_one_slow_repetition_does_not_decide_the_goal():
     # Run 20261124T085813Z-eb681a's MySQL: p95 at 45 threads 46.6, 84.5 and 49.2 ms (mean 60.1, over
     # the 60 ms goal; median 49.2, under it); all three over at 64 threads.
     rows = [("mysql", "t", 32, r, 900.0 + r, p95) for r, p95 in enumerate([30.0, 35.0, 33.0])]
     rows += [("mysql", "t", 45, r, 950.0 + r, p95) for r, p95 in enumerate([46.6, 84.5, 49.2])]
     rows += [("mysql", "t", 64, r, 940.0 + r, p95) for r, p95 in enumerate([70.0, 90.0, 80.0])]
-    steps = pd.DataFrame(rows, columns=["engine", "test", "threads", "repetition", "tps", "latency_p95"])
-    for col in ["qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_ms_per_txn",
-                "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s", "engine_phase_cpu_s",
-                "client_phase_cpu_s"]:
-        steps[col] = 1.0
-    summary = analysis.summarize(steps, cores=2)
+    summary = _summarized(rows)
     p = analysis.price_performance(summary, 60.0, {}).iloc[0]
     assert p["threads"] == 45 and p["p95_ms"] == pytest.approx(49.2)
     assert p["repetitions split at threads"] == "45" and p["tps_ci95"] > 0
@@ -210,16 +215,12 @@ def test_a_step_some_repetitions_ran_over_the_goal_is_not_called_never_bound():
     # 60 ms (it bisected 64 threads), yet the report said the goal "never bound".
     rows = [("mariadb", "t", 32, r, 4_073.0, p95) for r, p95 in enumerate([11.0, 11.5, 12.0])]
     rows += [("mariadb", "t", 128, r, 4_074.0 + r, p95) for r, p95 in enumerate([45.0, 49.2, 72.3])]
-    steps = pd.DataFrame(rows, columns=["engine", "test", "threads", "repetition", "tps", "latency_p95"])
-    for col in ["qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_ms_per_txn",
-                "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s", "engine_phase_cpu_s",
-                "client_phase_cpu_s"]:
-        steps[col] = 1.0
-    report = _report(analysis.summarize(steps, cores=2), threads=(32, 128))
+    report = _report(_summarized(rows), threads=(32, 128))
     lines = report._goal_lines()
     assert lines[0].startswith("**MariaDB, t:** the median p95 stayed under the goal of 60 ms up to 128 threads, but "
                                "not every repetition did. Repetitions disagree at 128 threads (p95 45 to 72.3 ms)")
     assert "never bound" not in " ".join(lines)
+    assert "by every repetition the goal is crossed between 32 threads and beyond the last step run." in lines[0]
     assert report.tps_basis(False, "mariadb", "t") == ("peak TPS: the median p95 stayed under the goal up to 128 "
                                                        "threads, but a repetition crossed it at 128 threads")
 

@@ -385,12 +385,14 @@ class SweepReport(RunReport):
             return ""
         all_under = df[df["latency_p95_max"] <= self.goal_ms]["threads"]
         all_over = df[df["latency_p95_min"] > self.goal_ms]["threads"]
-        low = f"{int(all_under.max())}" if not all_under.empty else "below the lowest step"
-        high = f"{int(all_over.min())}" if not all_over.empty else "beyond the last step run"
         at = "; ".join(f"{int(r.threads)} threads (p95 {fmt(r.latency_p95_min)} to {fmt(r.latency_p95_max)} ms)"
                        for r in split.itertuples())
-        return (f" Repetitions disagree at {at}: by every repetition the goal is crossed between {low} and {high} "
-                "threads.")
+        if not all_under.empty and not all_over.empty:
+            bracket = f"between {int(all_under.max())} and {int(all_over.min())} threads"
+        else:
+            bracket = (f"between {f'{int(all_under.max())} threads' if not all_under.empty else 'below the lowest step'}"
+                       f" and {f'{int(all_over.min())} threads' if not all_over.empty else 'beyond the last step run'}")
+        return f" Repetitions disagree at {at}: by every repetition the goal is crossed {bracket}."
 
     def knee_rule_sentence(self) -> str:
         return (f"Useful capacity (the knee), per engine and test: walking up the thread steps, the last step reached "
