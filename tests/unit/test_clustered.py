@@ -641,6 +641,11 @@ def test_the_drift_is_per_regime_and_a_difference_within_it_is_undetermined_not_
     assert report.band_text("io-bound").endswith("io-bound 1.10x; per test, the loops run beside that test's "
                                                  "repetitions where they differed more) is undetermined, not a tie")
     assert "cached 1.03x" in report.band_text() and "io-bound" not in report.band_text("cached")
+    # The caption's short form names the numbers and leaves the rule's reasons to the caveats (the long form
+    # appeared three times in run 20261124T222735Z-b89996's report).
+    assert report.band_text("io-bound", short=True) == (
+        "5% and the host's drift between the engines' starts (io-bound 1.10x, or more for a test whose own "
+        "calibration loops differed more; the caveats give the rule)")
     # Beyond noise: within 5% a tie; a CI reaching into the drift undetermined; beyond both a verdict.
     assert analysis.verdict("QPS", 1.04, True, drift=0.10) == "same"
     assert analysis.verdict("QPS", 1.33, True, drift=0.10, ci=(1.25, 1.42)) == "better"

@@ -142,9 +142,10 @@ class ClusteredReport(RunReport):
         colours = verdicts.map(lambda v: {"better": GOOD, "worse": BAD}.get(v, ""))
         return (table.style.apply(lambda _: colours, axis=None).format("{:.2f}", na_rep="n/a")
                 .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}; coloured where beyond "
-                             f"noise ({self.repetition_text()}) and beyond {self.band_text(regime)}; "
+                             f"noise ({self.repetition_text()}) and beyond {self.band_text(regime, short=True)}; "
                              f"{self.tests_text(regime)} pages/o: storage reads in each engine's own pages (8 KiB "
-                             "against 16 KiB), seed 003's r/o, judged; rKB/o: the same reads in KB, shown, not "
+                             "against 16 KiB) in the test's window (cpu/o adds its settle window), seed 003's r/o, "
+                             "judged; rKB/o: the same reads in KB, shown, not "
                              "judged (it is pages/o weighted by page size); "
                              + ("update and delete cells where PostgreSQL did better or tied are not comparable and "
                                 "uncoloured (it left its dead rows to a vacuum no window ran); "
@@ -192,10 +193,14 @@ class ClusteredReport(RunReport):
             steps.append(later["phase"].iloc[0] if not later.empty else None)
         return steps
 
-    def band_text(self, regime: str | None = None) -> str:
-        """The rule beyond noise: 5%, and the host's drift (of one regime, or of each)."""
+    def band_text(self, regime: str | None = None, short: bool = False) -> str:
+        """The rule beyond noise: 5%, and the host's drift (of one regime, or of each); `short`: the
+        caption's form, which leaves the rule's reasons to the caveats."""
         drifts = {r: d for r, d in self.drift.items() if isinstance(r, str) and regime in (None, r)}
         moved = "; ".join(f"{r} {1 + d:.2f}x" for r, d in drifts.items())
+        if short:
+            return ("5%" + (f" and the host's drift between the engines' starts ({moved}, or more for a test whose "
+                            "own calibration loops differed more; the caveats give the rule)" if moved else ""))
         text = ("5% (this report's band, on the log scale: 1.05x either way; seed 003 highlighted only changes over "
                 "~5% improvements of Postgres relative to MySQL in its qps and cpu/o ratios, from its older pair of "
                 "versions to its newer, and coloured no "

@@ -220,7 +220,7 @@ class SweepReport(RunReport):
             figs.append(normalised_curves(curves, name=f"sweep-reference-{test.replace('_', '-')}",
                                           title=f"{test}: throughput relative to each system's peak",
                                           x_title=f"threads per server vCPU (log scale; seed 004: "
-                                                  f"{SEED_SERVER_VCPUS}, this run: {cores})"))
+                                                  f"{SEED_SERVER_VCPUS}, this run: {cores}, shared with sysbench)"))
         return figs
 
     def findings(self) -> str:
@@ -494,6 +494,17 @@ class SweepReport(RunReport):
         return "; ".join(f"{engine_title(k)} at {' / '.join(v)}" for k, v in paths.items())
 
     def connection_note(self) -> str:
+        """How sysbench's connections were opened and counted, after the one server setting the sweep
+        changes from each server's default: its connection limit, raised to the largest step."""
+        from .workload import connection_config
+
+        raised = connection_config([int(t) for t in (self.param("threads") or [0])])
+        limit = (f"Every server's max_connections was raised to {raised['max_connections']} (the largest step plus "
+                 "the harness's own sessions; PostgreSQL's default is 100, MySQL's and MariaDB's 151): the one server "
+                 "setting the sweep changes. " if raised else "")
+        return limit + self._connections_text()
+
+    def _connections_text(self) -> str:
         """Each step is a new sysbench process. Since its window opens once sysbench's threads are
         connected, connection set-up is outside the cost per transaction: stated with how long it
         took at each engine's largest step. Runs from before that held it in the window: stated
@@ -603,8 +614,8 @@ class SweepReport(RunReport):
         fewest = top.loc[top["tps"].idxmin()]
         return (f"Each p95 comes from one {fmt(seconds)} s window per repetition: at {int(fewest['threads'])} threads "
                 f"the fewest transactions in one was about {fmt(fewest['tps'] * seconds)} ({engine_title(fewest['engine'])} "
-                f"{fewest['test']}), so its slowest 5% are a few hundred transactions, and the first transactions of "
-                "threads that start together are among them. A stall that comes every tens of seconds (a checkpoint, "
+                f"{fewest['test']}), so its slowest 5% are about {fmt(0.05 * fewest['tps'] * seconds)} transactions, "
+                "and the first transactions of threads that start together are among them. A stall that comes every tens of seconds (a checkpoint, "
                 "a flush, a compaction) may or may not fall in a window this short; seed 004's read/write steps ran "
                 "300 s. The goal's verdicts rest on these p95s.")
 
