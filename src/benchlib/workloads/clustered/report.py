@@ -57,6 +57,12 @@ def _writes(step: str) -> bool:
     return TESTS.get(step.removesuffix(".pre"), ("", {}, ""))[2] in ("write", "insert")
 
 
+def _costs_under_direct_io(step: str) -> bool:
+    """Where debug_io_direct is expected to cost: writes (an evicted dirty buffer is written there and
+    then) and ranges (no read-ahead); a point query's random single-page reads lose neither."""
+    return _writes(step) or step.startswith("range")
+
+
 def same_winner(verdict: str, heap_won: bool, ci: str = "") -> str:
     """Seed 003's winner against this run's QPS verdict of the heap engine over the clustered base:
     "yes"/"no" only for a difference beyond noise and beyond the band; `ci` names the ratio's CI
@@ -82,11 +88,6 @@ def agreement(winner: str, seed_ratio: float, bound: str, ratio: float, low: flo
         sized = pd.notna(low) and low <= seed_ratio <= high
     seed = f"{'>' if bound == 'more than' else '~'}{fmt(seed_ratio)}"
     return f"yes ({fmt(ratio)} vs {seed})" if sized else f"direction only: {fmt(ratio)} vs {seed}"
-
-
-def _geomean(values: pd.Series) -> float:
-    v = values.dropna()
-    return float(np.exp(np.log(v[v > 0]).mean())) if (v > 0).any() else float("nan")
 
 
 def better_or_worse(verdict: str, ratio: float) -> float:
@@ -604,11 +605,6 @@ class ClusteredReport(RunReport):
             r = self.ratios[(self.ratios["regime"] == regime) & (self.ratios["engine"] == heap)
                             & (self.ratios["column"] == "QPS")].set_index("step")
 
-            def step_kind(step: str) -> bool:
-                # Writes (evicted dirty buffers written synchronously) and ranges (read-ahead lost): where
-                # debug_io_direct is expected to cost; a point query's random single-page reads lose neither.
-                return _writes(step) or step.startswith("range")
-
             def uncached(step: str, regime: str = regime) -> str:
                 # Seed 003's covered-PK wins rest on PostgreSQL's PK index staying cached while InnoDB's did not.
                 pages = self._figure(regime, heap, step, "storage_reads_per_op")
@@ -620,7 +616,7 @@ class ClusteredReport(RunReport):
             def handicap(verdict: str, step: str, regime: str = regime) -> str:
                 # A loss measured under a setting that is expected to slow the heap engine down.
                 return (f" (a loss under debug_io_direct=data, expected to understate {engine_title(heap)} here)"
-                        if direct and regime == "io-bound" and verdict == "worse" and step_kind(step) else "")
+                        if direct and regime == "io-bound" and verdict == "worse" and _costs_under_direct_io(step) else "")
             cell = []
             for step, winner, c, seed, bound in zip(ref["step"], ref["winner"], claimed,
                                                      ref["qps_ratio_pg_over_mysql"], ref["ratio_bound"]):
@@ -689,8 +685,8 @@ class ClusteredReport(RunReport):
             parts.append(f"{regime}: QPS {fmt(qps)}, cpu/o {fmt(cpu)}"
                          + (f" (engine + sysbench CPU: {fmt(with_client)})" if pd.notna(with_client) else "")
                          + (f"; without the rows marked not comparable ({', '.join(apart)}): QPS "
-                            f"{fmt(table.loc[kept, (heap, 'QPS')].pipe(_geomean))}, cpu/o "
-                            f"{fmt(table.loc[kept, (heap, 'cpu/o')].pipe(_geomean))}" if apart and kept else ""))
+                            f"{fmt(results.geometric_mean(table.loc[kept, (heap, 'QPS')]))}, cpu/o "
+                            f"{fmt(results.geometric_mean(table.loc[kept, (heap, 'cpu/o')]))}" if apart and kept else ""))
             counts.append(f"{regime} {len(rows)}" + (", the load's included" if "load" in rows else ""))
         text = (f"Geometric means of {engine_title(heap)} / {engine_title(self.base)} over this run's tests: "
                 + "; ".join(parts) + f". Seed 003 (Postgres {geo['postgres_version']} / MySQL "
@@ -727,7 +723,7 @@ class ClusteredReport(RunReport):
         ratios = [total.get((heap, r), np.nan) / total.get((self.base, r), np.nan) for r in rows]
         if not ratios or not all(pd.notna(x) and x > 0 for x in ratios):
             return float("nan")
-        return float(np.exp(np.mean(np.log(ratios))))
+        return results.geometric_mean(ratios)
 
     # -- narrative ---------------------------------------------------------------------------------------
     def _figure(self, regime: str, engine: str, step: str, figure: str) -> float:
@@ -764,8 +760,7 @@ class ClusteredReport(RunReport):
                                                  "deferred", "n/a")
                                        if parts[v])
                              + self._lower_bound_note(regime, engine, any(
-                                 _writes(row.step) or row.step.startswith("range") for row in rows.itertuples()
-                                 if row.verdict == "worse"))
+                                 _costs_under_direct_io(row.step) for row in rows.itertuples() if row.verdict == "worse"))
                              + self._spill_note(regime, engine, [row.step for row in rows.itertuples()
                                                                  if row.verdict in ("better", "worse")]))
         lines += [self.layout_within_engines(), self.storage_wait_line(), self.departures_line()]

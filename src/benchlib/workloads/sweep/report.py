@@ -1,7 +1,6 @@
 """The concurrency-sweep notebook's tables and figures, on the shared report layer."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ... import results
@@ -9,7 +8,7 @@ from ...plots import engine_title, normalised_curves, throughput_latency
 from ...measure import SettlePolicy
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis, prices
-from .workload import WRITE_TESTS
+from .workload import WRITE_TESTS, connection_config
 
 
 # Two warm-ups that are easy to confuse: the sweep's own (warmup_seconds) and the driver's (warmup).
@@ -272,8 +271,7 @@ class SweepReport(RunReport):
         for (engine, test), df in self.summary.groupby(["engine", "test"], sort=False):
             df = df.sort_values("threads").reset_index(drop=True)
             for a, b in zip(df.itertuples(), df.iloc[1:].itertuples()):
-                per_doubling = (b.tps / a.tps) ** (1 / np.log2(b.threads / a.threads)) if a.tps > 0 else np.nan
-                if per_doubling > limit:
+                if 1 + analysis.gain_per_doubling(a.tps, b.tps, a.threads, b.threads) > limit:
                     cpu = (f"; engine CPU per transaction {fmt(a.engine_cpu_ms_per_txn)} ms against "
                            f"{fmt(b.engine_cpu_ms_per_txn)} ms" if pd.notna(a.engine_cpu_ms_per_txn) else "")
                     parts.append(f"{engine_title(engine)} {test} {int(a.threads)} to {int(b.threads)} threads "
@@ -496,8 +494,6 @@ class SweepReport(RunReport):
     def connection_note(self) -> str:
         """How sysbench's connections were opened and counted, after the one server setting the sweep
         changes from each server's default: its connection limit, raised to the largest step."""
-        from .workload import connection_config
-
         raised = connection_config([int(t) for t in (self.param("threads") or [0])])
         limit = (f"Every server's max_connections was raised to {raised['max_connections']} (the largest step plus "
                  "the harness's own sessions; PostgreSQL's default is 100, MySQL's and MariaDB's 151): the one server "
