@@ -4,10 +4,12 @@ of the sweep's meter: cgroup and client CPU, perf only where it counts hardware 
 alternating, `runs` times each after one unrecorded warm-up run (which one goes first swaps every
 round, so neither always gets the warmer cache).
 
-    .venv/bin/python scripts/bench_sysbench_overhead.py [engine] [seconds] [runs] [--with-perf] [--tests=a,b]
+    .venv/bin/python scripts/bench_sysbench_overhead.py [engine] [seconds] [runs] [--with-perf] [--tests=a,b] [--threads=1,8]
 
 Prints, per test and thread count, the TPS of each run and the ratio of the medians
-(benchlib / bare; goal >= 0.98). `--with-perf` adds a third variant that always runs `perf -a -G`
+(benchlib / bare; goal >= 0.98), and the CPU the harness's own process spent while sysbench's
+events ran (the mechanism by which it could slow them: the window's samples are taken before the
+gate opens and after the last event). `--with-perf` adds a third variant that always runs `perf -a -G`
 (what the sweep skips on a host without hardware counters). Results go to a throw-away store."""
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import benchlib
@@ -28,7 +31,7 @@ TABLE_SIZE = 100_000
 
 
 def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf: bool = False,
-         tests: tuple[str, ...] = TESTS) -> None:
+         tests: tuple[str, ...] = TESTS, threads_list: tuple[int, ...] = THREADS) -> None:
     store = Store(Path(tempfile.mkdtemp(prefix="benchlib-sysbench-overhead-")) / "results")
     with Run("sysbench-overhead", {"engine": engine, "seconds": seconds}, store=store) as run, \
             benchlib.start(engine, run_id=run.run_id) as instance:
@@ -40,18 +43,22 @@ def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf:
                                                client=cgroups.children_scope())
         print(f"{instance.provenance['server_version']}; {seconds:g} s per run, {runs} runs each, alternating")
         for test in tests:
-            for threads in THREADS:
+            for threads in threads_list:
                 common = dict(threads=threads, seconds=seconds, tables=1, table_size=TABLE_SIZE, rand_type="uniform")
                 argv = sysbench.command_line(instance, test, "run", sysbench.run_options(**common))
 
                 def bare() -> float:
                     return sysbench.parse(subprocess.run(argv, capture_output=True, text=True, check=True).stdout).tps
 
+                harness_cpu: list[float] = []  # the harness's CPU over the events' wall time, per measured run
+
                 def measured(meter) -> float:  # the sweep's own path: the window holds the events only
                     with sysbench.started(instance, test, **common) as running, \
                             meter.phase(test, settle=False, labels={"threads": threads},
                                         client=running.client) as readings:
+                        cpu0 = time.process_time()
                         running.run_events()
+                        harness_cpu.append((time.process_time() - cpu0) / running.events_s)
                         readings.end_window()
                         result, _ = running.finish()
                     return result.tps
@@ -67,7 +74,9 @@ def main(engine: str = "postgres", seconds: float = 8, runs: int = 5, with_perf:
                 print(f"{test:18} threads={threads}: " + "; ".join(
                     f"{name} {', '.join(f'{t:,.0f}' for t in values)} TPS (median ratio to bare "
                     f"{statistics.median(values) / base:.3f}{_paired(values, tps['bare']) if name != 'bare' else ''})"
-                    for name, values in tps.items()), flush=True)
+                    for name, values in tps.items())
+                    + f"; harness CPU while the events ran: median {statistics.median(harness_cpu):.2%} of one core "
+                      f"(max {max(harness_cpu):.2%})", flush=True)
 
 
 def _paired(values: list[float], bare: list[float]) -> str:
@@ -83,4 +92,6 @@ if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     main(*(args[0:1] or ["postgres"]), *(float(a) for a in args[1:2]), *(int(a) for a in args[2:3]),
          with_perf="--with-perf" in flags,
-         tests=next((tuple(f.split("=", 1)[1].split(",")) for f in flags if f.startswith("--tests=")), TESTS))
+         tests=next((tuple(f.split("=", 1)[1].split(",")) for f in flags if f.startswith("--tests=")), TESTS),
+         threads_list=next((tuple(int(t) for t in f.split("=", 1)[1].split(",")) for f in flags
+                            if f.startswith("--threads=")), THREADS))

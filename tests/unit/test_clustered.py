@@ -746,6 +746,33 @@ def test_settle_and_seed_sentences_are_computed_from_the_run():
         report.seed_summary()
 
 
+def test_the_seed_summary_says_whether_postgresqls_pk_index_stayed_cached_in_the_pool_the_run_had():
+    """Seed 003's covered-PK gap needs PostgreSQL's PK index cached: the sentence follows PostgreSQL's
+    own storage pages per covered point query and names the pool the set ran with (it said "not cached
+    either in a 16 MiB pool" whatever the run read and whatever its pool)."""
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = object.__new__(ClusteredReport)
+    report.battery_engines, report.regimes, report.base = ["postgres", "mysql"], ["io-bound"], "mysql"
+    report.step_order = ["points-covered-pk.pre"]
+    report.ratios = pd.DataFrame([{"regime": "io-bound", "engine": "postgres", "step": "points-covered-pk.pre",
+                                   "column": c, "ratio": r, "verdict": "better"}
+                                  for c, r in (("QPS", 6.0), ("cpu/o", 0.5), ("pages/o", 0.01), ("rKB/o", 0.005))])
+
+    def summary(pg_pages: float, pool_mb: int) -> str:
+        report.info = {"parameters": {"io_bound_buffer_pool_mb": pool_mb}}
+        report.steps = pd.DataFrame([{"regime": "io-bound", "engine": e, "step": "points-covered-pk.pre",
+                                      "cpu_us_per_op": 50.0, "storage_reads_per_op": pages}
+                                     for e, pages in (("postgres", pg_pages), ("mysql", 0.87))])
+        return report.seed_summary()
+
+    assert "here PostgreSQL itself read 0.0087 storage pages per query: its index stayed cached in a 64 MiB pool, " \
+           "the seed's condition." in summary(0.0087, 64)
+    cold = summary(6.34, 16)
+    assert "read 6.34 storage pages per query, so its index was not cached either in a 16 MiB pool" in cold
+    assert "stayed cached" not in cold
+
+
 def test_a_settle_window_at_its_bound_names_the_judged_window_its_work_fell_into():
     """A write whose settle window lasted its bound left its engine busy: the next window of that start
     (here the insert's second repetition, then delete) carries the leftover work, and a finding on
@@ -794,7 +821,7 @@ def test_postgres_write_wins_carry_the_checkpoint_they_did_not_pay():
 
     report = object.__new__(ClusteredReport)
     report.measurements = pd.DataFrame([_io_settings_rows("postgres", "checkpoint_timeout=5min", "cached")])
-    report.io_bound_caches = lambda: {"postgres": {"setting": "debug_io_direct=data"}}
+    report.io_bound_caches = lambda: {"postgres": {"setting": "debug_io_direct=data", "pool_mib": 16.0}}
     report.durability = lambda: {"mysql": "innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1"}
     report.ratios = pd.DataFrame([{"regime": g, "engine": "postgres", "step": s, "column": "QPS", "ratio": r,
                                    "verdict": v} for g, s, r, v in (("cached", "insert", 2.88, "better"),
