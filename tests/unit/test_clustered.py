@@ -536,6 +536,12 @@ def test_the_change_buffer_and_binary_log_sentences_use_what_the_servers_said():
         report.change_buffer_note()
     report.measurements = pd.DataFrame([_settings_rows("mysql", "innodb_change_buffering=none")])
     assert "MySQL buffered no secondary-index change" in report.change_buffer_note()
+    assert report.adaptive_hash_note() == ""  # a run from before it was read says nothing of it
+    # MySQL answers @@innodb_adaptive_hash_index with 0 / 1: said as OFF / ON, beside the seed's 8.0.22 default.
+    report.measurements = pd.DataFrame([_settings_rows("mysql", "innodb_change_buffering=all, "
+                                                                "innodb_adaptive_hash_index=0")])
+    assert "MySQL innodb_adaptive_hash_index=OFF. Seed 003's MySQL 8.0.22 had it ON by default" in \
+        report.adaptive_hash_note()
     report.measurements = pd.DataFrame([_settings_rows("mysql", "")])
     assert "is unknown" in report.change_buffer_note()
     report.durability = lambda: {
@@ -610,7 +616,8 @@ def test_warm_up_only_before_each_read_groups_first_test_and_settings_are_read_n
     class Removed:  # a server without the setting (MariaDB 11 removed the change buffer)
         def execute(self, query):
             raise RuntimeError(f"Unknown system variable in {query}")
-    assert read_settings(Removed(), MYSQL) == "innodb_change_buffering=not a setting of this server (RuntimeError)"
+    assert read_settings(Removed(), MYSQL) == ("innodb_change_buffering=not a setting of this server (RuntimeError), "
+                                               "innodb_adaptive_hash_index=not a setting of this server (RuntimeError)")
 
 
 def test_postgres_reads_data_files_directly_in_the_io_bound_regime_only():

@@ -174,7 +174,10 @@ MYSQL = ClusteredDialect(
     fingerprint="select count(*), coalesce(sum(id), 0), coalesce(sum(k), 0) from sbtest1",  # k_1 holds id too
     counters=_INNODB_COUNTERS,
     # Seed 003's reason for InnoDB's insert advantage; MySQL 8.4+ default to none, MariaDB 11 removed it.
-    settings=(("innodb_change_buffering", "select @@innodb_change_buffering"),),
+    # The adaptive hash index: on by default in seed 003's MySQL 8.0.22, off from 8.4 (and in MariaDB
+    # 10.5+); it can answer a repeated lookup without descending the B-tree, so it bears on cpu/o.
+    settings=(("innodb_change_buffering", "select @@innodb_change_buffering"),
+              ("innodb_adaptive_hash_index", "select @@innodb_adaptive_hash_index")),
     key_types={"bigint": "bigint", "uuidv4": "binary(16)", "uuidv7": "binary(16)", "uuidv1": "binary(16)"},
     analyze=lambda table: (f"analyze table {table}",),
     sizes=_mysql_sizes,

@@ -158,7 +158,7 @@ class ClusteredReport(RunReport):
                 .set_caption(f"{regime}: ratios engine / {engine_title(self.base)}; coloured where beyond "
                              f"noise ({self.repetition_text()}) and beyond {self.band_text(regime, short=True)}; "
                              f"{self.tests_text(regime)} pages/o: storage reads in each engine's own pages (8 KiB "
-                             "against 16 KiB) in the test's window (cpu/o adds its settle window), seed 003's r/o, "
+                             "against 16 KiB) in the test's window (a write's cpu/o adds its settle window), seed 003's r/o, "
                              "judged; rKB/o: the same reads in KB, shown, not "
                              "judged (it is pages/o weighted by page size); "
                              + ("update and delete cells where PostgreSQL did better or tied are not comparable and "
@@ -298,7 +298,7 @@ class ClusteredReport(RunReport):
                              "container memory limit (MiB)": [limit if r == "io-bound" else "none" for r in s["regime"]],
                              "effective cache (MiB)": [caches[e]["text"] if r == "io-bound" and e in caches else
                                                        "everything (no limit)" for e, r in zip(s["engine"], s["regime"])],
-                             "sbtest1 with indexes (MiB, loaded)": [fmt(data.get(e)) for e in s["engine"]],
+                             "sbtest1 with indexes (MiB, as the engine reported it at its first test)": [fmt(data.get(e)) for e in s["engine"]],
                              "data / memory limit": [fmt(data.get(e, np.nan) / limit) if r == "io-bound" and limit
                                                      else "n/a" for e, r in zip(s["engine"], s["regime"])],
                              "load rows/s": [fmt(loads[key]) if key in loads.index else "none: began from the first "
@@ -332,6 +332,20 @@ class ClusteredReport(RunReport):
             text += (("; " if off else "") + f"{', '.join(engine_title(e) for e in on)} had it enabled, as read at "
                      "start. " + self._change_buffer_merges(on))
         return text + "."
+
+    def adaptive_hash_note(self) -> str:
+        """InnoDB's adaptive hash index as each start read it, against seed 003's MySQL 8.0.22 default."""
+        found = {e: v["innodb_adaptive_hash_index"] for e, v in analysis.start_settings(self.measurements).items()
+                 if "innodb_adaptive_hash_index" in v}
+        if not found:
+            return ""
+        said = {"0": "OFF", "1": "ON"}
+        return ("InnoDB's adaptive hash index, read from each InnoDB server at its start (benchlib does not set it): "
+                + "; ".join(f"{engine_title(e)} innodb_adaptive_hash_index={said.get(v, v)}" for e, v in found.items())
+                + ". Seed 003's MySQL 8.0.22 had it ON by default (MySQL 8.4 made OFF the default); with it on, InnoDB "
+                "can answer a lookup it has seen repeatedly from a hash over buffer-pool pages instead of descending "
+                "the B-tree, so its cpu/o on point lookups may differ from the seed's for this reason too (not "
+                "measured here).")
 
     def _change_buffer_merges(self, engines: list[str]) -> str:
         """What the change buffer of `engines` merged during the insert test's windows, per insert, from
@@ -1015,6 +1029,10 @@ class ClusteredReport(RunReport):
 
     def caveats(self, extra=()) -> str:
         p = self.param
+        # The server's own version string, its product and release only ("PostgreSQL 17.12").
+        versions = {e: " ".join(str(v).split()[:2]) for e, v in
+                    zip(self.instances["engine"], self.instances["server_version"]) if isinstance(v, str)} \
+            if "server_version" in getattr(self, "instances", pd.DataFrame()) else {}
         notes = [
             "Seed 003 ran one 400M-row table on small servers with the author's own sysbench Lua scripts; here "
             f"one table of {p('table_size'):,} rows, {p('test_seconds')} s per test and repetition, {p('threads')} "
@@ -1092,7 +1110,8 @@ class ClusteredReport(RunReport):
                     "bounded too)"] if "io-bound" in self.regimes else [])) + ". InnoDB reads with O_DIRECT (innodb_flush_method's default in MySQL 9), so its storage reads "
             "are its buffer-pool misses.",
             "Seed 003 compared Postgres 13.1 with MySQL 8.0.22 (and 11.10 with 5.6.49). Here: "
-            + ", ".join(f"{engine_title(e)} ({_layout(e)})" for e in self.battery_engines) + " ran the battery.",
+            + ", ".join(f"{engine_title(e)} ({_layout(e)}{', ' + versions[e] if e in versions else ''})"
+                        for e in self.battery_engines) + " ran the battery.",
         ]
         if not self.keys.empty:
             kinds = set(self.keys["key_kind"])
@@ -1102,7 +1121,8 @@ class ClusteredReport(RunReport):
                             "arrives nearly in key order ('generated' order)" if "uuidv1" in kinds else "")
                          + ". Sizes come from the engines' own functions after ANALYZE (InnoDB's are page estimates; "
                          "SQLite's is the file's page count with only this table in it).")
-        notes += [n for n in (self.io_fairness_note(), self.settle_note(), self.key_kind_note()) if n]
+        notes += [n for n in (self.adaptive_hash_note(), self.io_fairness_note(), self.settle_note(),
+                              self.key_kind_note()) if n]
         loaded = set(self.steps.loc[self.steps["step"] == "load", "regime"])
         restored = [r for r in self.regimes if r not in loaded]
         if restored and loaded:
