@@ -2,6 +2,7 @@
 with the engines' own counters, and NULL (not 0) where an engine has no counter."""
 import json
 
+import pandas as pd
 import pytest
 
 from benchlib import batch, results
@@ -57,6 +58,12 @@ def test_report_has_the_spreadsheet_and_key_table(tiny_run, run_ids_in):
     assert "r/o" not in report.caveats().replace("pages/o", "").replace("rKB/o", "").replace("cpu/o", "").replace(
         "seed 003's r/o", "")
     assert "MariaDB innodb_change_buffering=" in page  # read from the server, never assumed
+    # Each server engine's PK index, as it reports it: smaller than the table with its indexes, the
+    # heap's by far (InnoDB's clustered index holds the rows).
+    sizes = report.steps[report.steps["step"] != "load"].drop_duplicates("engine").set_index("engine")
+    assert 0 < sizes.loc["postgres", "pk_index_bytes"] < 0.5 * sizes.loc["postgres", "data_bytes"]
+    assert 0.5 * sizes.loc["mariadb", "data_bytes"] < sizes.loc["mariadb", "pk_index_bytes"] <= \
+        sizes.loc["mariadb", "data_bytes"]
     # Isolation as each server said it at its start; MariaDB's own answer for innodb_snapshot_isolation
     # (a value, or absent), never a default filled in.
     note = report.isolation_note()

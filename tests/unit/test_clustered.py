@@ -806,6 +806,10 @@ def test_the_seed_summary_says_whether_postgresqls_pk_index_stayed_cached_in_the
            "measured); a stronger asymmetry of reads than the seed's" in cached
     # 0.01 pages/o: a hundredfold, not a five-digit figure from a handful of reads; the seed's "~30X" as 30x.
     assert "InnoDB read 100x PostgreSQL's pages here, against about 30x in the seed" in cached
+    # With each engine's PK index size read (pg_relation_size of the PK; InnoDB's data_length), the sizes are given.
+    report.steps = report.steps.assign(pk_index_bytes=[42.8 * 2 ** 20, 425.0 * 2 ** 20])
+    assert "the seed's condition (PK index 42.8 MiB, against InnoDB's clustered PK index of 425 MiB, as each " \
+           "engine reported them)" in report.seed_summary()
     cold = summary(6.34, 16)
     assert "read 6.34 storage pages per query, so its index was not cached either in a 16 MiB pool" in cold
     assert "stayed cached" not in cold

@@ -32,7 +32,7 @@ STORAGE_COLUMNS = ("pages/o", "rKB/o")
 # Per-step figures averaged over repetitions (means, with the spread of the ratio figures).
 FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
            "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
-           "data_bytes", "wall_s", "client_cpu_us_per_op", "change_buffer_merges_per_op")
+           "data_bytes", "pk_index_bytes", "wall_s", "client_cpu_us_per_op", "change_buffer_merges_per_op")
 
 
 def _labels(df: pd.DataFrame) -> pd.DataFrame:
@@ -50,7 +50,7 @@ def _wide(m: pd.DataFrame, window: str, metrics: list[str], scopes: tuple[str, .
 
 
 SERVER_METRICS = ("engine_reads", "engine_read_bytes", "engine_buffer_hits", "io_read_bytes", "buffer_pool_bytes",
-                  "storage_read_bytes", "page_bytes", "data_bytes", "change_buffer_merges")
+                  "storage_read_bytes", "page_bytes", "data_bytes", "pk_index_bytes", "change_buffer_merges")
 
 
 def repetitions(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -88,7 +88,7 @@ def repetitions(measurements: pd.DataFrame) -> pd.DataFrame:
         "storage_reads_per_op": out["storage_read_bytes"] / out["page_bytes"] / ops,
         "buffer_hits_per_op": out["engine_buffer_hits"] / ops,
         "buffer_pool_bytes": out["buffer_pool_bytes"], "page_bytes": out["page_bytes"],
-        "data_bytes": out["data_bytes"], "wall_s": out["wall_s"],
+        "data_bytes": out["data_bytes"], "pk_index_bytes": out["pk_index_bytes"], "wall_s": out["wall_s"],
         # sysbench's own CPU (children of the harness: its run, or its prepare for the load), which seed
         # 003's cpu/o may include (its article does not say).
         "client_cpu_us_per_op": out["cpu_time"] * 1e6 / ops,

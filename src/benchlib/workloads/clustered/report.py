@@ -291,7 +291,7 @@ class ClusteredReport(RunReport):
         s = self.steps.dropna(subset=["buffer_pool_bytes"]).drop_duplicates(["regime", "engine"])
         loads = self.steps[self.steps["step"] == "load"].set_index(["regime", "engine"])["ops_per_s"]
         limit = self.param("io_bound_memory_limit_mb")
-        data = self._data_mib()
+        data, pk = self._data_mib(), self._data_mib("pk_index_bytes")
         caches = self.io_bound_caches()
         return pd.DataFrame({"regime": s["regime"], "engine": [engine_title(e) for e in s["engine"]],
                              "buffer pool (MiB, as the server reports it)": s["buffer_pool_bytes"] / 2 ** 20,
@@ -299,18 +299,23 @@ class ClusteredReport(RunReport):
                              "effective cache (MiB)": [caches[e]["text"] if r == "io-bound" and e in caches else
                                                        "everything (no limit)" for e, r in zip(s["engine"], s["regime"])],
                              "sbtest1 with indexes (MiB, as the engine reported it at its first test)": [fmt(data.get(e)) for e in s["engine"]],
+                             "its PK index (MiB; InnoDB: the clustered index, rows included)": [
+                                 fmt(pk.get(e)) if e in pk else "not reported" for e in s["engine"]],
                              "data / memory limit": [fmt(data.get(e, np.nan) / limit) if r == "io-bound" and limit
                                                      else "n/a" for e, r in zip(s["engine"], s["regime"])],
                              "load rows/s": [fmt(loads[key]) if key in loads.index else "none: began from the first "
                                              "regime's loaded table" for key in zip(s["regime"], s["engine"])],
                              }).reset_index(drop=True)
 
-    def _data_mib(self) -> dict[str, float]:
-        """sbtest1's size with its indexes per engine, as the engine reported it in the first test
-        window of the run (the freshly loaded table every regime begins from)."""
-        s = self.steps[self.steps["step"] != "load"].dropna(subset=["data_bytes"])
+    def _data_mib(self, figure: str = "data_bytes") -> dict[str, float]:
+        """sbtest1's size with its indexes per engine (`figure`: or its PK index's), as the engine
+        reported it in the first test window of the run (the freshly loaded table every regime
+        begins from)."""
+        if figure not in self.steps:  # a run from before the figure was read
+            return {}
+        s = self.steps[self.steps["step"] != "load"].dropna(subset=[figure])
         first = s.drop_duplicates("engine")
-        return dict(zip(first["engine"], first["data_bytes"] / 2 ** 20))
+        return dict(zip(first["engine"], first[figure] / 2 ** 20))
 
     # -- settings read from the servers -----------------------------------------------------------------
     def change_buffer_note(self) -> str:
@@ -736,6 +741,7 @@ class ClusteredReport(RunReport):
             ours, kb = r.loc["pages/o", "ratio"], r.loc["rKB/o", "ratio"] if "rKB/o" in r.index else np.nan
             pg_pages = self._figure("io-bound", heap, "points-covered-pk.pre", "storage_reads_per_op")
             base_pages = self._figure("io-bound", self.base, "points-covered-pk.pre", "storage_reads_per_op")
+            pk = self._data_mib("pk_index_bytes")
             text += (f" Storage reads on points-covered-pk.pre, IO-bound: PostgreSQL / InnoDB pages/o "
                      f"{fmt(ours) if pd.notna(ours) else 'n/a (both below the floor)'} (rKB/o {fmt(kb)}) here against "
                      f"the seed's r/o of about {fmt(seed_reads)} (1/30)"
@@ -748,8 +754,10 @@ class ClusteredReport(RunReport):
                         "64 MiB pool, sized to hold PostgreSQL's PK index at 2M rows but not InnoDB's clustered one)."
                         if pd.notna(pg_pages) and pg_pages > analysis.STORAGE_REACHED else
                         f"query against InnoDB's {fmt(base_pages)}: the part of its PK index this test touched "
-                        f"stayed in the {self.param('io_bound_buffer_pool_mb')} MiB pool, the seed's condition (each "
-                        "index's own size is not measured)"
+                        f"stayed in the {self.param('io_bound_buffer_pool_mb')} MiB pool, the seed's condition"
+                        + (f" (PK index {fmt(pk[heap])} MiB, against InnoDB's clustered PK index of "
+                           f"{fmt(pk[self.base])} MiB, as each engine reported them)"
+                           if heap in pk and self.base in pk else " (each index's own size is not measured)")
                         + ("; a stronger asymmetry of reads than the seed's, so a QPS gap smaller than the seed's is "
                            "not for want of that condition: the time a storage read takes and each engine's CPU per "
                            "query set the rest, and neither is known for the seed's host"

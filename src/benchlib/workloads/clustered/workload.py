@@ -334,7 +334,7 @@ def _record_sizes(readings, counters, dialect: ClusteredDialect) -> None:
     """The buffer pool, page size and table size the engine reports (what storage reads and the
     memory limit are judged against)."""
     for metric, query in (("buffer_pool_bytes", dialect.buffer_query), ("page_bytes", dialect.page_query),
-                          ("data_bytes", dialect.data_query)):
+                          ("data_bytes", dialect.data_query), ("pk_index_bytes", dialect.pk_query)):
         readings.record(metric, scalar(counters.execute(query)) if query else None, "bytes",
                         query or "not reported by this engine", scope="server",
                         status=None if query else "not reported")
