@@ -311,17 +311,20 @@ class ClusteredReport(RunReport):
         """sbtest1's size with its indexes per engine (`figure`: or its PK index's), as the engine
         reported it in the first test window of the run (the freshly loaded table every regime
         begins from)."""
-        if figure not in self.steps:  # a run from before the figure was read
+        if figure not in self.steps:  # a step frame built without it (analysis.repetitions always has it)
             return {}
         s = self.steps[self.steps["step"] != "load"].dropna(subset=[figure])
         first = s.drop_duplicates("engine")
         return dict(zip(first["engine"], first[figure] / 2 ** 20))
 
     # -- settings read from the servers -----------------------------------------------------------------
+    def _setting(self, name: str) -> dict[str, str]:
+        """Per engine, setting `name` as its starts read it (only the engines that read it)."""
+        return {e: v[name] for e, v in analysis.start_settings(self.measurements).items() if name in v}
+
     def change_buffer_note(self) -> str:
         """Seed 003's explanation of InnoDB's insert advantage against what each InnoDB start read."""
-        found = {e: v["innodb_change_buffering"] for e, v in analysis.start_settings(self.measurements).items()
-                 if "innodb_change_buffering" in v}
+        found = self._setting("innodb_change_buffering")
         text = ("Seed 003 suspects InnoDB's change buffer (secondary-index changes merged later) is the reason for "
                 "its ~3x insert advantage. ")
         if not found:
@@ -340,8 +343,7 @@ class ClusteredReport(RunReport):
 
     def adaptive_hash_note(self) -> str:
         """InnoDB's adaptive hash index as each start read it, against seed 003's MySQL 8.0.22 default."""
-        found = {e: v["innodb_adaptive_hash_index"] for e, v in analysis.start_settings(self.measurements).items()
-                 if "innodb_adaptive_hash_index" in v}
+        found = self._setting("innodb_adaptive_hash_index")
         if not found:
             return ""
         said = {"0": "OFF", "1": "ON"}
@@ -493,8 +495,7 @@ class ClusteredReport(RunReport):
             return ""
         spans = "; ".join(f"{engine_title(e)} {fmt(g['value'].min())}-{fmt(g['value'].max())} s"
                           for e, g in settle.groupby("engine", sort=False))
-        timeouts = {e: v["checkpoint_timeout"] for e, v in analysis.start_settings(m).items()
-                    if "checkpoint_timeout" in v}
+        timeouts = self._setting("checkpoint_timeout")
         bound = self.param("max_settle_seconds")
         capped = self._capped(settle)
         text = (f"Settle windows after the load and each write (they end when the engine's CPU goes quiet, or at the "
@@ -909,10 +910,9 @@ class ClusteredReport(RunReport):
         if won.empty:
             return ""
         parts = []
-        direct = {"io-bound"} if any("debug_io_direct=data" in c["setting"] for c in self.io_bound_caches().values()) \
-            else set()
-        timeouts = {v["checkpoint_timeout"] for v in analysis.start_settings(self.measurements).values()
-                    if "checkpoint_timeout" in v}
+        direct_caches = [c for c in self.io_bound_caches().values() if "debug_io_direct=data" in c["setting"]]
+        direct = {"io-bound"} if direct_caches else set()
+        timeouts = set(self._setting("checkpoint_timeout").values())
         buffered = won[~won["regime"].isin(direct)]
         if timeouts and not buffered.empty:
             parts.append(f"in {', '.join(dict.fromkeys(buffered['regime']))} they leave out its data-file writes: no "
@@ -920,7 +920,7 @@ class ClusteredReport(RunReport):
                          "read at start, longer than a regime's battery; not measured), while InnoDB's page cleaner "
                          "flushed inside its own windows")
         if not won[won["regime"].isin(direct)].empty:
-            pool = self.io_bound_caches().get("postgres", {}).get("pool_mib")  # as the server reported it
+            pool = direct_caches[0].get("pool_mib")  # as the server reported it
             parts.append("in the IO-bound regime (debug_io_direct=data"
                          + (f", {fmt(pool)} MiB of shared buffers" if pool is not None and pd.notna(pool) else "")
                          + ") a dirty buffer "
@@ -1038,9 +1038,8 @@ class ClusteredReport(RunReport):
     def caveats(self, extra=()) -> str:
         p = self.param
         # The server's own version string, its product and release only ("PostgreSQL 17.12").
-        versions = {e: " ".join(str(v).split()[:2]) for e, v in
-                    zip(self.instances["engine"], self.instances["server_version"]) if isinstance(v, str)} \
-            if "server_version" in getattr(self, "instances", pd.DataFrame()) else {}
+        versions = {e: " ".join(v.split()[:2]) for e, v in
+                    zip(self.instances["engine"], self.instances["server_version"]) if isinstance(v, str)}
         notes = [
             "Seed 003 ran one 400M-row table on small servers with the author's own sysbench Lua scripts; here "
             f"one table of {p('table_size'):,} rows, {p('test_seconds')} s per test and repetition, {p('threads')} "
