@@ -15,7 +15,7 @@ from __future__ import annotations
 import numbers
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable
 
@@ -32,9 +32,12 @@ SETTLE_QUIET_SECONDS = 1.0
 SETTLE_GATE_SECONDS = 0.5
 
 
-def param(check: Check, doc: str = "", *, late: bool = False) -> Any:
-    """A declared parameter: no default (the notebook's parameters cell holds the values, once)."""
-    return field(metadata={"check": check, "doc": doc, "late": late})
+def param(check: Check, doc: str = "", *, late: bool = False, default: Any = MISSING) -> Any:
+    """A declared parameter: no default (the notebook's parameters cell holds the values, once),
+    except a choice whose default is what benchlib did before it existed (`counter: auto`): a set
+    or notebook that does not name it keeps meaning what it meant."""
+    return field(metadata={"check": check, "doc": doc, "late": late},
+                 **({} if default is MISSING else {"default": default}))
 
 
 # -- checks: one message style, "<name> must be <what>, got <value>" ---------------------------------
@@ -153,6 +156,35 @@ def price_map() -> Check:
     return check
 
 
+def instruction_counter() -> Check:
+    """auto, perf or valgrind, and one this host offers (perf installed; an architecture valgrind
+    runs on: a server's valgrind is in its image)."""
+    from .valgrind import COUNTERS
+
+    def check(name: str, value: Any, checked: dict) -> str:
+        one_of(COUNTERS)(name, value, checked)
+        problem = counter_problem(value)
+        if problem:
+            raise ParameterError(f"{name}={value!r} cannot count on this host: {problem}")
+        return value
+    return check
+
+
+def counter_problem(counter: str, perf_support: Any = None) -> str | None:
+    """Why this host cannot count with `counter` (None: it can; `auto` always can). `perf_support`:
+    a perf.PerfSupport, else the host's own."""
+    if counter == "perf":
+        from . import perf
+
+        support = perf_support or perf.probe()
+        return None if support.available else support.reason
+    if counter == "valgrind":
+        from .valgrind import host_problem
+
+        return host_problem()
+    return None
+
+
 def engines(*, clusters: bool = False) -> Check:
     """The engine selection (or, with `clusters`, the cluster selection): checked late, by the
     parameters class's own `runs_engine`."""
@@ -190,6 +222,11 @@ class Parameters:
         return tuple(f.name for f in fields(cls) if "check" in f.metadata)
 
     @classmethod
+    def optional(cls) -> tuple[str, ...]:
+        """The declared parameters a set may leave out (they have a default)."""
+        return tuple(f.name for f in fields(cls) if "check" in f.metadata and f.default is not MISSING)
+
+    @classmethod
     def docs(cls) -> dict[str, str]:
         return {f.name: f.metadata["doc"] for f in fields(cls) if "check" in f.metadata}
 
@@ -202,14 +239,14 @@ class Parameters:
     def validate(cls, values: dict[str, Any]):
         """Every parameter, checked before any container starts; each message names the bad value."""
         declared = cls.declared()
-        require(values, declared, cls.WORKLOAD)
+        require(values, declared, cls.WORKLOAD, optional=cls.optional())
         ordered = sorted((f for f in fields(cls) if "check" in f.metadata), key=lambda f: f.metadata["late"])
         checked: dict[str, Any] = {}
         skipped: dict[str, str] = {}
         for index, f in enumerate(ordered):
             if f.metadata["late"] and not ordered[index - 1].metadata["late"]:
                 cls.check_plain(checked, values)  # every plain value known good before Docker is asked
-            value = values[f.name]
+            value = values[f.name] if f.name in values else f.default
             clusters = getattr(f.metadata["check"], "clusters", None)
             if clusters is not None:
                 explicit = not is_all_available(value)
@@ -218,7 +255,8 @@ class Parameters:
                                                           name=f.name)
                 skipped.update(skipped_here)
                 narrow = cls.narrow_clusters if clusters else cls.narrow_engines
-                checked[f.name] = narrow(runnable, skipped, checked, explicit=explicit)
+                checked[f.name] = cls.narrow_counted(narrow(runnable, skipped, checked, explicit=explicit), skipped,
+                                                     checked, explicit=explicit)
                 if not checked[f.name] and not clusters:
                     raise ParameterError(f"no engine can run the {cls.WORKLOAD} workload with these parameters: "
                                          + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
@@ -241,6 +279,13 @@ class Parameters:
     def cannot_run(cls, engine, checked: dict[str, Any]) -> str | None:
         """Why `engine` has nothing to run with these values (None: it runs)."""
         return None
+
+    @classmethod
+    def narrow_counted(cls, runnable: list[str], skipped: dict[str, str], checked: dict[str, Any], *,
+                       explicit: bool) -> list[str]:
+        """The engines (or clusters) the run's instruction counter can count: all of them, unless a
+        subclass declares a counter that cannot (RunParameters' `counter: valgrind`)."""
+        return runnable
 
     @classmethod
     def narrow_clusters(cls, runnable: list[str], skipped: dict[str, str], checked: dict[str, Any], *,
@@ -327,3 +372,23 @@ class RunParameters(Parameters):
     idle_seconds: float = param(number(), "idle baseline per engine start, after a wait for quiet")
     max_settle_seconds: float = param(settle_bound(), "longest wait for deferred work after a phase (0, or at least "
                                                       "the settle policy's 1 s quiet interval)")
+    counter: str = param(instruction_counter(), "what counts instructions: auto (perf where the host counts them, "
+                                                "else none), perf, or valgrind (the server under callgrind)",
+                         default="auto")
+
+    @classmethod
+    def narrow_counted(cls, runnable: list[str], skipped: dict[str, str], checked: dict[str, Any], *,
+                       explicit: bool) -> list[str]:
+        """Under `counter: valgrind`, the engines that run under valgrind: one named that does not
+        fails, saying why (its declaration's reason); one from "all available" is skipped."""
+        if checked.get("counter") != "valgrind":
+            return runnable
+        from .engines import get_engine
+        from .valgrind import engine_problem
+
+        def problem(key: str) -> str | None:
+            reason = engine_problem(get_engine(key))
+            return f"not under valgrind (counter: valgrind): {reason}" if reason else None
+
+        return keep_runnable(runnable, problem, skipped, explicit=explicit, refuse=lambda key, reason: ParameterError(
+            f"counter='valgrind' cannot count engine {key!r}: {engine_problem(get_engine(key))}"))

@@ -28,10 +28,11 @@ def _excepted(name: str, value: Any) -> list[str]:
     return list(excepted)
 
 
-def require(params: dict[str, Any], names: Iterable[str], where: str) -> None:
-    """Every parameter present and none unknown: a typo must not silently fall back to a default."""
+def require(params: dict[str, Any], names: Iterable[str], where: str, *, optional: Iterable[str] = ()) -> None:
+    """Every parameter present (but the `optional` ones, which have a default) and none unknown:
+    a typo must not silently fall back to a default."""
     names = list(names)
-    missing = [n for n in names if n not in params]
+    missing = [n for n in names if n not in params and n not in set(optional)]
     unknown = sorted(set(params) - set(names))
     if missing or unknown:
         parts = ([f"missing {', '.join(missing)}"] if missing else []) + \

@@ -76,7 +76,8 @@ def _run(workload, store, **values):
 
 def test_parameters_are_declared_once():
     assert TinyParams.declared() == ("engines", "repetitions", "max_repetitions", "ci_target", "warmup", "pin_cpus",
-                                     "idle_seconds", "max_settle_seconds", "rows", "trouble")
+                                     "idle_seconds", "max_settle_seconds", "counter", "rows", "trouble")
+    assert TinyParams.optional() == ("counter",)  # auto where a set leaves it out: what ran before it existed
     with pytest.raises(ParameterError, match="max_repetitions must be an integer >= repetitions \\(3\\), got 2"):
         Tiny().validate_parameters({**DRIVER, "engines": ["sqlite"], "rows": 1, "trouble": "none", "repetitions": 3,
                                     "max_repetitions": 2})

@@ -10,7 +10,7 @@ from ..errors import UnknownEngineError
 from . import (chdb, cockroachdb, cockroachdb_cluster, duckdb, ferretdb, mariadb, mariadb_galera, mariadb_myrocks, mongodb,
                mysql, mysql_group_replication, oracle, postgres, postgres_replica, postgres_replica_async, rocksdb,
                sqlite, sqlserver, tidb, tidb_cluster, yugabytedb, yugabytedb_cluster)
-from .base import Cluster, Credentials, Embedded, Engine, Node, Recipe, Role, Server, Version
+from .base import Cluster, Credentials, Embedded, Engine, Node, Recipe, Role, Server, UnderValgrind, Version
 from .clients import DocumentClient, Endpoint, KeyValueClient, Session, SqlClient
 
 ENGINES: dict[str, Engine] = {m.ENGINE.key: m.ENGINE
@@ -63,5 +63,5 @@ def is_cluster(key: str) -> bool:
 
 
 __all__ = ["ALL_ENGINES", "CLUSTERS", "ENGINES", "Cluster", "Credentials", "DocumentClient", "Embedded", "Endpoint",
-           "Engine", "Node", "Recipe", "Role", "Server", "Session", "SqlClient", "Version", "find_engine", "get_engine",
+           "Engine", "Node", "Recipe", "Role", "Server", "Session", "SqlClient", "UnderValgrind", "Version", "find_engine", "get_engine",
            "is_cluster", "is_server"]

@@ -275,6 +275,28 @@ class Cluster:
         return sum(1 for n in nodes if self.members_of is None or n.role == self.members_of)
 
 
+# Why an engine does not run under valgrind, where several share the reason.
+EMBEDDED_NO_VALGRIND = ("embedded: it runs inside the notebook's own Python process, which is not started under "
+                        "valgrind (an embedded engine's statements in a child process under valgrind are not built yet)")
+OFFICIAL_ONLY_NO_VALGRIND = ("official image only, and none could be pulled where benchlib's valgrind support was "
+                             "built: its server was never tried under valgrind, so no wrapper is declared for it")
+
+
+@dataclass(frozen=True)
+class UnderValgrind:
+    """How the whole server runs under valgrind's callgrind (`counter: valgrind`): the program that
+    is the server in every image of the engine (replaced there by a wrapper that starts it under
+    valgrind), the OS user it runs as (valgrind runs as it, and benchlib switches its
+    instrumentation as it: vgdb answers its own user only), the arguments of invocations that are
+    not the server (an init step, a version check: run natively, else initdb and the recipes'
+    set-up would run under valgrind too), and settings the server needs under valgrind."""
+
+    program: str  # absolute path; a shell glob that matches one file per image (/usr/lib/postgresql/*/bin/postgres)
+    user: str
+    native_when: tuple[str, ...] = ()  # exact arguments: any of them present, the program runs natively
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Embedded:
     """An in-process engine: a library, a file in a fresh temporary folder."""
@@ -311,6 +333,10 @@ class Engine:
     # `isolation_note` where the engine has one level and no setting to read.
     isolation: tuple[tuple[str, str], ...] = ()
     isolation_note: str = ""
+    # How the server runs under valgrind (`counter: valgrind`); None: it does not, and
+    # `no_valgrind_reason` says why (shown when a run asks for it).
+    valgrind: UnderValgrind | None = None
+    no_valgrind_reason: str = ""
 
     def __post_init__(self) -> None:
         if (self.server is None) == (self.embedded is None):

@@ -5,7 +5,7 @@ no TLS; the port is published on 127.0.0.1 only). Testcontainers' CockroachDB mo
 mode with COCKROACH_USER/COCKROACH_PASSWORD instead, which adds TLS to every connection: not what
 the article measured. Not used as a module: our lifecycle already starts a testcontainers
 DockerContainer from these declarations (loopback port, labels, readiness through the client)."""
-from .base import Engine, Server, Version
+from .base import Engine, OFFICIAL_ONLY_NO_VALGRIND, Server, Version
 from .clients import postgres_wire
 
 
@@ -33,4 +33,5 @@ ENGINE = Engine(
     ),
     note="CockroachDB runs in insecure mode, without authentication (no password, no TLS; 127.0.0.1 only), "
          "one node: its Raft replication and distributed transactions run, with one replica.",
+    no_valgrind_reason=OFFICIAL_ONLY_NO_VALGRIND,
 )

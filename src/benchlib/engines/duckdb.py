@@ -1,4 +1,4 @@
-from .base import Embedded, Engine
+from .base import EMBEDDED_NO_VALGRIND, Embedded, Engine
 from .clients import SqlClient
 
 
@@ -32,4 +32,5 @@ ENGINE = Engine(
                     "the database file past checkpoint_threshold",
     isolation_note="snapshot isolation, DuckDB's only level (MVCC with optimistic concurrency control: a "
                    "conflicting update fails; no setting to read)",
+    no_valgrind_reason=EMBEDDED_NO_VALGRIND,
 )

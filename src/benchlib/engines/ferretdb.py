@@ -49,4 +49,6 @@ ENGINE = Engine(
          "MongoDB's update costs.",
     durability_note="its PostgreSQL at the image's settings (not readable over the MongoDB protocol)",
     isolation_note="its PostgreSQL at the image's settings (not readable over the MongoDB protocol)",
+    no_valgrind_reason="its container runs two programs (FerretDB's Go binary in front of PostgreSQL) and the "
+                       "valgrind wrapper starts one server program; FerretDB under valgrind was never tried",
 )

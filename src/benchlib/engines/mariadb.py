@@ -1,4 +1,4 @@
-from .base import Engine, Recipe, Server, Version, mysql_config_command, mysql_password
+from .base import Engine, Recipe, Server, UnderValgrind, Version, mysql_config_command, mysql_password
 from .clients import mysql_wire
 
 # trixie's 11.8 recipe also installs MyRocks (mariadb-plugin-rocksdb), loaded only by mariadb-myrocks.
@@ -41,4 +41,15 @@ ENGINE = Engine(
     # transaction's read view (MariaDB 11.8's error 1020); a server without it says so when read.
     isolation=(("transaction_isolation", "select @@transaction_isolation"),
                ("innodb_snapshot_isolation", "select @@innodb_snapshot_isolation")),
+    valgrind=UnderValgrind(
+        program="/usr/sbin/mariadbd", user="mysql",
+        # Not the measured server: mariadb-install-db's bootstrap, the official image's temporary
+        # init server (no networking), configuration queries and Galera's position recovery.
+        native_when=("--bootstrap", "--skip-networking", "--help", "--version", "-V", "--wsrep-recover",
+                     "--wsrep_recover"),
+        # 11.8 reserves address space for innodb_buffer_pool_size_max (8 TiB by default), which
+        # valgrind cannot map ("Cannot map innodb_buffer_pool_size_max"); loose: 10.11 has no such
+        # setting and ignores it.
+        config={"loose_innodb_buffer_pool_size_max": "512M"},
+    ),
 )

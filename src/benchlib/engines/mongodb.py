@@ -1,7 +1,7 @@
 """MongoDB from the official `mongo` image, through pymongo. No offline build exists: neither
 Debian nor PyPI ships a MongoDB server (FerretDB is the offline stand-in for the wire protocol,
 as its own engine, `ferretdb`)."""
-from .base import Engine, Server, Version
+from .base import Engine, OFFICIAL_ONLY_NO_VALGRIND, Server, Version
 from .clients import DocumentClient
 
 ENGINE = Engine(
@@ -22,4 +22,5 @@ ENGINE = Engine(
         # The entrypoint starts mongod twice (once to create the user) before it listens.
         startup_timeout=120.0,
     ),
+    no_valgrind_reason=OFFICIAL_ONLY_NO_VALGRIND,
 )

@@ -1,4 +1,4 @@
-from .base import Engine, Recipe, Server, Version, mysql_config_command, mysql_password
+from .base import Engine, Recipe, Server, UnderValgrind, Version, mysql_config_command, mysql_password
 from .clients import mysql_wire
 
 ENGINE = Engine(
@@ -44,4 +44,11 @@ ENGINE = Engine(
     # transaction's read view (MariaDB 11.8's error 1020); a server without it says so when read.
     isolation=(("transaction_isolation", "select @@transaction_isolation"),
                ("innodb_snapshot_isolation", "select @@innodb_snapshot_isolation")),
+    valgrind=UnderValgrind(
+        program="/usr/sbin/mysqld", user="mysql",
+        # Not the measured server: data directory initialisation, the official image's temporary
+        # init server (no networking) and its configuration queries.
+        native_when=("--initialize", "--initialize-insecure", "--skip-networking", "--help", "--version", "-V",
+                     "--validate-config"),
+    ),
 )

@@ -2,7 +2,7 @@
 seed 000 ran), through python-oracledb in thin mode (pure Python: no Oracle client libraries).
 The workload runs as an application user (APP_USER), as in the article: system users have other
 defaults (extra checksums on system tablespaces)."""
-from .base import Engine, Server, Version, no_command_line_settings
+from .base import Engine, OFFICIAL_ONLY_NO_VALGRIND, Server, Version, no_command_line_settings
 from .clients import Endpoint, SqlClient
 
 
@@ -34,4 +34,5 @@ ENGINE = Engine(
         database="FREEPDB1",  # the service name of the pluggable database
         startup_timeout=300.0,  # the image opens its database at every start
     ),
+    no_valgrind_reason=OFFICIAL_ONLY_NO_VALGRIND,
 )

@@ -1,4 +1,4 @@
-from .base import Engine, Recipe, Server, Version, postgres_config_command, postgres_password
+from .base import Engine, Recipe, Server, UnderValgrind, Version, postgres_config_command, postgres_password
 from .clients import postgres_wire
 
 
@@ -47,4 +47,11 @@ ENGINE = Engine(
     durability=(("synchronous_commit", "show synchronous_commit"), ("fsync", "show fsync"),
                 ("full_page_writes", "show full_page_writes"), ("wal_sync_method", "show wal_sync_method")),
     isolation=(("transaction_isolation", "show transaction_isolation"),),
+    valgrind=UnderValgrind(
+        program="/usr/lib/postgresql/*/bin/postgres", user="postgres",
+        # Not the measured server: initdb's bootstrap, the recipe's single-user set-up, version and
+        # setting queries, and the official image's temporary init server (listening nowhere).
+        native_when=("--boot", "--single", "-V", "--version", "--help", "--describe-config", "-C",
+                     "listen_addresses="),
+    ),
 )

@@ -1,6 +1,6 @@
 import sqlite3
 
-from .base import Embedded, Engine
+from .base import EMBEDDED_NO_VALGRIND, Embedded, Engine
 from .clients import SqlClient
 
 
@@ -18,4 +18,5 @@ ENGINE = Engine(
     embedded=Embedded(library=lambda: f"python-sqlite3 (SQLite {sqlite3.sqlite_version})", file_name="bench.sqlite"),
     durability=(("synchronous", "pragma synchronous"), ("journal_mode", "pragma journal_mode")),
     isolation_note="SERIALIZABLE, SQLite's only level (one writer at a time; no setting to read)",
+    no_valgrind_reason=EMBEDDED_NO_VALGRIND,
 )

@@ -3,7 +3,7 @@ uses), through pymssql (a PyPI wheel with FreeTDS inside: no system libraries). 
 accepts Microsoft's licence for the Developer edition, as seed 000 and Testcontainers' mssql
 module do. The image has no setting that creates a database: the client creates `bench` with
 seed 000's snapshot settings on its first connection."""
-from .base import Engine, Server, Version, no_command_line_settings
+from .base import Engine, OFFICIAL_ONLY_NO_VALGRIND, Server, Version, no_command_line_settings
 from .clients import Endpoint, SqlClient
 
 
@@ -48,4 +48,5 @@ ENGINE = Engine(
     ),
     note="SQL Server Developer edition (licence accepted with ACCEPT_EULA=Y); the database has read committed "
          "snapshot isolation on, as in seed 000.",
+    no_valgrind_reason=OFFICIAL_ONLY_NO_VALGRIND,
 )

@@ -5,7 +5,7 @@ measures is TiDB's SQL layer over an in-process store.
 
 Runs without authentication: the image's root user has an empty password and the image has no
 setting to give it one (the port is published on 127.0.0.1 only). No Testcontainers module."""
-from .base import Engine, Server, Version
+from .base import Engine, OFFICIAL_ONLY_NO_VALGRIND, Server, Version
 from .clients import mysql_wire
 
 ENGINE = Engine(
@@ -28,4 +28,5 @@ ENGINE = Engine(
     ),
     note="TiDB here is one tidb-server over its embedded unistore, not a TiKV cluster (seed 000 ran tiup "
          "playground); it runs without authentication (empty root password, 127.0.0.1 only).",
+    no_valgrind_reason=OFFICIAL_ONLY_NO_VALGRIND,
 )

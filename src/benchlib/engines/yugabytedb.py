@@ -2,7 +2,7 @@
 the PostgreSQL wire protocol on 5433. yugabyted creates YSQL_USER/YSQL_PASSWORD/YSQL_DB and
 enables password authentication when YSQL_PASSWORD is set. There is no Testcontainers module for
 it in Python."""
-from .base import Engine, Server, Version
+from .base import Engine, OFFICIAL_ONLY_NO_VALGRIND, Server, Version
 from .clients import postgres_wire
 
 
@@ -30,4 +30,5 @@ ENGINE = Engine(
     ),
     note="YugabyteDB runs as one node (replication factor 1) with its default checksums; VACUUM is a no-op there, "
          "so the DML workload does not run it.",
+    no_valgrind_reason=OFFICIAL_ONLY_NO_VALGRIND,
 )
