@@ -81,7 +81,7 @@ def _reap_dead() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from .batch import (Planned, check_parameters, engines_to_run, find_notebook, load_params, params_file,
-                        run_notebooks)
+                        run_notebooks, valgrind_to_run)
 
     from .provenance import declared_host_class
 
@@ -92,7 +92,8 @@ def _run(args: argparse.Namespace) -> int:
     params = load_params(pfile, overrides)
     checked = check_parameters(notebook, params)  # before any kernel starts and before any report folder exists
     _reap_dead()
-    planned = Planned(notebook, params, args.params or pfile.name, engines=engines_to_run(checked))
+    planned = Planned(notebook, params, args.params or pfile.name, engines=engines_to_run(checked),
+                      valgrind=valgrind_to_run(checked))
     _, (outcome,) = run_notebooks(notebook.stem, "run", [planned], out_dir=Path(args.out) if args.out else None)
     print(f"{'ok' if outcome.ok else 'FAILED'}: {outcome.notebook} in {outcome.seconds:.0f}s")
     print(f"  executed notebook: {outcome.executed}")

@@ -50,6 +50,9 @@ if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate
 # Phases cheaper than this (CPU seconds per window) have no precision target: cgroup v1 counts
 # user/system time in 4 ms ticks and a 20 ms phase's CV is mostly that, whatever the repetition count.
 PRECISION_FLOOR_SECONDS = 0.2
+# Instruction counts (valgrind's, deterministic) of every phase within this spread of each other
+# (max - min over the mean): one more repetition would count the same, so the repetitions stop.
+INSTRUCTIONS_AGREE = 0.005
 DRIVER_CLIENT, CHILDREN_CLIENT = "driver", "children"
 
 
@@ -299,7 +302,8 @@ class _Driver:
             with start_engine(start.engine, run_id=run.run_id, config=start.config or None,
                               cpuset=self.cpu_plan.engine_cpus, unix_socket=start.unix_socket,
                               memory_limit_mb=start.memory_limit_mb, cpu_limit=start.cpu_limit,
-                              data_volume=start.data_volume, restore=restored, nodes=start.nodes) as instance:
+                              data_volume=start.data_volume, restore=restored, nodes=start.nodes,
+                              valgrind=getattr(self.params, "counter", "auto") == "valgrind") as instance:
                 meter = run.meter(instance, repetitions[0], self.settle, labels=dict(start.labels),
                                   client=self._client(instance, start), warmup=False,
                                   perf_only_for_hardware=start.perf_only_for_hardware)
@@ -430,15 +434,22 @@ def _repetition_text(repetition: int) -> str:
 def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor: float = PRECISION_FLOOR_SECONDS,
                       per: str | None = None, instance_id: str | None = None, measured_in: int | None = None,
                       store=None, where: str = "") -> tuple[bool, str]:
-    """(every targeted phase within ci_target, the sentence saying so or naming the widest)."""
+    """(every targeted phase within ci_target, or, counted in instructions, every phase's counts
+    within INSTRUCTIONS_AGREE of each other; the sentence saying so or naming the widest)."""
     from . import results
 
     p = results.precision(run_id, floor=floor, per=per, instance_id=instance_id, measured_in=measured_in,
                           store=store)
-    cost = f"of CPU{' per ' + per.rstrip('s') if per else ''}"
     if p.empty:
         return True, f"{where}Repetitions: {repetitions}; nothing was measured."
+    instructions = bool((p["metric"] == "instructions_user").all())
+    cost = f"of {'instructions' if instructions else 'CPU'}{' per ' + per.rstrip('s') if per else ''}"
     target = p[p["targeted"]]
+    if instructions and not target.empty and (target["spread"] <= INSTRUCTIONS_AGREE).all():  # NaN: one figure
+        apart = target.sort_values("spread", ascending=False).iloc[0]
+        return True, (f"{where}Repetitions: {repetitions}, stopped when every phase's instruction counts agreed "
+                      f"within {INSTRUCTIONS_AGREE:.1%} (max - min over the mean; widest: {apart['engine']} "
+                      f"{apart['phase']} {apart['spread']:.3%}): further repetitions would repeat the same count.")
     if target.empty:
         return True, (f"{where}Repetitions: {repetitions}; no phase window cost {floor} s of CPU or more, so none "
                       f"had a precision target.")
@@ -447,12 +458,12 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     widest_text = (f"{widest['engine']} {widest['phase']} ±{widest['rel_ci95']:.1%}"
                    if widest["rel_ci95"] == widest["rel_ci95"] else f"{widest['engine']} {widest['phase']} (one value)")
     drift = _drift_sentence(run_id, widest, instance_id=instance_id, store=store)
+    windows = "phase window" if len(target) == len(p) else f"phase window costing >= {floor} s of CPU"
     if wide.empty:
-        return True, (f"{where}Repetitions: {repetitions}, stopped when every phase window costing >= {floor} s of "
-                      f"CPU had a 95% CI {cost} within ±{ci_target:.0%} (widest: {widest_text}).{drift}")
-    return False, (f"{where}Repetitions: {repetitions}, the bound: {len(wide)} of {len(target)} phase windows costing "
-                   f">= {floor} s of CPU still had a 95% CI {cost} wider than ±{ci_target:.0%} "
-                   f"(widest: {widest_text}).{drift}")
+        return True, (f"{where}Repetitions: {repetitions}, stopped when every {windows} had a 95% CI {cost} within "
+                      f"±{ci_target:.0%} (widest: {widest_text}).{drift}")
+    return False, (f"{where}Repetitions: {repetitions}, the bound: {len(wide)} of {len(target)} {windows}s still had a "
+                   f"95% CI {cost} wider than ±{ci_target:.0%} (widest: {widest_text}).{drift}")
 
 
 def _drift_sentence(run_id: str, widest, *, instance_id: str | None, store) -> str:

@@ -158,11 +158,17 @@ def _repo_digest(image, ref: str) -> str | None:
     return next((d for d in digests if d.partition("@")[0] == repo), digests[0] if digests else None)
 
 
-def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
+def resolve_image(engine: Engine, *, build: bool = True, valgrind: bool = False) -> ResolvedImage:
     """The image to start `engine` from: the official one (pulled when missing), else the local
     recipe, built when missing. With build=False nothing is pulled or built: an answer of what
     would happen, for `availability`. `engine` may also be a service (`services.Service`: a key
-    and a Server, no client), resolved the same way."""
+    and a Server, no client), resolved the same way. `valgrind`: that image with the server
+    under callgrind (`callgrind_image`)."""
+    own = _resolve_image(engine, build=build)
+    return callgrind_image(engine, own, build=build) if valgrind else own
+
+
+def _resolve_image(engine: Engine, *, build: bool) -> ResolvedImage:
     from .docker_host import docker_client
 
     server = engine.server
@@ -195,6 +201,42 @@ def resolve_image(engine: Engine, *, build: bool = True) -> ResolvedImage:
     note = (f"local build of {recipe.description}, major {server.local_version.version} "
             f"(official image unavailable: {why_not_official})")
     return ResolvedImage(ref, image.id, "local-build", None, note, not isinstance(image, _NotBuilt))
+
+
+def callgrind_image(engine: Engine, base: ResolvedImage, *, build: bool = True) -> ResolvedImage:
+    """`base` (the engine's official or recipe image) with valgrind installed from that image's own
+    package source and the server program replaced by the callgrind wrapper (benchlib.valgrind):
+    a layer built once per base image and wrapper, cached like the recipes' images and announced
+    while it builds. Built on a base image that is not there yet (build=False), it is not either."""
+    from .docker_host import docker_client
+    from .valgrind import build_context, engine_problem
+
+    problem = engine_problem(engine)
+    if problem:
+        raise EngineUnavailableError(f"{engine.key} cannot run under valgrind: {problem}")
+    files = build_context(engine)
+    digest = hashlib.sha256(base.image_id.encode())
+    for name, text in sorted(files.items()):
+        digest.update(name.encode() + b"\0" + text.encode())
+    # Named after the image it is built on: engines that share an image (MariaDB and MyRocks) share it.
+    repository, _, tag = base.ref.rpartition("/")[2].partition(":")
+    ref = f"benchlib/{repository}-callgrind:{re.sub(r'[^A-Za-z0-9_.-]', '-', tag or 'latest')}-{digest.hexdigest()[:12]}"
+    note = f"{base.note}; under valgrind: {ref}, valgrind from its package source and the server started by it"
+    client = docker_client()
+    image = _get_image(client, ref)
+    if image is None and (not build or not base.present):
+        return ResolvedImage(ref, _NotBuilt(ref).id, base.source, None, note, False)
+    if image is None:
+        with _build_lock(ref):
+            image = _get_image(client, ref)
+            if image is None:
+                with tempfile.TemporaryDirectory(prefix=f"benchlib-callgrind-{engine.name}-") as tmp:
+                    context = Path(tmp) / f"callgrind-{engine.name}"
+                    context.mkdir()
+                    for name, text in files.items():
+                        (context / name).write_text(text)
+                    image = _build(client, context, ref, {"BASE_IMAGE": base.ref})
+    return ResolvedImage(ref, image.id, base.source, None, note)
 
 
 def resolve_cluster_images(engine: Engine, *, build: bool = True) -> dict[str, ResolvedImage]:

@@ -270,6 +270,8 @@ class Instance:
     # The port published on 127.0.0.1, for a person's own tools; benchlib's clients use `endpoint`,
     # the container's own address where this host reaches it (client_endpoint).
     published: Endpoint | None = None
+    # Started with valgrind=True: the server under callgrind, and how its windows are switched.
+    callgrind: Any = None  # valgrind.Callgrind
 
     @property
     def key(self) -> str:
@@ -510,13 +512,22 @@ class start:
     `Instance.snapshot_data` can copy it; `restore`: begin from such a snapshot instead (same
     engine and image; the volume is this start's from then on).
     `nodes`: a cluster's node count (default: its declaration's); checked before any container.
-    A cluster's cpuset, memory and CPU limits apply to each of its nodes."""
+    A cluster's cpuset, memory and CPU limits apply to each of its nodes.
+    `valgrind`: the whole server under valgrind's callgrind (its image with valgrind, the container
+    allowed to ptrace, its dumps in a host folder): `Instance.callgrind` switches its windows."""
 
     def __init__(self, key: str, *, config: Mapping[str, Any] | None = None, run_id: str | None = None,
                  startup_timeout: float | None = None, cpuset: str | None = None, unix_socket: bool = False,
                  memory_limit_mb: int | None = None, cpu_limit: float | None = None, data_volume: bool = False,
-                 restore: DataSnapshot | None = None, nodes: int | None = None):
+                 restore: DataSnapshot | None = None, nodes: int | None = None, valgrind: bool = False):
         self.engine = get_engine(key)
+        if valgrind:
+            from .valgrind import engine_problem, host_problem
+
+            problem = engine_problem(self.engine) or host_problem()
+            if problem:
+                raise ParameterError(f"{key} cannot start under valgrind: {problem}")
+        self.valgrind = valgrind
         if unix_socket and (self.engine.server is None or self.engine.server.socket_setting is None):
             raise ParameterError(f"{key} has no Unix socket to connect through "
                                  f"({'it runs in-process' if self.engine.server is None else 'none declared'})")
@@ -595,7 +606,7 @@ class start:
 
         client = docker_client()
         reap_stale(client)
-        image = resolve_image(engine)
+        image = resolve_image(engine, valgrind=self.valgrind)
         server = engine.server
         assert server is not None
         creds = Credentials(server.user, secrets.token_urlsafe(18), server.database)
@@ -610,11 +621,24 @@ class start:
             volume = _create_volume(client, engine, self.run_id, "data")
         if volume is not None:  # registered before the container: removed after it
             self._cleanup.append(lambda: _remove_volume(client, volume))
-        container = self._container(image.ref, engine, creds, publish=True)
+        # vgdb wakes a server blocked in a system call through ptrace, and refuses to for a process
+        # whose pid is 1 ("unexpected lwpid"): Docker's init is pid 1, the server its child. Without
+        # it a command waits until the server wakes by itself (seconds: MariaDB 8 s here).
+        container = self._container(image.ref, engine, creds, publish=True,
+                                    **({"cap_add": ["SYS_PTRACE"], "init": True} if self.valgrind else {}))
         if volume is not None:
             # An empty volume is filled with the image's own data directory at its first mount.
             container.with_volume_mapping(volume, server.data_dir, "rw")
         config = dict(self.config)
+        dumps: Path | None = None
+        if self.valgrind:
+            from .valgrind import DUMP_DIR, dump_folder
+
+            assert engine.valgrind is not None
+            config = {**engine.valgrind.config, **config}
+            dumps = dump_folder()
+            self._cleanup.append(lambda: shutil.rmtree(dumps.parent, ignore_errors=True))
+            container.with_volume_mapping(str(dumps), DUMP_DIR, "rw")
         socket_dir: Path | None = None
         if self.unix_socket:
             assert server.socket_setting is not None
@@ -658,6 +682,11 @@ class start:
             "client_path": client_path,
         })
         instance.data_volume, instance.run_id, instance.published = volume, self.run_id, published
+        if dumps is not None:
+            from .valgrind import Callgrind
+
+            instance.callgrind = Callgrind.attach(instance, dumps)
+            instance.provenance["counter"] = instance.callgrind.describe()
         if socket_dir is not None:
             instance.socket_endpoint = replace(endpoint, host=None, port=None, socket=socket_dir / server.socket_file)
             self._wait_socket(instance)

@@ -24,12 +24,13 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from . import cgroups, perf
+from . import cgroups, perf, valgrind
 from .docker_host import docker_server_version
 from .lifecycle import Instance, _owner_label
 from .parameters import SETTLE_GATE_SECONDS, SETTLE_QUIET_SECONDS
 from .provenance import benchlib_version, declared_host_class, git_state, has_pmu, host_facts, host_fingerprint
 from .store import Store, as_json, utcnow
+from .valgrind import not_native
 
 
 # Set by a cluster worker for the kernel it starts: the batch task and the worker measuring this run.
@@ -59,6 +60,9 @@ class SettlePolicy:
 
 
 HARDWARE_EVENTS = {"instructions:u", "cycles"}
+# Per phase and settle window where the idle baseline counted instructions: its rate x the window's
+# wall time, what subtracting the idle rate removes from the window's count.
+IDLE_INSTRUCTIONS = "idle_instructions_user"
 # The calibration loop's fixed work: the same iterations in every run and on every host, about
 # 0.1 s of one core here. Never change it without renaming the metric: runs compare by it.
 CALIBRATION_ITERATIONS = 600_000
@@ -184,7 +188,8 @@ class Run:
             "image_source": p["image_source"], "image_note": p["image_note"],
             "server_version": p["server_version"],
             # What the start found out beside what it was asked for: read by the reports' caveats.
-            "config": as_json({**p["config"], **{k: p[k] for k in ("durability", "isolation", "client_path") if p.get(k)}}),
+            "config": as_json({**p["config"], **{k: p[k] for k in ("durability", "isolation", "client_path", "counter")
+                                                 if p.get(k)}}),
             "startup_seconds": p["startup_seconds"], "container_id": p["container_id"],
             "cgroup": p["cgroup"], "started_at": utcnow(),
         })
@@ -272,6 +277,8 @@ class Window:
     client_after: cgroups.Sample | None = None
     steal_before: int | None = None
     steal_after: int | None = None
+    counter: str = "perf"  # who counted perf_readings: perf, or valgrind (callgrind's dumps)
+    counted: Any = None  # valgrind.Counted: the window's dump files, for a profile reader
 
 
 class Readings:
@@ -281,6 +288,9 @@ class Readings:
     def __init__(self) -> None:
         self.rows: list[tuple[str, float | None, str, str, str, str | None]] = []
         self._end: Callable[[], None] | None = None
+        # Under valgrind, each window's dumps by window name ("phase", "settle"): valgrind.Counted,
+        # whose files stay readable until the instance stops.
+        self.counted: dict[str, Any] = {}
 
     def end_window(self) -> None:
         """Close the measured window now: what the body does after it (reaping a client, parsing its
@@ -308,6 +318,7 @@ class Meter:
         self.client = client
         self.instance_id = run.record_instance(instance)
         self.idle_rate: float | None = None  # CPU seconds per second while idle
+        self.idle_instruction_rate: float | None = None  # under valgrind: instructions per second while idle
         support = perf.probe()
         self._perf_ok = support.available
         self._perf_status = "ok" if support.available else "unavailable"
@@ -316,6 +327,9 @@ class Meter:
             # its own throughput that costs a few percent, and without hardware counters perf
             # counts nothing cgroup accounting does not.
             self._perf_ok, self._perf_status = False, "skipped"
+        if instance.callgrind is not None:
+            # The server under valgrind: callgrind counts its instructions; perf would count valgrind.
+            self._perf_ok, self._perf_status = False, valgrind.PERF_NOT_RUN
 
     @property
     def engine_scope(self) -> str:
@@ -331,6 +345,18 @@ class Meter:
         return self.instance.scope.containers or (embedded is not None and embedded.background_work)
 
     # -- windows -----------------------------------------------------------------------------------
+    @property
+    def under_valgrind(self) -> bool:
+        return self.instance.callgrind is not None
+
+    def _counter_window(self, name: str, window: str):
+        """The window's instruction counter, with perf.PerfWindow's interface: callgrind's for a
+        server under valgrind (not for calibration windows: the harness's loop, not the engine's
+        work), else perf's where it runs; None: nothing counts."""
+        if self.under_valgrind:
+            return self.instance.callgrind.window(f"{window}-{name}") if window != CALIBRATION else None
+        return self._perf_window()
+
     def _perf_window(self) -> perf.PerfWindow | None:
         if not self._perf_ok:
             return None
@@ -421,11 +447,16 @@ class Meter:
         client = self.client if client == "meter" else client
         readings = Readings()
         settle = settle and self.defers_work
-        main = self._perf_window()
-        tail = self._perf_window() if settle else None  # started now, enabled the moment the phase ends
+        main = self._counter_window(phase, window)
+        tail = self._counter_window(phase, "settle") if settle else None  # enabled the moment the phase ends
+        counter = "valgrind" if self.under_valgrind else "perf"
         windows: list[Window] = []
         try:
             peak_reset = _reset_peak(scope)
+            # Switched on first: a valgrind window's switch is an exec of a tenth of a second, which
+            # must not count as the window's wall time (the idle correction multiplies it).
+            if main:
+                main.enable()
             before = scope.sample()
             client_before = client.sample() if client else None
             steal_before = host_steal_ticks()
@@ -436,25 +467,27 @@ class Meter:
                 nonlocal main, tail
                 if ended:
                     return
-                if main:
-                    main.disable()
-                if tail:
-                    tail.enable()
                 t1 = time.perf_counter()
                 ended_at = utcnow()
                 after = scope.sample()
                 client_after = client.sample() if client else None
+                steal_after = host_steal_ticks()
+                if main and tail:
+                    main.hand_over(tail)
+                elif main:
+                    main.disable()
                 windows.append(Window(window, started_at, ended_at, t1 - t0, before, after,
                                       main.result() if main else None, peak_reset, client_before, client_after,
-                                      steal_before, host_steal_ticks()))
+                                      steal_before, steal_after, counter, getattr(main, "counted", None)))
                 main = None
                 ended.append((t1, ended_at, after))
                 if window == "baseline":
                     self.idle_rate = _cpu_seconds(before, after) / max(t1 - t0, 1e-9) if after.cpu_ns is not None else None
+                    instructions = _instructions(windows[-1])
+                    self.idle_instruction_rate = instructions / max(t1 - t0, 1e-9) if instructions is not None \
+                        else None
 
             readings._end = end
-            if main:
-                main.enable()
             yield readings
             end()
             readings._end = None
@@ -462,6 +495,7 @@ class Meter:
                 t1, ended_at, after = ended[0]
                 windows.append(self._settle(tail, after, t1, ended_at))
                 tail = None
+            readings.counted.update({w.name: w.counted for w in windows if w.counted is not None})
         finally:
             for leftover in (main, tail):
                 if leftover is not None:
@@ -482,12 +516,14 @@ class Meter:
         policy = self.settle_policy
         scope = self.instance.scope
         wait_until_quiet(scope, policy, t_start, start.cpu_ns or 0, policy.threshold(self.idle_rate), policy.max_seconds)
+        t_end = time.perf_counter()
+        ended_at = utcnow()
+        after = scope.sample()
         if tail:
             tail.disable()
-        t_end = time.perf_counter()
-        after = scope.sample()
-        return Window("settle", started_at, utcnow(), t_end - t_start, start, after,
-                      tail.result() if tail else None, False)
+        return Window("settle", started_at, ended_at, t_end - t_start, start, after,
+                      tail.result() if tail else None, False, counter="valgrind" if self.under_valgrind else "perf",
+                      counted=getattr(tail, "counted", None))
 
     # -- rows ------------------------------------------------------------------------------------
     def _store(self, phase: str, windows: list[Window], check_name: str | None, check_value: float | None,
@@ -511,6 +547,8 @@ class Meter:
 
             def add(metric: str, value: float | None, unit: str, src: str, status: str | None = None,
                     scope: str = engine_scope, common: dict = common) -> None:
+                if self.under_valgrind and scope == engine_scope:
+                    metric = not_native(metric)  # the server's CPU under valgrind is not its CPU cost
                 rows.append({**common, "metric": metric, "value": value, "unit": unit, "source": src, "scope": scope,
                              "status": status or ("ok" if value is not None else "unsupported")})
 
@@ -526,7 +564,12 @@ class Meter:
                 add("cpu_user_time", _delta(cb.user_ns, ca.user_ns, 1e-9), "s", csrc, scope="client")
                 add("cpu_system_time", _delta(cb.system_ns, ca.system_ns, 1e-9), "s", csrc, scope="client")
             self._resource_rows(add, w.before, w.after, w.perf_readings, w.peak_is_window, source,
-                                memory_total=bool(w.after.parts))
+                                memory_total=bool(w.after.parts), counter=w.counter)
+            if w.name in ("phase", "settle") and self.idle_instruction_rate is not None:
+                # What subtracting the idle rate removes from this window's count: kept, so a report
+                # can show how much of a figure the correction is.
+                add(IDLE_INSTRUCTIONS, self.idle_instruction_rate * w.wall_seconds, "instructions",
+                    f"{w.counter}: idle baseline rate x window wall time")
             # A cluster: each node's own rows beside the sum, under the node's instance id.
             for i, node in enumerate(self.instance.nodes):
                 node_common = {**common, "instance_id": node_instance_id(self.instance_id, node.name)}
@@ -543,7 +586,7 @@ class Meter:
         self.run.store.append_measurements(self.run.run_id, seq, rows)
 
     def _resource_rows(self, add, b: cgroups.Sample, a: cgroups.Sample, perf_readings, peak_is_window: bool,
-                       source: str, *, memory_total: bool = False) -> None:
+                       source: str, *, memory_total: bool = False, counter: str = "perf") -> None:
         """The rows of one scope's window: CPU, I/O, memory, network and perf counters."""
         add("cpu_time", _delta(b.cpu_ns, a.cpu_ns, 1e-9), "s", source)
         add("cpu_user_time", _delta(b.user_ns, a.user_ns, 1e-9), "s", source)
@@ -568,9 +611,12 @@ class Meter:
         for event, (metric, unit, scale) in perf.EVENTS.items():
             reading = (perf_readings or {}).get(event)
             if reading is None:
-                add(metric, None, unit, "perf", self._perf_status if perf_readings is None else "unsupported")
+                if counter == "valgrind":  # what callgrind does not count: not run, rather than unsupported
+                    add(metric, None, unit, counter, valgrind.PERF_NOT_RUN)
+                else:
+                    add(metric, None, unit, "perf", self._perf_status if perf_readings is None else "unsupported")
             else:
-                add(metric, reading.value * scale if reading.value is not None else None, unit, "perf",
+                add(metric, reading.value * scale if reading.value is not None else None, unit, counter,
                     reading.status)
 
 
@@ -617,6 +663,12 @@ def _delta(before: int | None, after: int | None, scale: float) -> float | None:
     if before is None or after is None:
         return None
     return (after - before) * scale
+
+
+def _instructions(window: Window) -> float | None:
+    """The window's instruction count, None where nothing counted it."""
+    reading = (window.perf_readings or {}).get(valgrind.EVENT)
+    return reading.value if reading is not None and reading.status == "ok" else None
 
 
 def _cpu_seconds(before: cgroups.Sample, after: cgroups.Sample) -> float:

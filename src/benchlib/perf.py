@@ -194,6 +194,11 @@ class PerfWindow:
     def disable(self) -> None:
         self._command("disable")
 
+    def hand_over(self, tail: "PerfWindow") -> None:
+        """End this window and start `tail`, the window that follows it (a phase's settle window)."""
+        self.disable()
+        tail.enable()
+
     def result(self) -> dict[str, Reading]:
         assert self._proc is not None
         self._proc.send_signal(signal.SIGINT)

@@ -80,12 +80,22 @@ COST_METRICS = (("instructions_user", "instructions"), ("cpu_time", "s"))
 
 
 def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
-    """(metric, unit, explanation): user-space instructions where perf counted them in every
-    engine window (seed 000's metric), else CPU time from the engine's accounting."""
+    """(metric, unit, explanation): user-space instructions where perf or valgrind counted them in
+    every engine window (seed 000's metric), else CPU time from the engine's accounting."""
+    from .valgrind import NOT_NATIVE, SERIALISES, SOURCE
+
     df = engine_rows(df)
     counted = df[(df["metric"] == "instructions_user") & df["window"].isin(["phase", "settle"])]
     if not counted.empty and (counted["status"] == "ok").all():
-        return (*COST_METRICS[0], "user-space instructions counted by perf (as in seed 000)")
+        sources = set(counted["source"])
+        if SOURCE not in sources:
+            return (*COST_METRICS[0], "user-space instructions counted by perf (as in seed 000)")
+        by = ("valgrind's callgrind" if sources == {SOURCE} else
+              f"valgrind's callgrind in some runs and perf in others ({', '.join(sorted(sources))})")
+        return (*COST_METRICS[0], f"user-space instructions counted by {by}, the whole server under it (every "
+                "process and thread of its container, including processes that ended inside a window), seed 000's "
+                f"metric counted in software; {SERIALISES}. The CPU seconds of a server under valgrind include "
+                f"valgrind's own work: they are stored apart (metrics ending {NOT_NATIVE}) and are not its CPU cost")
     statuses = ", ".join(sorted(set(counted["status"]))) or "not recorded"
     sources = "; ".join(sorted(set(df[df["metric"] == "cpu_time"]["source"]))) or "cgroup"
     return (*COST_METRICS[1], f"CPU seconds (user+system) from each scope's accounting ({sources}) stand in for "
@@ -165,6 +175,10 @@ def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "
         out[f"{col}_std"] = std
         out[f"{col}_cv"] = std / out[col].abs()
         out[f"{col}_ci95"] = [ci95_half_width(sd, k) for k, sd in zip(n, std)]
+        # The spread over repetitions, (max - min) / |mean|: how far apart the figures were, which
+        # for an instruction count is the claim itself ("agree within 0.5%"); NaN for one figure.
+        spread = (grouped[col].max() - grouped[col].min()) / out[col].abs()
+        out[f"{col}_spread"] = spread.where(n > 1)
     out["n"] = n
     return out.reset_index()
 
@@ -183,7 +197,8 @@ def precision(run_id: str, *, floor: float, per: str | None = None, instance_id:
     if instance_id is not None:
         df = df[df["instance_id"] == instance_id]
     if df.empty:
-        return pd.DataFrame(columns=["engine", "labels", "phase", "mean", "ci95", "rel_ci95", "n", "targeted"])
+        return pd.DataFrame(columns=["engine", "labels", "phase", "mean", "ci95", "rel_ci95", "spread", "n", "targeted",
+                                     "metric"])
     metric, _, _ = cost_metric(df)
     keys = ["engine", "labels", "phase"]
     divisor = None
@@ -200,17 +215,22 @@ def precision(run_id: str, *, floor: float, per: str | None = None, instance_id:
         return summarize(costs, by=tuple(keys))
 
     summary = summary_of(metric, True)
+    counted_by_valgrind = (df["metric"] == metric).any() and metric == COST_METRICS[0][0] and \
+        (df[(df["metric"] == metric) & (df["window"] == "phase")]["source"] == "valgrind").all()
     if measured_in is not None:
         recurring = df[(df["repetition"] == measured_in) & (df["window"] == "phase")]
         recurring = set(zip(recurring["engine"], recurring["labels"], recurring["phase"]))
         summary = summary[[k in recurring for k in zip(summary["engine"], summary["labels"], summary["phase"])]]
-    # The floor is CPU seconds per window whatever the cost metric (instructions on a host with a PMU).
+    # The floor is CPU seconds per window whatever the cost metric (instructions on a host with a PMU):
+    # it stands for the resolution of cgroup CPU ticks. Callgrind's counts have none: every phase
+    # counted by valgrind has a target.
     seconds = summary_of("cpu_time", False).set_index(keys)["value"]
     cpu = [seconds.get(k, float("nan")) for k in zip(summary["engine"], summary["labels"], summary["phase"])]
     return pd.DataFrame({
         "engine": summary["engine"], "labels": summary["labels"], "phase": summary["phase"],
         "mean": summary["value"], "ci95": summary["value_ci95"], "rel_ci95": summary["value_ci95"] / summary["value"],
-        "n": summary["n"], "targeted": [c >= floor for c in cpu],
+        "spread": summary["value_spread"], "n": summary["n"],
+        "targeted": [counted_by_valgrind or c >= floor for c in cpu], "metric": metric,
     })
 
 

@@ -47,6 +47,20 @@ UNSET = ("HOSTNAME", "HOST", "USER", "LOGNAME")
 # Architectures valgrind runs on, as platform.machine() names them.
 ARCHITECTURES = ("x86_64", "amd64", "i386", "i686", "aarch64", "arm64", "armv7l", "ppc64", "ppc64le", "s390x",
                  "mips", "mips64", "riscv64")
+# The status of perf's other events (task-clock, cycles) in a window of a server under valgrind.
+PERF_NOT_RUN = "not run: the server runs under valgrind, which counts instructions only"
+# The engine's CPU figures of a server under valgrind: stored under their metric with this suffix,
+# so that no report reads them as the engine's CPU cost (valgrind's own work is in them, 25-50x).
+NOT_NATIVE = "_under_valgrind"
+
+
+def not_native(metric: str) -> str:
+    """The name a CPU metric (cpu_time, cpu_user_time, maintenance_cpu_time, ...) of a server under
+    valgrind is stored as; other metrics keep theirs."""
+    cpu = metric.startswith("cpu_") or metric.endswith("cpu_time")
+    return f"{metric}{NOT_NATIVE}" if cpu and not metric.endswith(NOT_NATIVE) else metric
+
+
 # What the method says of each figure counted so, beside the count itself.
 SERIALISES = ("valgrind runs one thread of a process at a time (it serialises threads) and slows the server 25-50x, "
               "so work that depends on timing (spin loops, group commit, background threads woken by timers) can "
@@ -129,3 +143,208 @@ def build_context(engine) -> dict[str, str]:
     dockerfile = (DOCKERFILE.replace("@PROGRAM@", spec.program).replace("@DUMP_DIR@", DUMP_DIR)
                   .replace("@VERSION_FILE@", VERSION_FILE))
     return {"Dockerfile": dockerfile, "callgrind-wrap.sh": wrapper}
+
+
+# ---------------------------------------------------------------------------------------------
+# Switching and reading windows
+
+VALGRIND_COMMAND = "valgrind --tool=callgrind --instr-atstart=no --trace-children=yes"
+# One exec per control point: every process vgdb lists, switched in parallel; a line per process
+# (pid, vgdb's exit status, whether the process still exists) tells a failure from a process that
+# exited meanwhile. vgdb refuses a process whose thread is still starting (a fork in progress): it
+# is asked again, three times at most. It waits 20 ms (not its default 100) for a process to take
+# the command by itself before it interrupts the process's system call through ptrace.
+CONTROL_SCRIPT = (f"unset {' '.join(UNSET)}; "
+                  "pids=$(vgdb -l 2>/dev/null | sed -n 's/^use --pid=\\([0-9]*\\) .*/\\1/p'); "
+                  "for p in $pids; do (n=0; while :; do vgdb --pid=$p --max-invoke-ms=20 \"$@\" >/dev/null 2>&1; rc=$?; "
+                  "if kill -0 $p 2>/dev/null; then s=alive; else s=gone; fi; "
+                  "if [ $rc = 0 ] || [ $s = gone ] || [ $n -ge 3 ]; then break; fi; n=$((n+1)); sleep 0.05; done; "
+                  "echo \"$p $rc $s\") & done; wait")
+TOTALS = re.compile(rb"^totals:\s+(\d+)", re.M)
+DUMP_NAME = re.compile(r"^cg\.(\d+)(?:\.(\d+))?$")
+
+
+def dump_folder() -> Path:
+    """A host folder for one start's dumps: in a private (0700) folder of its own, itself open to
+    the server's user inside the container (whose uid this host does not know)."""
+    import tempfile
+
+    outer = Path(tempfile.mkdtemp(prefix="benchlib-callgrind-"))
+    inner = outer / "dumps"
+    inner.mkdir()
+    inner.chmod(0o1777)
+    return inner
+
+
+def dump_total(path: Path) -> int | None:
+    """The instruction total of one callgrind dump (its `totals:` line), None while it has none (a
+    process still writing its exit dump)."""
+    data = path.read_bytes()
+    found = TOTALS.search(data)
+    return int(found.group(1)) if found else None
+
+
+@dataclass
+class Callgrind:
+    """A running server under callgrind: its container, the user vgdb runs as, the host folder of
+    its dumps and the valgrind its image has."""
+
+    container: Any  # docker SDK container
+    user: str
+    folder: Path
+    version: str
+    controls: int = 0  # execs run in the container so far
+
+    @classmethod
+    def attach(cls, instance, folder: Path) -> "Callgrind":
+        """The callgrind of a started instance, checked to be there: vgdb must list the server."""
+        from .docker_host import docker_client
+        from .errors import EngineStartError
+
+        spec = instance.engine.valgrind
+        version = instance.host_path(VERSION_FILE).read_text().strip()
+        found = cls(docker_client().containers.get(instance.container_id), spec.user, folder, version)
+        if not found.processes():
+            raise EngineStartError(f"{instance.key} does not run under valgrind: vgdb lists no process in its "
+                                   f"container (image {instance.provenance['image_ref']})")
+        return found
+
+    def describe(self) -> dict[str, str]:
+        """What the instance's provenance says of its counter."""
+        return {"tool": "valgrind", "version": self.version, "command": VALGRIND_COMMAND, "vgdb_user": self.user}
+
+    def processes(self) -> list[int]:
+        """The pids vgdb lists in the container: every process under valgrind there."""
+        code, output = self.container.exec_run(["sh", "-c", f"unset {' '.join(UNSET)}; vgdb -l"], user=self.user)
+        self.controls += 1
+        return [int(pid) for pid in re.findall(r"^use --pid=(\d+) ", output.decode(errors="replace"), re.M)]
+
+    def control(self, *commands: str) -> dict[int, str]:
+        """Send `commands` (vgdb monitor commands, in order) to every process under valgrind in the
+        container at once; returns pid -> "alive" | "gone". A process still alive whose vgdb failed
+        makes the window's count unknown: ValgrindError."""
+        args: list[str] = []
+        for command in commands:
+            args += [*(["-c"] if args else []), *command.split()]
+        code, output = self.container.exec_run(["sh", "-c", CONTROL_SCRIPT, "benchlib-control", *args],
+                                               user=self.user)
+        self.controls += 1
+        if code != 0:
+            raise ValgrindError(f"callgrind control ({' '.join(args)}) failed in the container (exit {code}): "
+                                f"{output.decode(errors='replace')[-300:]}")
+        status: dict[int, str] = {}
+        failed = []
+        for line in output.decode(errors="replace").splitlines():
+            fields = line.split()
+            if len(fields) != 3 or not fields[0].isdigit():
+                continue
+            pid, rc, state = int(fields[0]), fields[1], fields[2]
+            status[pid] = state
+            if rc != "0" and state == "alive":
+                failed.append(pid)
+        if failed:
+            raise ValgrindError(f"vgdb could not send {' / '.join(commands) or 'a listing'} to process(es) "
+                                f"{', '.join(map(str, failed))}, which still run: their count would be wrong")
+        return status
+
+    def listing(self) -> dict[str, tuple[int, int]]:
+        """Dump file -> (mtime in ns, size): what a window compares with to find its dumps."""
+        out = {}
+        for entry in self.folder.iterdir():
+            if DUMP_NAME.match(entry.name):
+                stat = entry.stat()
+                out[entry.name] = (stat.st_mtime_ns, stat.st_size)
+        return out
+
+    def window(self, name: str) -> "CallgrindWindow":
+        return CallgrindWindow(self, name)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """One window's count: the total, each dump file it sums (the paths stay until the instance
+    stops, for a profile reader) with its own total, and the control execs it took."""
+
+    total: int
+    files: dict[Path, int] = field(default_factory=dict)
+
+    def per_process(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for path, total in self.files.items():
+            pid = int(DUMP_NAME.match(path.name).group(1))
+            out[pid] = out.get(pid, 0) + total
+        return out
+
+
+class CallgrindWindow:
+    """One counting window, with the interface of perf.PerfWindow: `prepare`, `enable`,
+    `disable` (or `hand_over` to the window that follows without a gap), `result`, `abort`."""
+
+    source = SOURCE
+    READ_WAIT = 2.0  # longest wait for an exit dump being written as the window closes
+    SETTLE_READ = 0.05  # between the two listings that must agree
+
+    def __init__(self, callgrind: Callgrind, name: str):
+        self.callgrind = callgrind
+        self.name = re.sub(r"[^A-Za-z0-9_.-]", "-", name)
+        self._before: dict[str, tuple[int, int]] | None = None
+        self._open = False
+        self.counted: Counted | None = None
+
+    def prepare(self) -> "CallgrindWindow":
+        return self
+
+    def enable(self) -> None:
+        self._before = self.callgrind.listing()
+        self._open = True
+        self.callgrind.control("zero", "instrumentation on")
+
+    def disable(self) -> None:
+        self.callgrind.control("instrumentation off", f"dump {self.name}")
+        self._close()
+
+    def hand_over(self, tail: "CallgrindWindow") -> None:
+        """End this window and open `tail` at the same moment: one exec dumps and zeroes every
+        process, instrumentation stays on (switching it would also discard valgrind's translations)."""
+        self.callgrind.control(f"dump {self.name}", "zero")
+        tail._before = self._close()
+        tail._open = True
+
+    def _close(self) -> dict[str, tuple[int, int]]:
+        """The dumps written since the window opened, read once two listings a moment apart agree
+        (an exit dump may be in the writing). An empty file is no dump: callgrind creates each
+        process's `cg.<pid>` empty when the process starts (and touches it again at its first dump),
+        and writes it only when the process exits."""
+        assert self._before is not None, "a window closed before it opened"
+        self._open = False
+        deadline = time.monotonic() + self.READ_WAIT
+        previous: dict[str, tuple[int, int]] | None = None
+        while True:
+            after = self.callgrind.listing()
+            changed = {name: state for name, state in after.items() if self._before.get(name) != state}
+            files = {self.callgrind.folder / name: dump_total(self.callgrind.folder / name)
+                     for name, (_, size) in changed.items() if size > 0}
+            if changed == previous and all(total is not None for total in files.values()):
+                break
+            if time.monotonic() > deadline:  # an exit dump never finished: no count rather than a short one
+                unread = ", ".join(p.name for p, t in files.items() if t is None) or "(still changing)"
+                raise ValgrindError(f"callgrind window {self.name}: dump(s) {unread} have no totals line")
+            previous = changed
+            time.sleep(self.SETTLE_READ)
+        self.counted = Counted(sum(files.values()), dict(sorted(files.items())))
+        return after
+
+    def result(self) -> dict[str, Any]:
+        from .perf import Reading
+
+        assert self.counted is not None
+        return {EVENT: Reading(EVENT, float(self.counted.total), "instructions", "ok")}
+
+    def abort(self) -> None:
+        """Leave the server uncounted after a failure (best effort: it may be gone)."""
+        if self._open:
+            self._open = False
+            try:
+                self.callgrind.control("instrumentation off")
+            except Exception:
+                pass

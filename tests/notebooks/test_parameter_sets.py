@@ -26,12 +26,15 @@ def test_report_batch_runs_the_dml_write_cost_and_btree_notebooks_with_their_ext
     plan = batch.plan_batch("default")
     dml = [p for p in plan if p.notebook.stem.startswith("01-")]
     # default last: notebook 06 compares the newest DML run (the default one) with its rerun
-    assert [p.params_file for p in dml] == ["more-engines.yaml", "default.yaml"]
-    assert [p.output_name for p in dml] == ["01-dml-cpu-cost--more-engines", "01-dml-cpu-cost--default"]
+    assert [p.params_file for p in dml] == ["more-engines.yaml", "instructions.yaml", "default.yaml"]
+    assert [p.output_name for p in dml] == ["01-dml-cpu-cost--more-engines", "01-dml-cpu-cost--instructions",
+                                            "01-dml-cpu-cost--default"]
+    # The instruction set: the servers under valgrind, their valgrind images prepared with the others.
+    assert dml[1].params["counter"] == "valgrind" and dml[1].valgrind == dml[1].engines
     # The engines the default set leaves out (FerretDB; seed 000's pull-only ones where they can be
     # pulled), beside PostgreSQL: no engine measured twice at two scales in one main job.
     left_out = dml[0].params["engines"]["all available except"]
-    assert "postgres" not in left_out and set(left_out) | {"postgres"} == set(dml[1].params["engines"])
+    assert "postgres" not in left_out and set(left_out) | {"postgres"} == set(dml[2].params["engines"])
     # FerretDB's smaller set runs before the B-tree/LSM notebook's default (insert_many at ~8,000 rows/s).
     btree = [p for p in plan if p.notebook.stem.startswith("07-")]
     assert [p.params_file for p in btree] == ["ferretdb.yaml", "default.yaml"]

@@ -79,7 +79,7 @@ class _FakeBuilds:
     def __init__(self, seconds: float):
         self.seconds, self.built = seconds, False
 
-    def __call__(self, engine, *, build: bool = True) -> ResolvedImage:
+    def __call__(self, engine, *, build: bool = True, valgrind: bool = False) -> ResolvedImage:
         ref = f"benchlib/{engine.key}:test"
         if build and not self.built:
             images._report(f"docker build {ref} from postgres/Dockerfile")
@@ -126,7 +126,7 @@ def test_a_failed_build_is_one_line_and_the_others_still_prepare(monkeypatch, tm
     monkeypatch.setenv("BENCHLIB_DATA_DIR", str(tmp_path / "data"))
     fake = _FakeBuilds(seconds=0.0)
 
-    def resolve(engine, *, build=True):
+    def resolve(engine, *, build=True, valgrind=False):
         if engine.key == "mariadb":
             raise ImageBuildError("cannot build benchlib/debian-base:trixie: debootstrap is not installed\nmore")
         return fake(engine, build=build)

@@ -78,3 +78,10 @@ def test_the_wrapper_runs_every_other_invocation_natively():
     assert "set -- /usr/lib/postgresql/*/bin/postgres" in context["Dockerfile"]
     mariadb = valgrind.build_context(registry.get_engine("mariadb"))["callgrind-wrap.sh"]
     assert "--reuid=mysql" in mariadb
+
+
+def test_cpu_figures_of_a_server_under_valgrind_are_renamed_and_nothing_else():
+    assert [valgrind.not_native(m) for m in ("cpu_time", "cpu_user_time", "cpu_system_time", "maintenance_cpu_time",
+                                             "cpu_time_under_valgrind", "instructions_user", "wall_time")] == [
+        "cpu_time_under_valgrind", "cpu_user_time_under_valgrind", "cpu_system_time_under_valgrind",
+        "maintenance_cpu_time_under_valgrind", "cpu_time_under_valgrind", "instructions_user", "wall_time"]

@@ -17,7 +17,7 @@ from .execute import Interrupted, NotebookOutcome, engines_of, execute, measured
 from .harness import HarnessShare, harness_shares
 from .plan import (BATCHES_FILE, NotebookSpec, Planned, batch_sets, check_parameters, engines_to_run,
                    find_notebook, load_params, notebooks, parameter_sets, params_file, parse_override,
-                   plan_batch, plan_engines, read_notebook)
+                   plan_batch, plan_engines, plan_valgrind, read_notebook, valgrind_to_run)
 from .prepare import Prepared, prepare_engines
 from .render import PLOTLY_MIME, export_figures, render_html
 from .runner import run_notebooks
@@ -28,6 +28,6 @@ __all__ = [
     "ParameterError", "Planned", "Prepared", "batch_sets", "check_parameters", "engines_of", "engines_to_run", "execute",
     "export_figures", "find_notebook", "get_settings", "harness_shares", "load_params", "measured_seconds",
     "new_report_dir", "notebooks", "parameter_sets", "params_file", "parse_override", "plan_batch",
-    "plan_engines", "prepare_engines", "read_manifests", "read_notebook", "recorded_runs", "render_html",
-    "run_notebooks", "write_folder", "write_site_index",
+    "plan_engines", "plan_valgrind", "prepare_engines", "read_manifests", "read_notebook", "recorded_runs", "render_html",
+    "run_notebooks", "valgrind_to_run", "write_folder", "write_site_index",
 ]

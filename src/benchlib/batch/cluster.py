@@ -131,7 +131,7 @@ def run_task(task: Task) -> dict[str, Any]:
     from ..measure import CLUSTER_TASK_ENV, WORKER_ENV
     from ..provenance import declared_host_class
     from ..shared_store import SharedStore, publish_unpublished
-    from .plan import check_parameters, engines_to_run, find_notebook
+    from .plan import check_parameters, engines_to_run, find_notebook, valgrind_to_run
     from .prepare import prepare_engines
     from .publish import notebook_files, publish_outcome
     from .site import new_report_dir
@@ -149,8 +149,9 @@ def run_task(task: Task) -> dict[str, Any]:
         stream.write(f"published run {run_id}: an earlier task's run on this host, aborted\n")
     started_at = utc_now()
     notebook = find_notebook(task.notebook)
-    engines = engines_to_run(check_parameters(notebook, task.params))  # what can run on *this* host
-    preparing = prepare_engines(list(engines), stream=stream).seconds
+    checked = check_parameters(notebook, task.params)
+    engines = engines_to_run(checked)  # what can run on *this* host
+    preparing = prepare_engines(list(engines), valgrind=valgrind_to_run(checked), stream=stream).seconds
     out_dir = new_report_dir(f"cluster-{task.key}")
     outcome = execute(notebook, out_dir, task.params, params_file_name=task.params_file,
                       output_name=task.output_name, progress_stream=stream,

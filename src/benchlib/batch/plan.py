@@ -41,6 +41,8 @@ class Planned:
     # Engine keys the workload's validator chose for these parameters ("all available" resolved
     # to what can run here): the engines to prepare before the first notebook starts.
     engines: tuple[str, ...] = field(default=())
+    # Those of them started under valgrind (`counter: valgrind`): their valgrind image is prepared too.
+    valgrind: tuple[str, ...] = field(default=())
 
 
 def notebooks() -> list[Path]:
@@ -197,6 +199,16 @@ def plan_engines(plan: list[Planned]) -> list[str]:
     return list(dict.fromkeys(key for item in plan for key in item.engines))
 
 
+def valgrind_to_run(checked: Any) -> tuple[str, ...]:
+    """The engines a workload's checked parameters start under valgrind (`counter: valgrind`)."""
+    return tuple(getattr(checked, "engines", ())) if getattr(checked, "counter", None) == "valgrind" else ()
+
+
+def plan_valgrind(plan: list[Planned]) -> list[str]:
+    """Every engine key the plan's notebooks start under valgrind, once each."""
+    return list(dict.fromkeys(key for item in plan for key in item.valgrind))
+
+
 def batch_sets(params_set: str) -> Callable[[Path], list[str]]:
     """notebook -> the parameter sets a batch named `params_set` runs it with: the set of that
     name, unless papermill_params/batches.yaml lists more for the notebook (e.g. the report's DML
@@ -240,7 +252,7 @@ def plan_batch(params_set: str = "default", only: list[str] | None = None,
                 params = load_params(pfile, overrides)
                 checked = check_parameters(nb, params)
                 plan.append(Planned(nb, params, pfile.name, f"{nb.stem}--{name}" if len(sets) > 1 else None,
-                                    engines_to_run(checked)))
+                                    engines_to_run(checked), valgrind_to_run(checked)))
             except BenchlibError as exc:
                 problems.append(str(exc))
     if problems:

@@ -17,6 +17,7 @@ from ..progress import duration
 
 # The console is never silent longer than this while an image builds.
 HEARTBEAT_S = 15.0
+UNDER_VALGRIND = " under valgrind"  # an engine's image under valgrind, as the console names it
 
 
 def _say(stream: TextIO, text: str) -> None:
@@ -77,35 +78,40 @@ class Prepared:
     failed: dict[str, str] = field(default_factory=dict)  # engine key -> why its image is missing
 
 
-def prepare_engines(keys: list[str], *, stream: TextIO | None = None, interval: float = HEARTBEAT_S) -> Prepared:
-    """Resolve the image of every server engine in `keys` (embedded engines need none), one console
-    line each: cached, or what is built from which recipe and how long its last build took, then
-    heartbeats until it is done. A failed build is reported and left to the caller (a batch leaves
-    it to the notebooks, which record an engine that cannot start like any other start failure)."""
+def prepare_engines(keys: list[str], *, valgrind: list[str] | tuple[str, ...] = (), stream: TextIO | None = None,
+                    interval: float = HEARTBEAT_S) -> Prepared:
+    """Resolve the image of every server engine in `keys` (embedded engines need none), and of
+    those in `valgrind` their image under valgrind (a layer on their own), one console line each:
+    cached, or what is built from which recipe and how long its last build took, then heartbeats
+    until it is done. A failed build is reported and left to the caller (a batch leaves it to the
+    notebooks, which record an engine that cannot start like any other start failure)."""
     from ..images import last_build_seconds, record_build_seconds, resolve_image
 
     stream = stream or sys.stderr
-    servers = [key for key in keys if get_engine(key).server is not None]
+    servers = [(key, False) for key in keys if get_engine(key).server is not None]
+    servers += [(key, True) for key in valgrind if get_engine(key).server is not None]
     prepared = Prepared()
     if not servers:
         return prepared
     started = time.perf_counter()
-    _say(stream, f"preparing engines: {len(servers)} server image(s): {', '.join(servers)}")
-    for key in servers:
+    names = [f"{key}{UNDER_VALGRIND if counted else ''}" for key, counted in servers]
+    _say(stream, f"preparing engines: {len(servers)} server image(s): {', '.join(names)}")
+    for (name, (key, counted)) in zip(names, servers):
         engine = get_engine(key)
+        key = name  # what the console and the build times call it
         t0 = time.perf_counter()
         try:
-            planned = resolve_image(engine, build=False)
+            planned = resolve_image(engine, build=False, valgrind=counted)
             if planned.present:
                 _say(stream, f"  {key}: {planned.ref} cached ({planned.source}), "
                              f"{time.perf_counter() - t0:.1f} s")
                 continue
             expected = last_build_seconds(key)
             doing = "pulling" if planned.source == "official" else "building"
-            _say(stream, f"  {key}: {_what(engine, planned)}; "
+            _say(stream, f"  {key}: {_what(engine, planned, counted)}; "
                          + (f"last time took {duration(expected)}" if expected else "no earlier time recorded"))
             with _heartbeat(key, doing, expected, stream, interval):
-                resolved = resolve_image(engine)
+                resolved = resolve_image(engine, valgrind=counted)
         except Exception as exc:  # Docker's own errors too: the notebooks record what cannot start
             detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             prepared.failed[key] = detail if isinstance(exc, BenchlibError) else f"{type(exc).__name__}: {detail}"
@@ -119,9 +125,11 @@ def prepare_engines(keys: list[str], *, stream: TextIO | None = None, interval: 
     return prepared
 
 
-def _what(engine, planned) -> str:
+def _what(engine, planned, valgrind: bool = False) -> str:
     """`building its image from recipes/postgres on Debian trixie (postgresql-17)`, or the pull.
     Not the image's tag: it is known only once what it builds on is built."""
+    if valgrind:
+        return "building its valgrind layer (valgrind from its image's package source, the server wrapped)"
     if planned.source == "official":
         return f"pulling {planned.ref}"
     return f"building its image from {engine.server.recipe.description}"

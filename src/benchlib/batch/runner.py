@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..settings import get_settings
 from .execute import Interrupted, NotebookOutcome, execute, utc_now
-from .plan import Planned, plan_engines
+from .plan import Planned, plan_engines, plan_valgrind
 from .prepare import prepare_engines
 from .site import new_report_dir, point_latest, write_folder, write_site_index
 
@@ -56,7 +56,7 @@ def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | 
             batch = f"{started_at:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
             run_on_cluster(connected, plan, shared.url, out_dir, batch, outcomes)
         else:
-            preparing_seconds = prepare_engines(plan_engines(plan)).seconds
+            preparing_seconds = prepare_engines(plan_engines(plan), valgrind=plan_valgrind(plan)).seconds
             for item in plan:
                 try:
                     outcome = execute(item.notebook, out_dir, item.params, params_file_name=item.params_file,
