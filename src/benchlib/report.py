@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from . import findings as F
 from . import results
 from .engines import get_engine
 from .errors import UnknownEngineError
@@ -80,6 +81,14 @@ def host_label(info: dict, priced_as: str | None = None) -> str:
 
 
 class RunReport:
+    """A run's report. A workload's report sets `phrases`, and overrides `findings()` (its
+    analysis's findings table), `caveat_notes()` (the caveats its rows cite) and
+    `headline_figure()` (the one chart that shows the answer); `answer()`, `findings_table()` and
+    `appendix()` are drawn here, the same for every notebook."""
+
+    phrases: F.Phrases = F.DEFAULT_PHRASES
+    answer_limit = 5  # lines of the answer on the first screen
+
     def __init__(self, run_id: str, store=None):
         self.run_id = run_id
         self.store = store
@@ -90,6 +99,24 @@ class RunReport:
         requested = self.info["parameters"].get("engines", [])
         self.engines = [e for e in requested if e in measured] + sorted(measured - set(requested))
         self.metric, self.metric_unit, self.metric_explanation = results.cost_metric(self.measurements)
+
+    # -- findings: what the run found, as data -------------------------------------------------------
+    def findings(self) -> pd.DataFrame:
+        """The findings table (`findings.FINDING_COLUMNS`); empty where a workload has none."""
+        return F.table([])
+
+    def caveat_notes(self) -> list[F.Caveat]:
+        """The caveats the findings rows cite by id, each a short sentence."""
+        return []
+
+    def headline_figure(self):
+        """The one chart that shows the answer (a plotly figure), or None."""
+        return None
+
+    def answer_lines(self) -> list[str]:
+        """The answer: at most `answer_limit` rendered findings rows."""
+        return [F.render(row, self.phrases) for row in
+                F.headline(self.findings(), self.answer_limit).to_dict("records")]
 
     def priced_as(self) -> str | None:
         """The instance a workload prices this host's throughput as (None: it prices nothing)."""
