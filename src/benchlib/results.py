@@ -235,6 +235,18 @@ def host_speed(df: pd.DataFrame) -> dict[str, float] | None:
             if n > 1 else float("nan"), "max_over_min": float(c.max() / c.min())}
 
 
+def host_drift(df: pd.DataFrame, engines: Iterable[str] | None = None) -> float:
+    """How far the host's speed differed between the engines' measurements: the slowest engine's
+    median calibration loop over the fastest's, minus 1 (0.24 for 24%); 0.0 with fewer than two
+    engines calibrated. A timed ratio between two engines within it could be the host's alone
+    (findings.judge's drift band)."""
+    c = calibrations(df).dropna(subset=["calibration_s"])
+    if engines is not None:
+        c = c[c["engine"].isin(list(engines))]
+    medians = c.groupby("engine")["calibration_s"].median()
+    return float(medians.max() / medians.min()) - 1 if len(medians) > 1 and medians.min() > 0 else 0.0
+
+
 def normalised(costs: pd.DataFrame, df: pd.DataFrame, columns=("value", "net", "net_with_settle", "with_settle")
                ) -> pd.DataFrame:
     """`costs` (phase_costs rows) with each repetition's figures scaled by how fast the host was
