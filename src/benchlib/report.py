@@ -61,6 +61,18 @@ def _markdown(lines: Iterable[str]) -> str:
     return "\n".join(f"- {line}" for line in lines) or "- none"
 
 
+def _markdown_html(text: str) -> str:
+    import mistune  # nbconvert's own Markdown renderer
+
+    return mistune.html(text)
+
+
+def _inline(text: str) -> str:
+    """One line of Markdown (bold, code) as HTML without a wrapping paragraph."""
+    html = _markdown_html(text).strip()
+    return html[3:-4] if html.startswith("<p>") and html.endswith("</p>") else html
+
+
 def known(value):
     """A stored value, or None for a missing one (NULL reads back as None or NaN)."""
     return None if value is None or (isinstance(value, float) and value != value) else value
@@ -117,6 +129,73 @@ class RunReport:
         """The answer: at most `answer_limit` rendered findings rows."""
         return [F.render(row, self.phrases) for row in
                 F.headline(self.findings(), self.answer_limit).to_dict("records")]
+
+    def answer(self) -> None:
+        """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
+        the run is, the comparison with the seed in one line, then the one chart. The first line
+        travels to the batch and site indexes through the output's metadata."""
+        from IPython.display import HTML, display
+
+        found = self.findings()
+        lines = self.answer_lines() or ["This run measured no comparison to answer with; see the tables below."]
+        sure = F.certainty(found)
+        seed = F.seed_line(found)
+        items = "".join(f"<li>{_inline(line)}</li>" for line in lines)
+        html = (f'<div class="benchlib-answer"><ul>{items}</ul>'
+                f'<p class="benchlib-sure">{_inline(sure)}.' + (f" {_inline(seed)}" if seed else "") + "</p></div>")
+        display(HTML(html), metadata={"benchlib": {"answer": lines[0], "certainty": sure, "seed": seed}})
+        figure = self.headline_figure()
+        if figure is not None:
+            figure.show()
+
+    def findings_table(self, limit: int | None = None) -> "HTML":
+        """Every findings row as a table: the ratio with its CI, the verdict's words, the seed's
+        figure, and a footnote mark per caveat the row cites, the caveats' sentences under it."""
+        from IPython.display import HTML
+
+        found = self.findings()
+        if found.empty:
+            return HTML("<p>No comparisons in this run.</p>")
+        notes = {c.id: c for c in self.caveat_notes()}
+        marks: dict[str, int] = {}
+        rows = []
+        for row in (found if limit is None else found.head(limit)).to_dict("records"):
+            f = F.fields_of(row, self.phrases)
+            cited = [c for c in (row.get("caveats") or ()) if c in notes]
+            sup = "".join(f"<sup>{marks.setdefault(c, len(marks) + 1)}</sup>" for c in cited)
+            step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
+            seed = "" if f["seed"] in (None, "no_seed") else f"{f['seed_ratio']:.2f}x: {f['seed_words']}"
+            rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td><td>{f['value']}</td><td>{f['base_value']}</td>"
+                        f"<td>{f['ratio']}{sup}</td><td>{f['words']}</td><td>{seed}</td></tr>")
+        base = F.fields_of(found.iloc[0].to_dict(), self.phrases)["base"]
+        head = ("<tr><th>engine</th><th>step</th><th>value</th><th>base</th><th>ratio to base (95% CI)</th>"
+                "<th>verdict</th><th>seed</th></tr>")
+        foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
+        return HTML(f'<table class="benchlib-findings"><caption>Base: {base}. {F.certainty(found)}.</caption>'
+                    f"{head}{''.join(rows)}</table>" + (f'<ol class="benchlib-notes">{foot}</ol>' if foot else ""))
+
+    def appendix_parts(self) -> list[tuple[str, Any]]:
+        """What every report shares, in the collapsed appendix: (heading, a DataFrame, Styler or
+        Markdown text). A workload adds its own shared facts by extending the list."""
+        return [("Problems", self.problems()), ("Host", self.host_table()), ("Engines and images", self.provenance_table()),
+                ("Run conditions", self.caveats()), ("Where the wall time went", self.timing_table())]
+
+    def appendix(self) -> "HTML":
+        """One collapsed section for what is true of every report: problems, host, provenance,
+        durability, isolation, client path, host speed, images, harness time."""
+        from IPython.display import HTML
+
+        parts = []
+        for heading, body in self.appendix_parts():
+            if isinstance(body, str):
+                html = _markdown_html(body)
+            elif hasattr(body, "to_html"):
+                html = body.to_html()
+            else:
+                html = str(body)
+            parts.append(f"<h4>{heading}</h4>{html}")
+        return HTML('<details class="benchlib-appendix"><summary>About this run: host, engines, images, '
+                    f"conditions, problems</summary>{''.join(parts)}</details>")
 
     def priced_as(self) -> str | None:
         """The instance a workload prices this host's throughput as (None: it prices nothing)."""
