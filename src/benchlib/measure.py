@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 
 from . import cgroups, perf
 from .docker_host import docker_server_version
-from .lifecycle import Instance, _owner_label
+from .lifecycle import Instance, owner_label
 from .parameters import SETTLE_GATE_SECONDS, SETTLE_QUIET_SECONDS
 from .provenance import benchlib_version, declared_host_class, git_state, has_pmu, host_facts, host_fingerprint
 from .store import Store, as_json, utcnow
@@ -131,7 +131,7 @@ class Run:
             "perf_support": as_json({"available": support.available, "reason": support.reason,
                                      "events": support.events}),
             "benchlib_version": benchlib_version(), "git_sha": sha, "git_dirty": dirty,
-            "parameters": as_json(self.parameters), "owner": _owner_label(), "status_note": None,
+            "parameters": as_json(self.parameters), "owner": owner_label(), "status_note": None,
         }
         self.store.write_run(self._row)
         _announce(self.run_id, self.experiment)
