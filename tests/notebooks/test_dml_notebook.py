@@ -59,6 +59,14 @@ def test_report_is_self_contained_with_figures(tiny_run):
         page.index('class="benchlib-appendix"')
     names = {p.name for p in tiny_run.figures}
     assert {"dml-ratios.png", "dml-ratios.svg", "dml-value.png"} <= names
+    # Issue 37.12: outside the appendix the report names only the engines that ran.
+    from benchlib.engines import ENGINES
+
+    read = page[:page.index('<details class="benchlib-appendix"')] + page[page.index("</details>", page.index(
+        '<details class="benchlib-appendix"')):]
+    ran = set(batch.load_params(batch.params_file(NOTEBOOK, "tiny"))["engines"])
+    named = {key for key, e in ENGINES.items() if re.search(rf"\b{re.escape(e.title)}\b", read)}
+    assert named == ran, named ^ ran
     for fig in tiny_run.figures:
         assert fig.stat().st_size > 2000
 
