@@ -126,13 +126,16 @@ def check(page: Path, width: int = WIDTH) -> Layout:
 
 HEIGHT = 900  # a laptop's browser window: the first screen
 
-# The text a reader sees without scrolling: every text node whose box starts above the window's
-# bottom edge (SVG text included: a chart's title and ticks), in document order, and how far down
-# the answer's chart ends.
+# The text a reader sees without scrolling: every text node whose box starts above the first
+# screen's bottom edge (SVG text included: a chart's title and ticks), in document order, and how
+# far down the answer's chart ends. The edge is HEIGHT px from the page's top, not the headless
+# window's inner height: Chromium takes its own window chrome out of --window-size (900 gives an
+# 813 or 757 px viewport), and a page 1280 px wide lays out the same whatever the window's height.
 FIRST_SCREEN_SCRIPT = """
 <pre id="benchlib-check"></pre>
 <script>
 window.addEventListener("load", function () { setTimeout(function () {
+  window.scrollTo(0, 0);
   var seen = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   var range = document.createRange();
   while (walker.nextNode()) {
@@ -140,7 +143,7 @@ window.addEventListener("load", function () { setTimeout(function () {
     if (!text || node.parentElement.closest("script, style, pre#benchlib-check")) { continue; }
     range.selectNodeContents(node);
     var box = range.getBoundingClientRect();
-    if (box.height > 0 && box.top < window.innerHeight && box.bottom > 0) { seen.push(text); }
+    if (box.height > 0 && box.top < SCREEN && box.bottom > 0) { seen.push(text); }
   }
   var answer = document.querySelector(".benchlib-answer");
   var chart = null;
@@ -150,7 +153,7 @@ window.addEventListener("load", function () { setTimeout(function () {
     if (after) { chart = after.getBoundingClientRect().bottom; }
   }
   document.getElementById("benchlib-check").textContent = JSON.stringify({
-    text: seen.join(" "), answer: !!answer, chartBottom: chart, innerHeight: window.innerHeight});
+    text: seen.join(" "), answer: !!answer, chartBottom: chart, height: SCREEN});
 }, 1000); });
 </script>
 """
@@ -167,8 +170,8 @@ class FirstScreen:
 
 def first_screen(page: Path, width: int = WIDTH, height: int = HEIGHT) -> FirstScreen:
     """What a reader sees of `page` at width x height before scrolling."""
-    data = _probe(page, FIRST_SCREEN_SCRIPT, width, height)
-    return FirstScreen(Path(page), data["text"], data["answer"], data["chartBottom"], data["innerHeight"])
+    data = _probe(page, FIRST_SCREEN_SCRIPT.replace("SCREEN", str(int(height))), width, height)
+    return FirstScreen(Path(page), data["text"], data["answer"], data["chartBottom"], data["height"])
 
 
 def _probe(page: Path, script: str, width: int, height: int = HEIGHT) -> dict:
