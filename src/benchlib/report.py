@@ -352,7 +352,8 @@ class RunReport:
             value = json.loads(config or "{}").get(key) if kind != "node" else None
             if value and value not in seen.setdefault(engine, []):
                 seen[engine].append(value)
-        return {k: v for k, v in seen.items() if v}
+        order = {e: i for i, e in enumerate(self.engines)}  # the run's engine order, not the store's
+        return {k: seen[k] for k in sorted(seen, key=lambda e: order.get(e, len(order))) if seen[k]}
 
     def _client_path_lines(self) -> list[str]:
         paths = self._started("client_path")
