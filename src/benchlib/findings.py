@@ -11,8 +11,8 @@ The one noise rule (`judge`), in order:
 - `n/a`: no ratio (a side was not measured);
 - `untested`: one repetition on a side, so no noise estimate;
 - `noise`: Welch's test on the log scale cannot tell the two apart (5%, two-sided);
-- `same`: beyond noise but within `threshold` (seed 003's 5%) on the log scale;
-- `drift`: beyond noise, but the CI's end nearest 1 lies within how far the host's own speed moved
+- `same`: Welch tells them apart, but within `threshold` (seed 003's 5%) on the log scale;
+- `drift`: told apart, but the CI's end nearest 1 lies within how far the host's own speed moved
   between the two measurements (`drift`, from the calibration loops): the host alone could make
   it. Instruction counts do not move with the host's speed: their drift is 0 (`drift_applies`);
 - `better` / `worse`: for the subject against the base, by the metric's direction.
@@ -96,10 +96,15 @@ class SeedAgreement(str, enum.Enum):
 
 
 SEED_WORDS = {
-    SeedAgreement.WITHIN: "agrees with the seed", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
+    SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
     SeedAgreement.OPPOSITE: "opposite to the seed", SeedAgreement.UNTESTED: "untested against the seed",
     SeedAgreement.NO_SEED: "no seed figure",
 }
+
+
+# How a cell of a grid marks its agreement with the seed (legend: SEED_WORDS).
+SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
+              SeedAgreement.UNTESTED: "?", SeedAgreement.NO_SEED: ""}
 
 
 def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None) -> SeedAgreement:
@@ -208,11 +213,21 @@ class Phrases:
     """A workload's phrase table: one template per verdict (falling back to `default`), filled
     from a findings row's fields plus the renderer's: {subject} {base} (engine titles), {ratio}
     (ratio with its CI), {value} {base_value} (with units), {step}, {regime}, {metric}, {words}
-    (the verdict's words), {n}, {seed_ratio}, {seed_words}, {more_less} ("more" / "less" by the ratio)."""
+    (the verdict's words), {ratio_only} (the ratio without its CI), {n}, {seed_ratio}, {seed_words},
+    {more_less} ("more" / "less" by the ratio).
+
+    `line_by` (a findings column, e.g. "engine") renders the answer one line per value of that
+    column instead of one per row: `line` filled with the first row's fields and {items}: the
+    decided rows' `item` templates, then the undecided rows' `undecided` templates grouped under
+    their verdict's words ("insert 0.13x (0.04-0.45); within noise: update 0.09x, select 1.5x")."""
     templates: Mapping[str, str] = field(default_factory=dict)
     default: str = "{subject}, {step}: {ratio} {base}'s {metric} ({words})"
     seed: str = "seed: {seed_ratio:.2f}x, {seed_words}"
     unit_scale: Mapping[str, tuple[float, str]] = field(default_factory=dict)  # unit -> (divide by, shown unit)
+    line_by: str | None = None
+    line: str = "{subject} / {base}: {items}"
+    item: str = "{step} {ratio}"
+    undecided: str = "{step} {ratio_only}"
 
     def template(self, verdict: str) -> str:
         return self.templates.get(verdict, self.default)
@@ -233,7 +248,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
     return {
         **{k: row.get(k) for k in FINDING_COLUMNS},
         "subject": title(row["engine"]), "base": title(row["base_engine"]),
-        "ratio": fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high")),
+        "ratio": fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high")), "ratio_only": fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
         "words": VERDICT_WORDS[verdict], "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
@@ -250,12 +265,39 @@ def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_s
     return text
 
 
-def headline(findings: pd.DataFrame, limit: int = 5) -> pd.DataFrame:
-    """The rows an answer states: those marked `headline`, else the decided rows furthest from 1."""
+def render_lines(rows: pd.DataFrame, phrases: Phrases = DEFAULT_PHRASES) -> list[str]:
+    """The answer's lines: one rendered row each, or with `phrases.line_by` one line per group of
+    rows (in the order the groups first appear)."""
+    records = rows.to_dict("records")
+    if not phrases.line_by:
+        return [render(row, phrases) for row in records]
+    groups: dict[Any, list[Mapping[str, Any]]] = {}
+    for row in records:
+        groups.setdefault(row[phrases.line_by], []).append(row)
+    lines = []
+    for group in groups.values():
+        fields = [fields_of(row, phrases) for row in group]
+        decided = [phrases.item.format(**f) for f in fields if Verdict(f["verdict"]).decided]
+        undecided: dict[str, list[str]] = {}
+        for f in fields:
+            if not Verdict(f["verdict"]).decided:
+                undecided.setdefault(f["words"], []).append(phrases.undecided.format(**f))
+        items = "; ".join([", ".join(decided)] * bool(decided)
+                          + [f"{words}: {', '.join(parts)}" for words, parts in undecided.items()])
+        lines.append(phrases.line.format(**{**fields[0], "items": items}))
+    return lines
+
+
+def headline(findings: pd.DataFrame, limit: int = 5, by: str | None = None) -> pd.DataFrame:
+    """The rows an answer states: those marked `headline`, else the decided rows furthest from 1.
+    `limit` counts rows, or with `by` (a column) groups of rows: the rows of the first `limit`
+    values of that column."""
     if findings.empty:
         return findings
     marked = findings[findings["headline"] == True]  # noqa: E712 (object column)
     if not marked.empty:
+        if by:
+            return marked[marked[by].isin(list(dict.fromkeys(marked[by]))[:limit])]
         return marked.head(limit)
     decided = findings[findings["verdict"].isin([v.value for v in Verdict if v.decided])]
     pool = decided if not decided.empty else findings
@@ -279,8 +321,8 @@ def seed_line(findings: pd.DataFrame) -> str:
     if with_seed.empty:
         return ""
     counts = with_seed["seed"].value_counts()
-    parts = [f"{int(counts[a.value])} {SEED_WORDS[a]}" for a in SeedAgreement if counts.get(a.value)]
-    return f"Against the seed, {len(with_seed)} ratios: " + ", ".join(parts) + "."
+    parts = [f"{SEED_WORDS[a]} ({int(counts[a.value])})" for a in SeedAgreement if counts.get(a.value)]
+    return f"Against the seed's {len(with_seed)} ratios: " + "; ".join(parts) + "."
 
 
 def _finite(x: Any) -> bool:

@@ -338,3 +338,45 @@ def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, 
                       legend_title=group, meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90))
     _value_axis(fig, unit, log_y, bar_spread(df, value, list(x)))
     return fig
+
+
+# Steps (phases, tests) told apart by colour and symbol where engines are the rows.
+STEP_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+STEP_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "triangle-down", "star", "hexagon", "cross")
+
+
+def findings_figure(found: pd.DataFrame, *, title: str, name: str, unit: str = "", steps: Sequence[str] | None = None):
+    """A findings table (benchlib.findings) as one row per engine, each step's ratio to the base
+    on a log axis with its 95% CI, and a line at 1 (the base). A filled marker is a decided verdict
+    (better, worse, within 5%); an open one is not (noise, the host's drift, one repetition)."""
+    import plotly.graph_objects as go
+
+    from .findings import VERDICT_WORDS, Verdict
+
+    rows = found[pd.to_numeric(found["ratio"], errors="coerce") > 0]
+    steps = [s for s in (steps or dict.fromkeys(rows["step"])) if s in set(rows["step"])]
+    engines = engine_order(rows["engine"])
+    titles = [engine_title(e) for e in engines]
+    base = engine_title(rows["base_engine"].iloc[0]) if not rows.empty else "the base"
+    fig = go.Figure()
+    for i, step in enumerate(steps):
+        sub = rows[rows["step"] == step].set_index("engine").reindex([e for e in engines if e in set(rows[rows["step"] == step]["engine"])])
+        symbol = STEP_SYMBOLS[i % len(STEP_SYMBOLS)]
+        decided = [Verdict(v).decided for v in sub["verdict"]]
+        ratio, low, high = (pd.to_numeric(sub[c], errors="coerce") for c in ("ratio", "ratio_low", "ratio_high"))
+        fig.add_scatter(
+            x=ratio, y=[engine_title(e) for e in sub.index], name=str(step), mode="markers", orientation="h",
+            marker=dict(symbol=[symbol if d else f"{symbol}-open" for d in decided], size=11,
+                        color=STEP_COLORS[i % len(STEP_COLORS)], line=dict(width=1.5)),
+            error_x=dict(type="data", symmetric=False, array=(high - ratio).fillna(0), arrayminus=(ratio - low).fillna(0),
+                         thickness=1.2, width=3),
+            customdata=[VERDICT_WORDS[Verdict(v)] for v in sub["verdict"]],
+            hovertemplate=f"%{{y}}, {step}: %{{x:.3g}}x {base} (%{{customdata}})<extra></extra>")
+    fig.add_vline(x=1, line_dash="dot", line_color="#555")
+    fig.update_xaxes(type="log", title_text=f"× {base}{f' ({unit})' if unit else ''}, log scale; open marker: not decided")
+    fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(titles)), title_text="")
+    fig.update_layout(title=title, template="plotly_white", scattermode="group", scattergap=0.35,
+                      height=150 + 46 * max(len(engines), 1), meta={"benchlib_name": name}, legend_title="",
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"),
+                      margin=dict(l=10, r=20, t=70, b=50))
+    return fig

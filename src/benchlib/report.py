@@ -67,10 +67,31 @@ def _markdown_html(text: str) -> str:
     return mistune.html(text)
 
 
+def _plain(text: str) -> str:
+    """One line of Markdown as plain text (for the indexes and summary.txt)."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", _inline(text)))
+
+
 def _inline(text: str) -> str:
     """One line of Markdown (bold, code) as HTML without a wrapping paragraph."""
     html = _markdown_html(text).strip()
     return html[3:-4] if html.startswith("<p>") and html.endswith("</p>") else html
+
+
+# The first screen (1280x900) holds the title and question (~150 px), the answer's five lines,
+# how sure and the seed line (~220 px): the chart gets the rest.
+ANSWER_FIGURE_HEIGHT = 460
+
+
+def report_css() -> str:
+    """The report's own styles (answer, findings table, appendix): one file, inlined by the HTML
+    template and by `answer()` for JupyterLab."""
+    from .settings import REPORT_TEMPLATE_DIR
+
+    return (REPORT_TEMPLATE_DIR / "benchlib" / "benchlib.css").read_text()
 
 
 def known(value):
@@ -126,34 +147,70 @@ class RunReport:
         return None
 
     def answer_lines(self) -> list[str]:
-        """The answer: at most `answer_limit` rendered findings rows."""
-        return [F.render(row, self.phrases) for row in
-                F.headline(self.findings(), self.answer_limit).to_dict("records")]
+        """The answer: at most `answer_limit` lines rendered from the headline rows (one per row,
+        or one per group of rows where the phrase table sets `line_by`)."""
+        rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
+        return F.render_lines(rows, self.phrases)[:self.answer_limit]
 
     def answer(self) -> None:
         """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
-        the run is, the comparison with the seed in one line, then the one chart. The first line
-        travels to the batch and site indexes through the output's metadata."""
+        the run is, the comparison with the seed in one line, then the one chart, at a height that
+        keeps the whole (with the notebook's title and question above it) within 1280x900. The
+        lines travel to the batch and site indexes through the output's metadata."""
         from IPython.display import HTML, display
 
         found = self.findings()
-        lines = self.answer_lines() or ["This run measured no comparison to answer with; see the tables below."]
+        lines = self.answer_lines()
         sure = F.certainty(found)
         seed = F.seed_line(found)
-        items = "".join(f"<li>{_inline(line)}</li>" for line in lines)
-        html = (f'<div class="benchlib-answer"><ul>{items}</ul>'
+        shown = lines or ["This run measured no comparison to answer with; see the tables below."]
+        items = "".join(f"<li>{_inline(line)}</li>" for line in shown)
+        html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it
+                f'<div class="benchlib-answer"><ul>{items}</ul>'
                 f'<p class="benchlib-sure">{_inline(sure)}.' + (f" {_inline(seed)}" if seed else "") + "</p></div>")
-        display(HTML(html), metadata={"benchlib": {"answer": lines[0], "certainty": sure, "seed": seed}})
+        display(HTML(html), metadata={"benchlib": {"answer": _plain(lines[0]) if lines else None,
+                                                   "lines": [_plain(line) for line in lines],
+                                                   "certainty": sure, "seed": seed}})
         figure = self.headline_figure()
         if figure is not None:
+            height = figure.layout.height or ANSWER_FIGURE_HEIGHT
+            figure.update_layout(height=min(height, ANSWER_FIGURE_HEIGHT))
             figure.show()
 
-    def findings_table(self, limit: int | None = None) -> "HTML":
-        """Every findings row as a table: the ratio with its CI, the verdict's words, the seed's
-        figure, and a footnote mark per caveat the row cites, the caveats' sentences under it."""
+    def findings_grid(self, found: pd.DataFrame, *, index: str = "engine", columns: str = "step",
+                      caption: str = "") -> "HTML":
+        """Findings rows as a grid, one row per `index` value and one column per `columns` value:
+        each cell the row's ratio with its CI, the verdict's words where it is not decided, and a
+        mark for how it stands against the seed (the legend under it)."""
         from IPython.display import HTML
 
-        found = self.findings()
+        if found.empty:
+            return HTML("<p>No comparisons to show.</p>")
+        label = engine_title if index in ("engine", "base_engine") else str
+        cells: dict[tuple[Any, Any], str] = {}
+        for row in found.to_dict("records"):
+            f = F.fields_of(row, self.phrases)
+            verdict = F.Verdict(f["verdict"])
+            mark = F.SEED_MARKS[F.SeedAgreement(f["seed"] or "no_seed")]
+            cells[(row[index], row[columns])] = (
+                f"{f['ratio']}" + ("" if verdict.decided else f" <span class='benchlib-undecided'>{f['words']}</span>")
+                + (f" <span class='benchlib-seed'>{mark}</span>" if mark else ""))
+        rows, cols = list(dict.fromkeys(found[index])), list(dict.fromkeys(found[columns]))
+        head = "<tr><th></th>" + "".join(f"<th>{c}</th>" for c in cols) + "</tr>"
+        body = "".join(f"<tr><th>{label(r)}</th>" + "".join(f"<td>{cells.get((r, c), '–')}</td>" for c in cols)
+                       + "</tr>" for r in rows)
+        seen = [a for a in F.SeedAgreement if F.SEED_MARKS[a] and a.value in set(found["seed"])]
+        legend = "; ".join(f"{F.SEED_MARKS[a]} {F.SEED_WORDS[a]}" for a in seen)
+        return HTML(f'<table class="benchlib-findings benchlib-grid"><caption>{_inline(caption)}</caption>{head}{body}</table>'
+                    + (f'<p class="benchlib-legend">{legend}.</p>' if legend else ""))
+
+    def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None) -> "HTML":
+        """Every findings row as a table: the ratio with its CI, the verdict's words, the seed's
+        figure, and a footnote mark per caveat the row cites, the caveats' sentences under it.
+        `found`: other findings rows than `findings()`'s (a workload's second comparison)."""
+        from IPython.display import HTML
+
+        found = self.findings() if found is None else found
         if found.empty:
             return HTML("<p>No comparisons in this run.</p>")
         notes = {c.id: c for c in self.caveat_notes()}
@@ -162,11 +219,13 @@ class RunReport:
         for row in (found if limit is None else found.head(limit)).to_dict("records"):
             f = F.fields_of(row, self.phrases)
             cited = [c for c in (row.get("caveats") or ()) if c in notes]
-            sup = "".join(f"<sup>{marks.setdefault(c, len(marks) + 1)}</sup>" for c in cited)
+            sup = f"<sup>{','.join(str(marks.setdefault(c, len(marks) + 1)) for c in cited)}</sup>" if cited else ""
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
             seed = "" if f["seed"] in (None, "no_seed") else f"{f['seed_ratio']:.2f}x: {f['seed_words']}"
+            verdict = F.Verdict(f["verdict"])
+            words = f"{verdict.value}, {f['words']}" if verdict in (F.Verdict.BETTER, F.Verdict.WORSE) else f["words"]
             rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td><td>{f['value']}</td><td>{f['base_value']}</td>"
-                        f"<td>{f['ratio']}{sup}</td><td>{f['words']}</td><td>{seed}</td></tr>")
+                        f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
         base = F.fields_of(found.iloc[0].to_dict(), self.phrases)["base"]
         head = ("<tr><th>engine</th><th>step</th><th>value</th><th>base</th><th>ratio to base (95% CI)</th>"
                 "<th>verdict</th><th>seed</th></tr>")
@@ -293,7 +352,8 @@ class RunReport:
             value = json.loads(config or "{}").get(key) if kind != "node" else None
             if value and value not in seen.setdefault(engine, []):
                 seen[engine].append(value)
-        return {k: v for k, v in seen.items() if v}
+        order = {e: i for i, e in enumerate(self.engines)}  # the run's engine order, not the store's
+        return {k: seen[k] for k in sorted(seen, key=lambda e: order.get(e, len(order))) if seen[k]}
 
     def _client_path_lines(self) -> list[str]:
         paths = self._started("client_path")

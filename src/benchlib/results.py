@@ -296,8 +296,10 @@ def product_key(engine: str) -> str:
 def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float = 0.05,
                  store: Store | None = None) -> pd.DataFrame:
     """Each run's mean engine cost per operation per engine, variant and phase against the first
-    run's: the ratio (with a 95% CI by the delta method), Welch's test of the difference, and
-    whether the change is beyond noise *and* larger than `threshold` (seed 003's 5% rule).
+    run's: the ratio (with a 95% CI by the delta method), Welch's test of the difference, and its
+    `verdict` (findings.judge, with `threshold`: seed 003's 5%; `flagged` where it is better or
+    worse). No drift band across runs: a run's calibration loop shares its engine's CPUs, so a
+    change to them (a CPU quota) would move the band with the very change it should reveal.
     The operation is the experiment's (`Workload.per_operation`: a row, a transaction, an object):
     a fixed-duration window of a saturated engine costs cores x seconds whatever its throughput,
     so only a cost per operation can show its change. Where the windows report throughput and
@@ -339,21 +341,35 @@ def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float 
         b = base.loc[k]
         out = {"run_id": row["run_id"], "key": row["key"], "engine": row["engine_key"],
                "base_engine": b["engine_key"], "labels": row["labels"], "phase": row["phase"], "metric": metric,
-               "unit": unit, **contrast(b, row, "value", threshold)}
+               "unit": unit, **judged(contrast(b, row, "value", threshold), threshold=threshold)}
         for name, readings in extra.items():
             mine, theirs = (row["run_id"], *k), (run_ids[0], *k)
             if mine in readings.index and theirs in readings.index:
-                c = contrast(readings.loc[theirs], readings.loc[mine], "value", threshold)
+                c = judged(contrast(readings.loc[theirs], readings.loc[mine], "value", threshold),
+                           higher_is_better=name in HIGHER_IS_BETTER_READINGS, threshold=threshold)
                 out.update({name: c["mean"], f"base_{name}": c["base_mean"], f"{name}_ratio": c["ratio"],
-                            f"{name}_ratio_ci95": c["ratio_ci95"], f"{name}_flagged": c["flagged"]})
+                            f"{name}_ratio_ci95": c["ratio_ci95"], f"{name}_flagged": c["flagged"],
+                            f"{name}_verdict": c["verdict"]})
         rows.append(out)
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS + [f"{p}{n}{s}" for n in THROUGHPUT_READINGS for p, s in
                                                             (("", ""), ("base_", ""), ("", "_ratio"),
-                                                             ("", "_ratio_ci95"), ("", "_flagged"))])
+                                                             ("", "_ratio_ci95"), ("", "_flagged"),
+                                                             ("", "_verdict"))])
+
+
+def judged(c: dict, *, higher_is_better: bool = False, threshold: float = 0.05, drift: float = 0.0) -> dict:
+    """A `contrast` dict with its verdict (findings.judge, the one noise rule) and `flagged`
+    (the verdict is better or worse) from that verdict."""
+    from .findings import Verdict, judge
+
+    verdict = judge(c["ratio"], c["ratio_low"], c["ratio_high"], c["beyond_noise"],
+                    higher_is_better=higher_is_better, threshold=threshold, drift=drift)
+    return {**c, "verdict": verdict.value, "flagged": verdict in (Verdict.BETTER, Verdict.WORSE)}
 
 
 # Throughput and latency readings compared beside the cost where a workload's windows have them.
 THROUGHPUT_READINGS = ("tps", "latency_p95")
+HIGHER_IS_BETTER_READINGS = frozenset({"tps"})
 
 
 WINDOW_KEYS = ["run_id", "instance_id", "labels", "phase", "repetition"]
@@ -419,19 +435,20 @@ def _window_reading(df: pd.DataFrame, name: str, match: str) -> pd.DataFrame:
 COMPARISON_COLUMNS = ["run_id", "key", "engine", "base_engine", "labels", "phase", "metric", "unit", "mean", "ci95",
                       "n", "base_mean", "base_ci95", "base_n", "ratio", "ratio_ci95", "ratio_low", "ratio_high",
                       "welch_t", "welch_dof",
-                      "beyond_noise", "flagged"]
+                      "beyond_noise", "flagged", "verdict"]
 
 
 def contrast(base, other, column: str, threshold: float = 0.05) -> dict:
     """`other` against `base`, two rows of `summarize` output for `column`: both means with CIs,
-    the ratio with its 95% CI, Welch's test, and whether the change is beyond noise
-    (`beyond_noise`) and also larger than `threshold` (`flagged`).
+    the ratio with its 95% CI and Welch's test (`beyond_noise`: does it tell them apart at 5%,
+    two-sided; None: untestable). The verdict is findings.judge's, from these (`judged`);
+    `flagged` here is the test and `threshold` alone, for callers that have no verdict yet.
 
     Where both means are positive, the test and the CI are one computation on the log scale:
     log(b / a) against its standard error (each mean's relative standard error, the delta method),
     with Welch-Satterthwaite degrees of freedom of those errors. The CI, ratio x exp(±t·se)
-    (`ratio_low`, `ratio_high`), is never negative and excludes 1 exactly when the test says
-    "beyond noise". `ratio_ci95` is half its width, for error bars only: a text prints the
+    (`ratio_low`, `ratio_high`), is never negative and excludes 1 exactly when the test tells
+    the two apart. `ratio_ci95` is half its width, for error bars only: a text prints the
     interval. Other signs fall back to Welch's test of b - a and a symmetric delta-method CI."""
     a, b = float(base[column]), float(other[column])
     a_ci, b_ci = float(base[f"{column}_ci95"]), float(other[f"{column}_ci95"])

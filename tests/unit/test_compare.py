@@ -83,7 +83,8 @@ def test_report_colours_only_changes_beyond_noise_and_threshold_and_survives_unt
     assert html.count("#f4c7c3") == 1 and "#c8e6c9" not in html  # one dearer cell, nothing cheaper
     cells = report.compared.set_index("phase")
     assert cells.loc["insert", "flagged"] and cells.loc["update", "beyond_noise"] is None
-    assert "**1** changed beyond noise" in report.findings()
+    assert list(cells["verdict"]) == ["worse", "untested"]  # findings.judge's, on the log scale
+    assert "**1** changed by more than 5%" in report.findings()
 
 
 def test_an_empty_comparison_reads_as_nothing_to_compare(store):

@@ -8,13 +8,14 @@ import json
 import pandas as pd
 
 from .. import results
+from ..findings import VERDICT_WORDS, Verdict
 from ..plots import bars_by_phase, engine_order, engine_title
 from ..report import RunReport, fmt, fmt_ci, fmt_ratio_ci, host_label, known
 from .selection import differ_by_time_only
 
 THROUGHPUT_TITLES = {"tps": "TPS", "latency_p95": "p95 latency (ms)"}
-# Highlights: only changes that are both beyond noise and beyond the threshold are coloured;
-# one that is beyond noise but small is shaded, so a reader sees it is real but minor.
+# Highlights: only changes judged better or worse (findings.judge) are coloured; one the test
+# tells apart but within the threshold (same) is shaded, so a reader sees it is real but minor.
 _SLOWER, _FASTER, _MINOR = "background-color: #f4c7c3", "background-color: #c8e6c9", "background-color: #eeeeee"
 
 
@@ -75,8 +76,8 @@ class ComparisonReport:
 
     def ratio_table(self):
         """Compared run / base run per engine (rows) and phase (columns), one block of columns per
-        compared run, with the geometric mean per column; cells changed beyond noise and by more
-        than the threshold are red (dearer) or green (cheaper)."""
+        compared run, with the geometric mean per column; cells judged worse are red (dearer),
+        better green (cheaper), same grey."""
         c = self._cells()
         if c.empty:
             return pd.DataFrame({"": ["no engine and phase measured in both runs"]})
@@ -92,7 +93,7 @@ class ComparisonReport:
             for cell in c.itertuples():  # from the cells themselves: untested ones (None) stay uncoloured
                 if cell.flagged:
                     styles.at[cell.row, cell.column] = _SLOWER if cell.ratio > 1 else _FASTER
-                elif cell.beyond_noise is True or cell.beyond_noise == True:  # noqa: E712 (numpy bools)
+                elif cell.verdict == Verdict.SAME.value:
                     styles.at[cell.row, cell.column] = _MINOR
             return styles
 
@@ -105,12 +106,8 @@ class ComparisonReport:
         unit = self.unit
 
         def verdict(row) -> str:
-            if row.beyond_noise is None:
-                return "untested (fewer than 2 repetitions)"
-            if not row.beyond_noise:
-                return "within noise"
-            direction = "dearer" if row.ratio > 1 else "cheaper"
-            return f"{direction}, beyond noise" + ("" if row.flagged else f" but < {self.threshold:.0%}")
+            words = VERDICT_WORDS[Verdict(row.verdict)]
+            return f"{'dearer' if row.ratio > 1 else 'cheaper'}, {words}" if row.flagged else words
 
         table = pd.DataFrame({
             "engine": c["row"], "phase": c["phase"], "run": c["run_id"],
@@ -152,10 +149,10 @@ class ComparisonReport:
             return "- No engine and phase was measured in both runs: nothing to compare."
         tested = c[c["beyond_noise"].notna()]
         flagged = c[c["flagged"]]
-        minor = c[(c["beyond_noise"] == True) & ~c["flagged"]]  # noqa: E712 (None must not count)
+        minor = c[c["verdict"] == Verdict.SAME.value]
         lines = [f"{len(c)} engine-phase cells compared; {len(tested)} could be tested (both runs with ≥ 2 "
-                 f"repetitions); **{len(flagged)}** changed beyond noise and by more than {self.threshold:.0%}, "
-                 f"{len(minor)} beyond noise but by less."]
+                 f"repetitions); **{len(flagged)}** changed by more than {self.threshold:.0%} "
+                 f"({VERDICT_WORDS[Verdict.WORSE]}), {len(minor)} by less ({VERDICT_WORDS[Verdict.SAME]})."]
         for row in flagged.reindex(flagged["ratio"].sub(1).abs().sort_values(ascending=False).index).itertuples():
             lines.append(f"{row.row}, {row.phase}: {row.ratio:.2f}x the base "
                          f"({fmt_ci(row.base_mean, row.base_ci95)} → {fmt_ci(row.mean, row.ci95)} {self.unit}; "
@@ -164,8 +161,8 @@ class ComparisonReport:
             moved = c[c[f"{name}_flagged"] == True]  # noqa: E712 (NaN where the windows had no such reading)
             for row in moved.itertuples():
                 lines.append(f"{row.row}, {row.phase}: {title} {getattr(row, name + '_ratio'):.2f}x the base "
-                             f"({fmt(getattr(row, 'base_' + name))} → {fmt(getattr(row, name))}), beyond noise and "
-                             f"{self.threshold:.0%}.")
+                             f"({fmt(getattr(row, 'base_' + name))} → {fmt(getattr(row, name))}), "
+                             f"{getattr(row, name + '_verdict')}: {VERDICT_WORDS[Verdict(getattr(row, name + '_verdict'))]}.")
         for run_id in self.run_ids[1:]:
             geo = results.geometric_mean(c[c["run_id"] == run_id]["ratio"])
             lines.append(f"Geometric mean of all ratios for {run_id}: {geo:.3f}.")
@@ -195,8 +192,9 @@ class ComparisonReport:
                  "throughput, so per window a real change would read as 1.0.",
                  "**Test:** Welch's unequal-variances t test on the repetitions of each run, two-sided at 5%; with 2–3 "
                  "repetitions per run it only detects large changes, and untested cells (1 repetition) say so.",
-                 f"**Highlight:** red or green only when a change is beyond noise *and* larger than "
-                 f"{self.threshold:.0%} (seed 003's rule for its spreadsheets); grey: beyond noise but smaller."]
+                 f"**Highlight:** red (worse) or green (better) by the one verdict rule (findings.judge: Welch's "
+                 f"test, then a change larger than {self.threshold:.0%}, seed 003's rule for its spreadsheets); grey: "
+                 f"{VERDICT_WORDS[Verdict.SAME]}."]
         hosts = {(r.info["hostname"], r.info["cpu_model"]) for r in self.reports}
         fingerprints = {known(r.info.get("host_fingerprint")) for r in self.reports} - {None}
         if len(fingerprints) > 1:
