@@ -370,7 +370,7 @@ def test_the_drift_is_per_regime_and_per_step_and_withholds_a_timed_verdict_only
     loops = {("mysql", "points"): (0.065, 0.066, 0.064), ("mysql", "update"): (0.065, 0.119, 0.114),
              ("postgres", "points"): (0.064, 0.065, 0.066), ("postgres", "update"): (0.064, 0.066, 0.065),
              ("mysql", "cached"): (1.0, 1.02), ("postgres", "cached"): (1.04, 1.04)}
-    drift = analysis.drift(_calibration_rows(loops, lambda e, s: "cached" if s == "cached" else "io-bound"))
+    drift = analysis.drift_by_step(_calibration_rows(loops, lambda e, s: "cached" if s == "cached" else "io-bound"))
     assert drift["cached"] == pytest.approx(1.04 / 1.01 - 1)
     assert drift[("io-bound", "update")] == pytest.approx(0.114 / 0.065 - 1)
     assert drift["io-bound"] < 0.02  # the regime's medians hide it; the step's loops do not

@@ -283,7 +283,7 @@ def spreadsheet(found: pd.DataFrame, regime: str, value: str = "ratio") -> pd.Da
     return table
 
 
-def drift(measurements: pd.DataFrame) -> dict:
+def drift_by_step(measurements: pd.DataFrame) -> dict:
     """Per regime, how far the host's speed differed between the engines' starts (slowest against
     fastest engine's median calibration loop, minus 1), and per (regime, step) the same over the
     loops run beside that step's repetitions: a step-major start calibrates beside every step, and

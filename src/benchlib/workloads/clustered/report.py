@@ -67,7 +67,7 @@ class ClusteredReport(RunReport):
     # -- findings --------------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
         if self._found is None:
-            self._found = (analysis.findings(self.steps, self.base, drift=analysis.drift(self.measurements),
+            self._found = (analysis.findings(self.steps, self.base, drift=analysis.drift_by_step(self.measurements),
                                              conditions=self.conditions(), seed=analysis.seed_figures())
                            if self.base else F.table([]))
         return self._found
@@ -101,6 +101,7 @@ class ClusteredReport(RunReport):
         caches = self.io_bound_caches()
         through = ", ".join(engine_title(e) for e, c in caches.items() if not c["direct"]) or "one engine"
         timeout = " / ".join(sorted(set(self._setting("checkpoint_timeout").values())))
+        direct = ", ".join(f"{k}={v}" for e in self.conditions().direct_io for k, v in _dialect(e).io_bound_config.items())
         texts = {
             analysis.PAGE_SIZE: "rKB/o is pages/o weighted by page size (8 KiB against 16 KiB): shown, judged once "
                                 "as pages/o.",
@@ -112,13 +113,12 @@ class ClusteredReport(RunReport):
                                  "more work.",
             analysis.DEFERRED_VACUUM: f"{heap} left its dead rows to a vacuum no window ran, while {base} purged "
                                       "in its own windows: only a loss would stand.",
-            analysis.DIRECT_IO: f"IO-bound, {heap} read and wrote its data files directly (debug_io_direct=data, a "
-                                "developer option: no read-ahead, no write-back): a lower bound for its writes and "
-                                "ranges.",
+            analysis.DIRECT_IO: f"IO-bound, {heap} read and wrote its data files directly ({direct}, a developer "
+                                "option: no read-ahead, no write-back): a lower bound for its writes and ranges.",
             analysis.NO_CHECKPOINT: f"No {heap} checkpoint fell in a window (checkpoint_timeout={timeout}), while "
                                     f"{base} flushed pages in its own: {heap}'s data-file writes are not in this row.",
             analysis.PK_UNCACHED: f"{heap} read over {analysis.STORAGE_REACHED} storage pages per query: its PK index "
-                                  "was not cached either, so seed 003's condition for its outliers did not hold.",
+                                  "was not cached, which seed 003's outliers needed.",
             analysis.ID_ORDER: "sysbench loads rows in id order, so the heap is in id order too: a short id range "
                                "reads about one heap page, not the random heap reads of seed 003's claim.",
             analysis.SEED_CLASS: "Seed 003 says, without a figure, that the clustered PK helps reads of columns "
@@ -287,14 +287,14 @@ class ClusteredReport(RunReport):
         })
         return out.style.format("{:.4g}", na_rep="n/a", subset=list(out.columns[3:])).hide(axis="index")
 
-    def settings_table(self) -> pd.DataFrame:
+    def settings_table(self):
         """Each start's readings the comparisons rest on: its durability and the dialect's settings."""
         rows = [{"engine": engine_title(e), "regime": regime, "settings": ", ".join(f"{k}={v}" for k, v in found.items())}
                 for regime in self.regimes
                 for e, found in analysis.start_settings(self.measurements, regime).items()]
-        return pd.DataFrame(rows or [{"engine": "", "regime": "", "settings": "none read"}])
+        return pd.DataFrame(rows or [{"engine": "", "regime": "", "settings": "none read"}]).style.hide(axis="index")
 
-    def buffer_table(self) -> pd.DataFrame:
+    def buffer_table(self):
         """What each start's buffer pool / shared_buffers / block cache actually was (from its first
         window that read it), its effective cache, the data and its PK index against them, and its
         load; a regime that began from the first regime's snapshot of the loaded table has no load."""
@@ -313,7 +313,7 @@ class ClusteredReport(RunReport):
                                  fmt(pk.get(e)) if e in pk else "not reported" for e in s["engine"]],
                              "load rows/s": [fmt(loads[key]) if key in loads.index else "none: began from the first "
                                              "regime's loaded table" for key in zip(s["regime"], s["engine"])],
-                             }).reset_index(drop=True)
+                             }).style.hide(axis="index").format("{:.4g}", subset=["buffer pool (MiB, as the server reports it)"])
 
     def _data_mib(self, figure: str = "data_bytes") -> dict[str, float]:
         """sbtest1's size with its indexes per engine (`figure`: or its PK index's), as the engine
