@@ -195,10 +195,13 @@ def normalised_curves(curves: pd.DataFrame, *, title: str, name: str, x_title: s
     return fig
 
 
+UNSCORED = "#d9d9d9"  # a heatmap cell with a value but no score (neither better nor worse)
+
+
 def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title: str, name: str, unit: str,
              x_title: str, y_title: str, log_color: bool = False, columns: int = 3,
              text_format: str | Callable[[float], str] = ".3g", x_order: Sequence | None = None,
-             empty_note: str = "no values to show", color: str | None = None):
+             empty_note: str = "no values to show", color: str | None = None, top_down: bool = False):
     """One heatmap per `facet` value (engines in catalog order, titled by engine), sharing one
     colour scale so the same colour is the same number in every panel; each cell shows its value.
     `log_color`: the colour follows log10 of the value (for figures that span decades). Axes are
@@ -206,7 +209,7 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     function that writes a cell's value. With no row, the figure says `empty_note` instead.
     `color`: a column of signed scores to colour by instead of the value (> 0 better: green, < 0
     worse: red, on one scale symmetric about 0); a cell whose score is NaN is grey, its value still
-    written in it."""
+    written in it. `top_down`: the first y category at the top (steps in the order they ran)."""
     import math
 
     import plotly.graph_objects as go
@@ -215,8 +218,10 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     keys = engine_order(df[facet]) if facet == "engine" else list(dict.fromkeys(df[facet]))
     cols = max(1, min(columns, len(keys)))
     nrows = max(1, math.ceil(len(keys) / cols))
-    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=[engine_title(k) for k in keys],
-                        horizontal_spacing=0.08, vertical_spacing=0.12)
+    # Every panel has the same rows (`ys`): one shared y axis per row of panels, labelled once at its
+    # left, so a panel's long labels cannot spill into the panel beside it (run 20261127T220533Z).
+    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=[engine_title(k) for k in keys], shared_yaxes=True,
+                        horizontal_spacing=0.04, vertical_spacing=0.12)
     xs = [str(v) for v in (x_order or dict.fromkeys(df.sort_values(x)[x]))]
     ys = [str(v) for v in dict.fromkeys(df.sort_values(y)[y])]
     finite = df[value][(df[value] > 0) if log_color else df[value].notna()]
@@ -235,17 +240,28 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
         z = [[None if (s := scale(v)) != s else s for v in row] for row in shade.to_numpy()]
         write = text_format if callable(text_format) else (lambda v: format(v, text_format))
         text = [[("" if v != v else write(v)) for v in row] for row in grid.to_numpy()]
-        fig.add_trace(go.Heatmap(
-            x=xs, y=ys, z=z, text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax, coloraxis="coloraxis",
-            # With `color`, the unit names the colour's score, not the value written in the cell.
-            hovertemplate=f"{engine_title(key)}<br>{x_title} %{{x}}<br>{y_title} %{{y}}<br>%{{text}}"
-                          f"{'' if color is not None else ' ' + unit}<extra></extra>"), row=i // cols + 1, col=i % cols + 1)
+        # With `color`, the unit names the colour's score, not the value written in the cell.
+        hover = (f"{engine_title(key)}<br>{x_title} %{{x}}<br>{y_title} %{{y}}<br>%{{text}}"
+                 f"{'' if color is not None else ' ' + unit}<extra></extra>")
+        at = dict(row=i // cols + 1, col=i % cols + 1)
+        if color is not None:
+            # A value with no score is drawn grey by a trace of its own, with its value written in it:
+            # plotly draws nothing of a heatmap whose z is all null, not even its text (02's cached panel
+            # was an empty box when no cell of it was better or worse).
+            unscored = [[0 if t and zz is None else None for t, zz in zip(trow, zrow)] for trow, zrow in zip(text, z)]
+            fig.add_trace(go.Heatmap(x=xs, y=ys, z=unscored, text=[[t if u == 0 else "" for t, u in zip(trow, urow)]
+                                                                   for trow, urow in zip(text, unscored)],
+                                     texttemplate="%{text}", colorscale=[[0, UNSCORED], [1, UNSCORED]],
+                                     showscale=False, hovertemplate=hover), **at)
+            text = [[t if zz is not None else "" for t, zz in zip(trow, zrow)] for trow, zrow in zip(text, z)]
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=z, text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax,
+                                 coloraxis="coloraxis", hovertemplate=hover), **at)
     if not keys:
         fig.add_annotation(text=empty_note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-    fig.update_xaxes(type="category", title_text=x_title)
-    fig.update_yaxes(type="category", title_text=y_title)
+    fig.update_xaxes(type="category", title_text=x_title, categoryorder="array", categoryarray=xs)
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=ys, autorange="reversed" if top_down else True)
+    fig.update_yaxes(title_text=y_title, col=1)
     if color is not None:
-        # Cells with no score are left empty by plotly: the grey plot background shows through.
         fig.update_xaxes(showgrid=False)
         fig.update_yaxes(showgrid=False)
     fig.update_layout(title=title, template="plotly_white", height=300 * nrows + 120,
@@ -255,7 +271,7 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
                           title=f"log10 {unit}" if log_color and color is None else unit)),
                       meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
     if color is not None:
-        fig.update_layout(plot_bgcolor="#d9d9d9")
+        fig.update_layout(plot_bgcolor=UNSCORED)
     return fig
 
 
@@ -380,3 +396,46 @@ def findings_figure(found: pd.DataFrame, *, title: str, name: str, unit: str = "
                       legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"),
                       margin=dict(l=10, r=20, t=70, b=50))
     return fig
+
+
+# Verdicts a findings row can carry that tell the two sides apart (or show them equal): a filled
+# marker; any other verdict (noise, drift, one repetition, not comparable) a hollow one.
+_DECIDED = ("better", "worse", "same")
+
+
+def findings_ratios(found: pd.DataFrame, *, title: str, name: str, x_title: str, y: str = "step",
+                    group: str = "regime", words: Callable[[str], str] = str):
+    """Findings rows as dots on a log axis, one row of the chart per `y` value (in the order given,
+    first at the top), one colour per `group`: each row's ratio with its 95% CI as a bar, a filled
+    dot where its verdict decides, a hollow one where it does not, a line at 1 (the base).
+    `words`: a verdict's words, for the hover text."""
+    import plotly.graph_objects as go
+
+    rows = found[pd.to_numeric(found["ratio"], errors="coerce") > 0]
+    order = list(dict.fromkeys(found[y]))
+    fig = go.Figure()
+    for k, (key, g) in enumerate(rows.groupby(group, sort=False)):
+        ratio = g["ratio"].astype(float)
+        high = (g["ratio_high"].astype(float) - ratio).where(g["ratio_high"].notna())
+        low = (ratio - g["ratio_low"].astype(float)).where(g["ratio_low"].notna())
+        fig.add_scatter(
+            x=ratio, y=g[y], mode="markers", name=str(key),
+            marker=dict(size=11, color=_GROUP_COLORS[k % len(_GROUP_COLORS)], line=dict(width=2),
+                        symbol=["circle" if v in _DECIDED else "circle-open" for v in g["verdict"]]),
+            error_x=dict(type="data", array=high, arrayminus=low, visible=True, thickness=1.5),
+            customdata=[words(v) for v in g["verdict"]],
+            hovertemplate=f"{key}, %{{y}}: %{{x:.3g}}x (%{{customdata}})<extra></extra>")
+    fig.add_vline(x=1, line=dict(color="#555", width=1))
+    ends = pd.concat([rows["ratio"], rows["ratio_low"], rows["ratio_high"]]).astype(float)
+    ends = ends[ends > 0]
+    ticks = [t for t in _RATIO_TICKS if ends.min() / 1.5 <= t <= ends.max() * 1.5] if not ends.empty else [1]
+    fig.update_xaxes(type="log", title_text=x_title, tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=order, autorange="reversed")
+    fig.update_layout(title=title, template="plotly_white", height=120 + 22 * len(order),
+                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1, xanchor="right"),
+                      meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=70, b=45))
+    return fig
+
+
+_GROUP_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 20, 50, 100)

@@ -478,8 +478,9 @@ def geometric_mean(values: Iterable[float]) -> float:
     return math.exp(sum(logs) / len(logs)) if logs else float("nan")
 
 
-def reference(name: str = "seed000_dml_instructions") -> pd.DataFrame:
-    return pd.read_csv(get_settings().reference_dir / f"{name}.csv")
+def reference(name: str = "seed000_dml_instructions", **read_csv) -> pd.DataFrame:
+    """A transcribed reference table; `read_csv`: pandas options (dtype=str keeps "11.10" a version)."""
+    return pd.read_csv(get_settings().reference_dir / f"{name}.csv", **read_csv)
 
 
 def ratios_to(df: pd.DataFrame, value: str, base_engine: str = "postgres") -> pd.DataFrame:
