@@ -482,7 +482,7 @@ def test_caveats_are_cited_on_the_rows_they_change_and_the_headline_is_one_row_p
         ("io-bound", "update-inlist", "QPS", "updates"), ("io-bound", "insert", "QPS", "inserts")]
 
 
-def test_the_rendered_findings_are_approved(file_regression):
+def test_the_rendered_findings_are_approved(snapshot):
     """The rendered findings of a known battery: the answer's lines, then every row as the findings
     table has it (verdict, seed agreement, caveat ids). A change to the rule, the phrases or the
     caveats shows here as a diff to review."""
@@ -501,7 +501,7 @@ def test_the_rendered_findings_are_approved(file_regression):
         lines.append(f"{row['regime']} {row['step']} {row['column']}: {f['value']} vs {f['base_value']}, {f['ratio']}, "
                      f"{row['verdict']}, seed {row['seed']} | {', '.join(row['caveats'])} | "
                      + render(row, ClusteredReport.phrases, with_seed=True))
-    file_regression.check("\n".join(lines) + "\n")
+    assert "\n".join(lines) + "\n" == snapshot
 
 
 def test_a_heatmap_draws_every_panel_even_one_with_no_scored_cell():
