@@ -138,7 +138,7 @@ def valgrind_version() -> str:
     return subprocess.run([path, "--version"], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def _check(engine: str, phases: Sequence[tuple[str, Sequence[str]]]) -> ChildDriver:
+def _check(engine: str, phases: Sequence[tuple[str, Sequence[str]]], setup: Sequence[str]) -> ChildDriver:
     if engine not in CHILD_DRIVERS:
         raise ValueError(f"engine {engine!r} has no child driver for valgrind; known: {', '.join(CHILD_DRIVERS)}")
     names = [name for name, _ in phases]
@@ -150,6 +150,8 @@ def _check(engine: str, phases: Sequence[tuple[str, Sequence[str]]]) -> ChildDri
     for name, statements in phases:
         if isinstance(statements, str) or not all(isinstance(s, str) for s in statements):
             raise ValueError(f"phase {name!r}: statements must be a list of SQL strings, got {statements!r}")
+    if isinstance(setup, str) or not all(isinstance(s, str) for s in setup):
+        raise ValueError(f"setup must be a list of SQL strings, got {setup!r}")
     driver = CHILD_DRIVERS[engine]
     from importlib.util import find_spec
 
@@ -164,8 +166,8 @@ def count_phases(engine: str, phases: Sequence[tuple[str, Sequence[str]]], *, da
     """Run `setup`, an empty phase and `phases` ((name, [sql, ...]) in order) in one child
     process under callgrind, on `database`; return each phase's instructions and dump file (see
     the module's docstring). `out_dir` must not hold an earlier run's dumps."""
+    driver = _check(engine, phases, setup)
     phases = [(name, list(statements)) for name, statements in phases]
-    driver = _check(engine, phases)
     version = valgrind_version()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
