@@ -63,7 +63,11 @@ def main(rows: int = 20_000, out: Path | None = None) -> None:
             return sh("docker", "exec", "-u", "postgres", name, "psql", "-h", "/tmp", "-XAtq", "-c", sql)
 
         def control(*args: str) -> None:
-            sh("docker", "exec", "-u", "postgres", name, "callgrind_control", *args)
+            # The server's environment (valgrind names its vgdb FIFOs from these variables).
+            said = sh("docker", "exec", "-u", "postgres", name, "env", "-u", "HOSTNAME", "-u", "HOST", "-u", "USER",
+                      "-u", "LOGNAME", "callgrind_control", *args)
+            if "No active callgrind runs" in said or "PID" not in said:
+                sys.exit(f"callgrind_control {' '.join(args)} reached no server process: {said}")
 
         for _ in range(120):
             if subprocess.run(["docker", "exec", "-u", "postgres", name, "pg_isready", "-h", "/tmp"],

@@ -29,6 +29,12 @@ run. What gprof2dot does, and how it is used:
   function's inclusive exceeds its process's total, where summing call costs would count the cycle
   more than once. Summed over processes, inclusive is what the function and its callees cost in
   all of them.
+- A function a stripped binary does not name (`0x00000000004b9e10`: Debian strips the static
+  functions of postgres and libsqlite3; no debug symbols are installed) is kept under its address.
+  For subsystems it takes the subsystem of its largest caller by call cost, up the call chain
+  while the caller is unnamed too (a static helper is called from its own module's functions);
+  `subsystem_table` says how many instructions each subsystem got that way (`by_caller`), so the
+  attribution is visible, never silent.
 - The first event of the file must be `Ir` (instructions executed, callgrind's default): other
   events (cache simulation) are not read."""
 from __future__ import annotations
@@ -145,6 +151,8 @@ class WindowProfile:
     functions: pd.DataFrame
     by_object: pd.DataFrame
     files: tuple[FileProfile, ...]
+    # unnamed function -> {caller: inclusive instructions of its calls from there}
+    callers: dict[str, dict[str, float]] = None
 
     def top(self, n: int = 20) -> pd.DataFrame:
         """The top `n` functions by self and the top `n` by inclusive instructions (one row per
@@ -199,6 +207,7 @@ def read_window(files: Iterable[str | os.PathLike]) -> WindowProfile:
     inclusive: collections.Counter = collections.Counter()
     by_object: collections.Counter = collections.Counter()
     objects_of: dict[str, set[str]] = collections.defaultdict(set)
+    callers: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     summaries = []
     for path in files:
         summary, profile, parser = read_file(path)
@@ -208,6 +217,9 @@ def read_window(files: Iterable[str | os.PathLike]) -> WindowProfile:
         for function in profile.functions.values():
             self_cost[function.name] += function[g.SAMPLES]
             inclusive[function.name] += function[g.TOTAL_TIME_RATIO] * profile[g.SAMPLES]
+            for call in function.calls.values():
+                if is_unnamed(call.callee_id) and call.callee_id != function.name:
+                    callers[call.callee_id][function.name] += call[g.SAMPLES2]
         by_object.update(parser.self_by_object)
         for name, objects in parser.objects_of.items():
             objects_of[name] |= objects
@@ -227,19 +239,64 @@ def read_window(files: Iterable[str | os.PathLike]) -> WindowProfile:
         raise CallgrindError(f"the window's functions sum to {counted:,} self instructions, its files' totals to "
                              f"{total:,}")
     return WindowProfile(total, functions.sort_values("self", ascending=False).reset_index(drop=True),
-                         per_object, tuple(summaries))
+                         per_object, tuple(summaries), {k: dict(v) for k, v in callers.items()})
+
+
+def is_unnamed(function: str) -> bool:
+    """A function callgrind could only name by its address (a stripped binary's static one)."""
+    return function.startswith("0x")
+
+
+def attributed_subsystems(profile: WindowProfile, engine: str, depth: int = 8) -> pd.DataFrame:
+    """`profile.by_object` with `subsystem` (from the function's name, see
+    instruction_subsystems) and `how`: 'name', or 'caller' for an unnamed function that took its
+    largest caller's subsystem (up to `depth` unnamed callers up the chain; none named: 'other')."""
+    from .instruction_subsystems import OTHER, classify_frame
+
+    df = classify_frame(profile.by_object, engine)
+    named = dict(zip(df["function"], df["subsystem"]))
+    callers = profile.callers or {}
+
+    def through_callers(function: str) -> str | None:
+        seen = {function}
+        for _ in range(depth):
+            options = callers.get(function)
+            if not options:
+                return None
+            function = max(options, key=options.get)
+            if function in seen:
+                return None
+            seen.add(function)
+            if not is_unnamed(function):
+                found = named.get(function)
+                if found is None:
+                    from .instruction_subsystems import classify
+
+                    found = classify(function, "", engine)
+                return found if found != OTHER else None
+        return None
+
+    how, subsystems = [], []
+    for function, subsystem in zip(df["function"], df["subsystem"]):
+        inherited = through_callers(function) if subsystem == OTHER and is_unnamed(function) else None
+        subsystems.append(inherited or subsystem)
+        how.append("caller" if inherited else "name")
+    return df.assign(subsystem=subsystems, how=how)
 
 
 def subsystem_table(profile: WindowProfile, engine: str) -> pd.DataFrame:
     """Self instructions per subsystem of `engine`'s map (instruction_subsystems), every
-    subsystem of the map listed (zero where nothing matched), with its share of the window; the
-    instructions sum to the window's total."""
-    from .instruction_subsystems import classify_frame, subsystem_names
+    subsystem of the map listed (zero where nothing matched), with its share of the window and
+    `by_caller`, the part of it that unnamed functions brought through their callers
+    (attributed_subsystems); the instructions sum to the window's total."""
+    from .instruction_subsystems import subsystem_names
 
-    df = classify_frame(profile.by_object, engine)
+    df = attributed_subsystems(profile, engine)
     sums = df.groupby("subsystem")["self"].sum()
+    inherited = df[df["how"] == "caller"].groupby("subsystem")["self"].sum()
     names = subsystem_names(engine)
-    table = pd.DataFrame({"subsystem": names, "instructions": [int(sums.get(n, 0)) for n in names]})
+    table = pd.DataFrame({"subsystem": names, "instructions": [int(sums.get(n, 0)) for n in names],
+                          "by_caller": [int(inherited.get(n, 0)) for n in names]})
     table["share"] = table["instructions"] / (profile.total or float("nan"))
     return table
 
@@ -249,21 +306,23 @@ def profile_rows(profile: WindowProfile, engine: str, window: dict[str, Any], *,
     """Store rows for one window (store.PROFILES): the top functions (`kind` 'function') and the
     subsystems ('subsystem'), each carrying the window's keys (`window`: run_id, seq,
     instance_id, engine, phase, repetition, labels, window) and total."""
-    from .instruction_subsystems import classify_frame
-
     common = {**window, "engine": engine, "window_instructions": profile.total, "files": len(profile.files),
               "source": SOURCE, "tool_version": tool_version, "reader": reader_version()}
     rows = []
     tops = profile.top(top)
-    subsystems = classify_frame(tops.assign(object=tops["object"].str.split(", ").str[0]), engine)["subsystem"]
-    for r, subsystem in zip(tops.itertuples(index=False), subsystems):
+    # A function's subsystem is that of its largest object's self instructions.
+    attributed = (attributed_subsystems(profile, engine).sort_values("self", ascending=False)
+                  .drop_duplicates("function").set_index("function")[["subsystem", "how"]])
+    for r in tops.itertuples(index=False):
+        subsystem, how = attributed.loc[r.function] if r.function in attributed.index else ("other", "name")
         rows.append({**common, "kind": "function", "name": r.function, "object": r.object, "subsystem": subsystem,
                      "self_instructions": r.self, "inclusive_instructions": r.inclusive,
+                     "by_caller_instructions": r.self if how == "caller" else 0,
                      "self_rank": r.self_rank, "inclusive_rank": r.inclusive_rank})
     for r in subsystem_table(profile, engine).itertuples(index=False):
         rows.append({**common, "kind": "subsystem", "name": r.subsystem, "object": None, "subsystem": r.subsystem,
                      "self_instructions": r.instructions, "inclusive_instructions": None,
-                     "self_rank": None, "inclusive_rank": None})
+                     "by_caller_instructions": r.by_caller, "self_rank": None, "inclusive_rank": None})
     return rows
 
 

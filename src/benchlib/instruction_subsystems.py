@@ -63,29 +63,34 @@ ANY = ""  # matches every object
 
 POSTGRES = (
     (WAL, r"^(XLog|xlog|XLOG|WAL|CopyXLogRecordToWAL|ReserveXLogInsertLocation|log_heap_|heap_xlog|"
-          r"pg_comp_crc32c|issue_xlog_fsync|XLogRecordAssemble|AdvanceXLInsertBuffer|GetXLogBuffer)", ANY),
+          r"pg_comp_crc32c|issue_xlog_fsync|XLogRecordAssemble|AdvanceXLInsertBuffer|GetXLogBuffer|"
+          r"GetRedoRecPtr|GetXLogInsertRecPtr|GetInsertRecPtr)", ANY),
     (BTREE, r"^(_bt|bt[a-z]|index_(getnext|insert|fetch|beginscan|endscan|rescan|getbitmap)|IndexScan|"
             r"ExecInsertIndexTuples|FormIndexDatum|index_form_tuple)", ANY),
     (TABLE, r"^(heap|Heap|RelationPutHeapTuple|RelationGetBufferForTuple|PageAdd|PageGet|PageInit|PageRepair|"
             r"PageIndex|toast_|heap_page_prune|lazy_|vacuum|visibilitymap_|fsm_|RecordPageWithFreeSpace|"
-            r"GetPageWithFreeSpace|table_|tuple_|slot_deform|tts_buffer|tts_heap)", ANY),
+            r"GetPageWithFreeSpace|table_|tuple_|slot_deform|tts_buffer|tts_heap|nocachegetattr|"
+            r"datum_image_eq|RelationGetIndexAttrBitmap|HeapDetermineColumnsInfo)", ANY),
     (BUFFER, r"^(ReadBuffer|StartReadBuffer|ReadBuffer_common|PinBuffer|UnpinBuffer|ReleaseBuffer|"
              r"MarkBuffer|BufTable|BufferAlloc|BufferGet|LockBuffer|UnlockReleaseBuffer|StrategyGetBuffer|"
              r"FlushBuffer|GetVictimBuffer|IncrBufferRefCount|ResourceOwner(Enlarge|Remember|Forget)Buffer|"
              r"smgr|md[a-z]|mdwrite|FileWrite|FileRead|WaitReadBuffers|PinBufferForBlock|"
-             r"ExtendBufferedRel|BufferIsValid|ConditionalLockBuffer|local_buffer|LocalBuffer)", ANY),
+             r"ExtendBufferedRel|BufferIsValid|ConditionalLockBuffer|local_buffer|LocalBuffer|"
+             r"ReleaseAndReadBuffer|BufferIsPermanent|IOContextForStrategy|pgstat_count_io_op|read_stream)", ANY),
     (LOCKS, r"^(LWLock|LockAcquire|LockRelease|LockRelation|UnlockRelation|LockTuple|XactLockTable|"
             r"s_lock|SpinLock|LockBufHdr|LockCheckConflicts|GrantLock|SetupLockInTable|"
             r"LockHeldByMe|FastPath|ConditionVariable|pg_atomic|perform_spin_delay|"
-            r"ProcLock|LockTagHashCode|LockAcquireExtended|CheckDeadLock)", ANY),
+            r"ProcLock|LockTagHashCode|LockAcquireExtended|CheckDeadLock|CheckForSerializableConflict|"
+            r"PredicateLock|CheckTargetForConflicts)", ANY),
     (TRANSACTIONS, r"^(GetSnapshotData|Snapshot|TransactionId|TransactionLog|Xact|StartTransaction|"
                    r"CommitTransaction|AbortTransaction|RecordTransactionCommit|GetCurrentTransaction|"
                    r"GetNewTransactionId|ProcArray|XidIn|TransactionIdIsCurrent|clog|SimpleLru|"
                    r"AssignTransactionId|GetTopTransactionId|PushActiveSnapshot|PopActiveSnapshot|"
-                   r"RegisterSnapshot|UnregisterSnapshot|CommandCounterIncrement)", ANY),
+                   r"RegisterSnapshot|UnregisterSnapshot|CommandCounterIncrement|GlobalVis|"
+                   r"IsSubxactTopXidLogPending|TransactionIdPrecedes|TransactionIdFollows)", ANY),
     (EXECUTOR, r"^(Exec|exec_|ExecInterpExpr|slot_|tts_|MakeTupleTableSlot|ExecProcNode|standard_Executor|"
                r"Executor|CreateExecutorState|FreeExecutorState|InitPlan|ExecutePlan|"
-               r"ExecEvalExpr|int8|float8|int4|nextval|setval|ProcessQuery|PortalRun|"
+               r"ExecEvalExpr|int8|float8|int4|nextval|setval|ProcessQuery|PortalRun|generate_series|"
                r"PortalStart|PortalDrop|CreatePortal|CreateQueryDesc|FreeQueryDesc)", ANY),
     (PARSER, r"^(raw_parser|base_yy|core_yy|scanner_|pg_parse_query|parse_analyze|transform|pg_analyze|"
              r"pg_plan|planner|standard_planner|subquery_planner|grouping_planner|query_planner|"

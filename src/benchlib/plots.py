@@ -357,7 +357,8 @@ def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[
     phases differ by orders of magnitude, and a log axis would misdraw stacked segments), in it one
     horizontal bar per engine stacked from its subsystems, engines side by side in catalog order.
     `df`: results.instruction_profile(run_id) rows (kind 'subsystem'); each bar is the mean over
-    repetitions of the sum over `windows`. `share`: each bar as shares of its engine's total."""
+    repetitions of the sum over `windows`. `share`: each bar as shares of its engine's total. The
+    hover says how much of a segment unnamed functions brought through their callers."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -370,9 +371,11 @@ def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[
                            showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_layout(title=title, template="plotly_white", height=200, meta={"benchlib_name": name})
         return fig
+    rows = rows.assign(by_caller_instructions=rows["by_caller_instructions"].fillna(0))
     per_window = (rows.groupby(["engine", "phase", "run_id", "instance_id", "repetition", "subsystem"], dropna=False)
-                  ["self_instructions"].sum().reset_index())
-    means = per_window.groupby(["engine", "phase", "subsystem"])["self_instructions"].mean().reset_index()
+                  [["self_instructions", "by_caller_instructions"]].sum().reset_index())
+    means = (per_window.groupby(["engine", "phase", "subsystem"])[["self_instructions", "by_caller_instructions"]]
+             .mean().reset_index())
     totals = means.groupby(["engine", "phase"])["self_instructions"].transform("sum")
     means["share"] = means["self_instructions"] / totals
     value = "share" if share else "self_instructions"
@@ -394,9 +397,10 @@ def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[
             sub = part[part["subsystem"] == subsystem].set_index("engine").reindex(engines)
             fig.add_bar(y=titles, x=sub[value], orientation="h", name=subsystem, legendgroup=subsystem,
                         marker_color=SUBSYSTEM_COLORS.get(subsystem, "#C7C7C7"), showlegend=i == 1,
-                        customdata=list(zip(sub["self_instructions"], sub["share"])),
+                        customdata=list(zip(sub["self_instructions"], sub["share"], sub["by_caller_instructions"])),
                         hovertemplate=f"{phase} · %{{y}} · {subsystem}: %{{customdata[0]:,.0f}} instructions "
-                                      f"(%{{customdata[1]:.1%}})<extra></extra>", row=i, col=1)
+                                      f"(%{{customdata[1]:.1%}}), of which %{{customdata[2]:,.0f}} in unnamed "
+                                      f"functions placed by their caller<extra></extra>", row=i, col=1)
         fig.update_yaxes(autorange="reversed", row=i, col=1)
         fig.update_xaxes(tickformat=".0%" if share else "~s", row=i, col=1)
     fig.update_xaxes(title_text="share of the engine's instructions in the phase" if share else

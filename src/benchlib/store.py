@@ -80,14 +80,15 @@ PROFILES = pa.schema([
     ("run_id", pa.string()), ("instance_id", pa.string()), ("engine", pa.string()), ("phase", pa.string()),
     ("repetition", pa.int32()), ("labels", pa.string()), ("window", pa.string()), ("seq", pa.int32()),
     ("kind", pa.string()), ("name", pa.string()), ("object", pa.string()), ("subsystem", pa.string()),
-    ("self_instructions", pa.int64()), ("inclusive_instructions", pa.int64()),
+    ("self_instructions", pa.int64()), ("inclusive_instructions", pa.int64()), ("by_caller_instructions", pa.int64()),
     ("self_rank", pa.int32()), ("inclusive_rank", pa.int32()), ("window_instructions", pa.int64()),
     ("files", pa.int32()), ("source", pa.string()), ("tool_version", pa.string()), ("reader", pa.string()),
     ("schema_version", pa.int32()),
 ])
 # v5: where a window's instructions went, keyed like its measurements (run_id, seq, window): `kind`
 # 'function' rows are its top functions by self and by inclusive instructions (ranked in both),
-# 'subsystem' rows its self instructions per subsystem, which sum to `window_instructions`.
+# 'subsystem' rows its self instructions per subsystem, which sum to `window_instructions`;
+# `by_caller_instructions`: the part placed by the caller of a function its binary leaves unnamed.
 
 TABLES = {"runs": RUNS, "instances": INSTANCES, "measurements": MEASUREMENTS, "profiles": PROFILES}
 # Tables a run may have no rows in; an export made before they existed has no file for them.
