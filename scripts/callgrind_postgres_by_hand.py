@@ -62,12 +62,13 @@ def main(rows: int = 20_000, out: Path | None = None) -> None:
         def psql(sql: str) -> str:
             return sh("docker", "exec", "-u", "postgres", name, "psql", "-h", "/tmp", "-XAtq", "-c", sql)
 
-        def control(*args: str) -> None:
+        def control(*args: str) -> str:
             # The server's environment (valgrind names its vgdb FIFOs from these variables).
             said = sh("docker", "exec", "-u", "postgres", name, "env", "-u", "HOSTNAME", "-u", "HOST", "-u", "USER",
                       "-u", "LOGNAME", "callgrind_control", *args)
             if "No active callgrind runs" in said or "PID" not in said:
                 sys.exit(f"callgrind_control {' '.join(args)} reached no server process: {said}")
+            return said
 
         for _ in range(120):
             if subprocess.run(["docker", "exec", "-u", "postgres", name, "pg_isready", "-h", "/tmp"],
@@ -77,6 +78,9 @@ def main(rows: int = 20_000, out: Path | None = None) -> None:
         else:
             sys.exit(f"PostgreSQL under valgrind never became ready:\n{sh('docker', 'logs', name, check=False)}")
         version = psql("show server_version")
+        print("processes under callgrind:", " ".join(line.split(":")[0].strip() for line in
+                                                     control().splitlines() if line.startswith("PID")),
+              sh("docker", "exec", name, "ps", "-o", "pid,args", "-u", "postgres"), sep="\n")
         psql("create table demo (id bigint generated always as identity primary key, value float)")
         phases = {"insert": f"insert into demo(value) select generate_series(1, {rows})",
                   "update": "update demo set value = value + 1", "select": "select count(value) from demo",

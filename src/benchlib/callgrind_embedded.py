@@ -32,13 +32,15 @@ each marker call closes the window before it into a file of its own, `cg.<pid>.<
 The empty phase is what a window costs with no statement in it (the loop, the clock reads, the
 marker call): about 4,700 instructions here, shown beside every phase (`interpreter`) and
 subtracted in `net`, never hidden. The interpreter's start (76 M instructions here for Python
-3.11 with sqlite3, 1.05 G with duckdb imported: 15 s and 55 s of wall time under callgrind) is
+3.11 with sqlite3, 0.58-1.05 G with duckdb imported: 15 s and 30-55 s of wall time under callgrind) is
 in `startup`, outside every phase. PYTHONHASHSEED is fixed and the child's environment minimal:
 two runs of SQLite's 2,000-row phases counted the same to the instruction (insert 7,093,942 both
 times; tests/valgrind/test_callgrind_embedded.py asserts 0.5%). Every thread of the child is
 counted (callgrind's default), DuckDB's worker threads included; valgrind runs them one at a
-time, and DuckDB's counts move between runs with how its threads took the work (0.3% for its
-insert, 2-4% for its count and delete with its default threads).
+time, and DuckDB's counts move between runs with how its threads took the work: with its default
+threads (2 here) two runs of its 2,000-row phases differed by 0.3-0.5% (insert, update) and
+2.3-3.6% (delete, count); with `set threads = 1` among the setup statements by 0.01-0.14%, and
+0.5% for the delete.
 
 Checks. The number of dumps must be the number of markers plus the final one, each marker dump
 triggered by `--dump-before`: a library that called the marker itself would split a phase, and is
