@@ -439,3 +439,77 @@ def findings_ratios(found: pd.DataFrame, *, title: str, name: str, x_title: str,
 
 _GROUP_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 _RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 20, 50, 100)
+
+
+# One colour per subsystem (instruction_subsystems.SUBSYSTEMS), the same in every figure: the
+# storage layers in blues and greens, the SQL layer in oranges, the process's plumbing in greys.
+SUBSYSTEM_COLORS = {
+    "WAL / redo log": "#1F77B4", "B-tree / index": "#2CA02C", "table storage": "#98DF8A",
+    "buffer pool": "#17BECF", "locks / latches": "#D62728", "transactions / MVCC": "#9467BD",
+    "LSM memtable / compaction": "#AEC7E8", "executor": "#FF7F0E", "parser / planner": "#FFBB78",
+    "network / protocol": "#8C564B", "memory allocation": "#E377C2", "crypto / random": "#BCBD22",
+    "Python interpreter / driver": "#F7B6D2", "libc": "#7F7F7F", "other": "#C7C7C7",
+}
+
+
+def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[str] | None = None,
+                   windows: Sequence[str] = ("phase",), share: bool = False):
+    """Instructions by subsystem per phase and engine: one panel per phase (its own linear axis:
+    phases differ by orders of magnitude, and a log axis would misdraw stacked segments), in it one
+    horizontal bar per engine stacked from its subsystems, engines side by side in catalog order.
+    `df`: results.instruction_profile(run_id) rows (kind 'subsystem'); each bar is the mean over
+    repetitions of the sum over `windows`. `share`: each bar as shares of its engine's total. The
+    hover says how much of a segment unnamed functions brought through their callers."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from .instruction_subsystems import SUBSYSTEMS
+
+    rows = df[(df["kind"] == "subsystem") & df["window"].isin(list(windows))] if not df.empty else df
+    if rows.empty:
+        fig = go.Figure()
+        fig.add_annotation(text="no instruction profile in this run (nothing was counted under valgrind)",
+                           showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
+        fig.update_layout(title=title, template="plotly_white", height=200, meta={"benchlib_name": name})
+        return fig
+    rows = rows.assign(by_caller_instructions=rows["by_caller_instructions"].fillna(0))
+    per_window = (rows.groupby(["engine", "phase", "run_id", "instance_id", "repetition", "subsystem"], dropna=False)
+                  [["self_instructions", "by_caller_instructions"]].sum().reset_index())
+    means = (per_window.groupby(["engine", "phase", "subsystem"])[["self_instructions", "by_caller_instructions"]]
+             .mean().reset_index())
+    totals = means.groupby(["engine", "phase"])["self_instructions"].transform("sum")
+    means["share"] = means["self_instructions"] / totals
+    value = "share" if share else "self_instructions"
+    present = [p for p in (phases or dict.fromkeys(rows["phase"])) if p in set(means["phase"])]
+    engines = engine_order(means["engine"])
+    titles = [engine_title(e) for e in engines]
+    used = [s for s in SUBSYSTEMS if means.loc[means["subsystem"] == s, "self_instructions"].sum() > 0]
+    used += sorted(set(means["subsystem"]) - set(SUBSYSTEMS) - set(used))
+    # Pixel sizes first (a bar per engine, a gap for each panel's title and ticks), then plotly's
+    # fractions from them, so the layout holds for one phase or eight, one engine or six.
+    per_panel, gap = 30 + 34 * len(engines), 60
+    plot_height = per_panel * len(present) + gap * (len(present) - 1)
+    legend_rows = -(-len(used) // 5)
+    fig = make_subplots(rows=len(present), cols=1, subplot_titles=present,
+                        vertical_spacing=gap / plot_height if len(present) > 1 else 0.0, shared_xaxes=share)
+    for i, phase in enumerate(present, start=1):
+        part = means[means["phase"] == phase]
+        for subsystem in used:
+            sub = part[part["subsystem"] == subsystem].set_index("engine").reindex(engines)
+            fig.add_bar(y=titles, x=sub[value], orientation="h", name=subsystem, legendgroup=subsystem,
+                        marker_color=SUBSYSTEM_COLORS.get(subsystem, "#C7C7C7"), showlegend=i == 1,
+                        customdata=list(zip(sub["self_instructions"], sub["share"], sub["by_caller_instructions"])),
+                        hovertemplate=f"{phase} · %{{y}} · {subsystem}: %{{customdata[0]:,.0f}} instructions "
+                                      f"(%{{customdata[1]:.1%}}), of which %{{customdata[2]:,.0f}} in unnamed "
+                                      f"functions placed by their caller<extra></extra>", row=i, col=1)
+        fig.update_yaxes(autorange="reversed", row=i, col=1)
+        fig.update_xaxes(tickformat=".0%" if share else "~s", row=i, col=1)
+    fig.update_xaxes(title_text="share of the engine's instructions in the phase" if share else
+                     "instructions (each phase on its own scale)", row=len(present), col=1)
+    top, bottom = 80, 70 + 24 * legend_rows
+    fig.update_layout(title=title, barmode="stack", template="plotly_white", meta={"benchlib_name": name},
+                      height=top + plot_height + bottom, legend_title="",
+                      legend=dict(orientation="h", yanchor="top", y=-55 / plot_height, x=0, xanchor="left",
+                                  entrywidth=0.2, entrywidthmode="fraction", font=dict(size=13), traceorder="normal"),
+                      margin=dict(l=150, r=30, t=top, b=bottom))
+    return fig

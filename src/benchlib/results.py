@@ -489,3 +489,24 @@ def ratios_to(df: pd.DataFrame, value: str, base_engine: str = "postgres") -> pd
     out = df[["engine", "phase"]].copy()
     out["ratio"] = df[value].to_numpy() / df["phase"].map(base).to_numpy()
     return out
+
+
+PROFILE_KINDS = ("function", "subsystem")
+
+
+def instruction_profile(run_id: str | list[str], kind: str = "subsystem", store: Store | None = None) -> pd.DataFrame:
+    """Where the run's instructions went, window by window (the `profiles` table, long format):
+    `kind` 'subsystem' gives each window's self instructions per subsystem (they sum to the
+    window's `window_instructions`), 'function' its top functions by self and inclusive
+    instructions; each row with its share of the window. Empty when nothing was counted under
+    valgrind: a run without profiles has none, which is not zero instructions."""
+    if kind not in PROFILE_KINDS:
+        raise ParameterError(f"kind must be one of {', '.join(PROFILE_KINDS)}, got {kind!r}")
+    ids = [run_id] if isinstance(run_id, str) else list(run_id)
+    df = _store(store).query(
+        "select * exclude (schema_version), self_instructions / window_instructions as self_share, "
+        "inclusive_instructions / window_instructions as inclusive_share from profiles "
+        "where run_id in (select unnest(?)) and kind = ? order by seq, \"window\", self_instructions desc", [ids, kind])
+    if df.empty and not set(ids) & set(_store(store).run_ids()):
+        raise StoreError(f"no run {', '.join(ids)} in {_store(store).where}")
+    return df
