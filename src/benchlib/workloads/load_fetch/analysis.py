@@ -14,6 +14,7 @@ import pandas as pd
 
 from ... import findings as F
 from ... import results
+from ..reporting import finite, one_each
 from .workload import AFTER_LOAD, FETCH, GENERATE, INSERT, LOAD, OPERATIONS
 
 LATENCIES = ("latency_mean", "latency_p50", "latency_p95", "latency_p99")
@@ -330,20 +331,16 @@ METRICS = (("latency_mean", "latency", "ms"), ("engine_cpu_us", "engine CPU", "Â
 HEADLINE = {(LOAD_STEP, "load rate"), (INSERT["key"], "latency"), (FETCH, "engine CPU")}
 
 
-def _finite(x) -> bool:
-    return x is not None and x == x and abs(x) != float("inf")
-
-
 def differences(base: Side, subject: Side) -> Differences:
     sides = (base, subject)
     wait = [commit_waits(s.reading) for s in sides]
     direct = [reads_direct(s.reading) for s in sides]
-    sized = all(_finite(s.mib) and _finite(s.cache_mib) for s in sides)
+    sized = all(finite(s.mib) and finite(s.cache_mib) for s in sides)
     outgrown = [s.mib > s.cache_mib for s in sides] if sized else [False, False]
     return Differences(
         durability=None not in wait and wait[0] != wait[1],
         direct_reads=None not in direct and direct[0] != direct[1] and any(outgrown),
-        below_memtable=any(_finite(s.mib) and _finite(s.memtable_mib) and s.mib < s.memtable_mib for s in sides),
+        below_memtable=any(finite(s.mib) and finite(s.memtable_mib) and s.mib < s.memtable_mib for s in sides),
         cache_pressure=sized and outgrown[0] != outgrown[1],
         lookup=base.lookup_in_python != subject.lookup_in_python)
 
@@ -368,12 +365,6 @@ def seed_ratios(reference: pd.DataFrame, comparison) -> dict[tuple[str, str], fl
     if base.insert_bound == subject.insert_bound == "=":
         out[(INSERT["key"], "latency")] = subject.insert_ms / base.insert_ms
     return out
-
-
-def _one_each(base: float, subject: float) -> dict:
-    """A load each: the ratio with no CI and no test (one measurement per side)."""
-    return {"mean": subject, "base_mean": base, "n": 1, "base_n": 1, "ratio": subject / base if base else None,
-            "beyond_noise": None}
 
 
 def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regimes, *,
@@ -401,7 +392,7 @@ def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regim
 
             loaded = main_loads[main_loads["regime"] == regime].set_index("engine")["rows_per_s"]
             if c.base in loaded.index and c.subject in loaded.index:
-                rows.append(row(LOAD_STEP, "load rate", "rows/s", _one_each(loaded[c.base], loaded[c.subject]), True))
+                rows.append(row(LOAD_STEP, "load rate", "rows/s", one_each(loaded[c.base], loaded[c.subject]), True))
             for operation in OPERATIONS:
                 for column, metric, unit in METRICS:
                     measured = contrast(summary, regime, operation, c.base, c.subject, column)

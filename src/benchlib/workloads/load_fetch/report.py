@@ -16,7 +16,7 @@ from ...report import RunReport, fmt, fmt_ci
 from .. import reporting
 from . import analysis
 from .dialects import COMPARISONS, QUESTIONS, STRUCTURE, dialect_for
-from .workload import FETCH, OPERATIONS, REGIMES
+from .workload import FETCH, INSERT, OPERATIONS, REGIMES
 
 SEED_ROWS_TEXT = "44 M"  # the article's own figure; 44,951,022 is inferred (data/reference/README.md)
 
@@ -35,6 +35,7 @@ PHRASES = F.Phrases(
     },
     default="**{step}** ({regime}): {subject} and {base} not told apart, {value} against {base_value} ({ratio}, "
             "{words})",
+    seed="seed 001: {seed_ratio:.3g}x, {seed_words}",
     unit_scale={"µs": (1e3, "ms of engine CPU"), "ms": (1.0, "ms latency"), "rows/s": (1.0, "rows/s loaded")})
 
 
@@ -118,15 +119,33 @@ class LoadFetchReport(RunReport):
         differences = {(c, r): analysis.differences(self.side(c.base, r), self.side(c.subject, r))
                        for c in self.compared for r in self.regimes}
         reference = results.reference("seed001_load_fetch")
-        return analysis.findings(
+        found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
             drift={c: results.host_drift(self.measurements, [c.base, c.subject]) for c in self.compared},
             seed={c: analysis.seed_ratios(reference, c) for c in self.compared})
+        same = self._notes[1]
+        return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cited)) for cited in found["caveats"]])
 
     def findings(self) -> pd.DataFrame:
         return self._findings
 
     def caveat_notes(self) -> list[F.Caveat]:
+        return self._notes[0]
+
+    @cached_property
+    def _notes(self) -> tuple[list[F.Caveat], dict[str, str]]:
+        """The caveats, each sentence once (a difference that reads the same in both regimes is one
+        note), and the ids folded into another's."""
+        notes, first, same = [], {}, {}
+        for note in self._each_note():
+            if note.text in first:
+                same[note.id] = first[note.text]
+            else:
+                first[note.text] = note.id
+                notes.append(note)
+        return notes, same
+
+    def _each_note(self) -> list[F.Caveat]:
         notes = []
         for c in self.compared:
             t = {e: engine_title(e) for e in (c.base, c.subject)}
@@ -173,14 +192,14 @@ class LoadFetchReport(RunReport):
         found = self.findings()
         if found.empty:
             return None
-        regimes = {r: i for i, r in enumerate(REGIMES)}
-        order = [f"{s}: {m}" + ("" if r == "cached" else f" ({r})") for r in sorted(set(found["regime"]), key=regimes.get)
-                 for s in (analysis.LOAD_STEP, *OPERATIONS) for m in ("load rate", "latency", "engine CPU")]
+        short = {analysis.LOAD_STEP: "load", INSERT["key"]: "insert, key order", INSERT["random"]: "insert, random",
+                 FETCH: "fetch"}
         return reporting.ratio_figure(
-            found, x=lambda r: f"{r['step']}: {r['metric']}" + ("" if r["regime"] == "cached" else f" ({r['regime']})"),
-            series=lambda r: f"{engine_title(r['engine'])} / {engine_title(r['base_engine'])}", x_order=order,
-            title=f"Each pair's ratio, subject over base ({self.rows:,} line orders; load: higher is faster, "
-                  "latency and CPU: lower is)", name="pair-ratios", y_title="subject / base")
+            found, x=lambda r: f"{short.get(r['step'], r['step'])}: {r['metric']}",
+            series=lambda r: f"{engine_title(r['engine'])} / {engine_title(r['base_engine'])}"
+                             + ("" if r["regime"] == "cached" else f", {r['regime']}"),
+            title=f"Each pair, subject over base ({self.rows:,} line orders; a load rate above 1 is faster, latency "
+                  "and CPU below 1 are)", name="pair-ratios", y_title="subject / base")
 
     def findings_table(self, limit: int | None = None):
         """The shared findings table, one per base engine: the shared table's caption names one base
