@@ -311,3 +311,28 @@ def test_rocksdb_memtable_size_is_read_from_the_options_file_it_writes(tmp_path)
     db.close()
     assert dialects.rocksdb_write_buffer_size(tmp_path) == 64 * 2 ** 20  # RocksDB's default, as rocksdict keeps it
     assert dialects.rocksdb_write_buffer_size(tmp_path / "nowhere") is None
+
+
+def test_duckdb_names_the_access_path_of_its_fetch(tmp_path):
+    """Issue 37.7: DuckDB's fetch by customer is an index scan of its ART index (a few hundred
+    matches, under index_scan_max_count), which then fetches each match's 17 columns by row id out of
+    compressed column segments. A real DuckDB, the table as the workload creates and loads it."""
+    import duckdb
+
+    from benchlib.datagen import ssb
+    from benchlib.engines.clients import SqlSession
+
+    generator = ssb.LineOrder(ssb.Scale.from_lineorders(30_000), seed=1)
+    staged = dialects.Staged(tmp_path / "lineorder.csv", "key", generator)
+    ssb.write_csv(generator.chunks("key"), staged.path)
+    session = SqlSession(duckdb.connect(str(tmp_path / "bench.duckdb")), get_engine("duckdb").client)
+    try:
+        h = dialects.Handle(None, session, session)
+        d = load_fetch.dialect_for(get_engine("duckdb"))
+        d.create(h, "lineorder")
+        d.load(session, d.methods[0], staged, "lineorder")
+        custkey = int(generator.rows_per_customer().nonzero()[0][0])
+        assert d.plan(h, "lineorder", custkey) == "Index Scan"
+        assert load_fetch.dialect_for(get_engine("sqlite")).plan(h, "lineorder", custkey) is None
+    finally:
+        session.close()

@@ -101,7 +101,7 @@ def operations(measurements: pd.DataFrame) -> pd.DataFrame:
             **{c: out[c] for c in LATENCIES},
             "engine_cpu_us": out["net"] * 1e6 / n, "client_cpu_us": out["client_cpu_s"] * 1e6 / n,
             "reads_per_op": out["engine_reads"] / n, "rows_per_op": out["rows"] / n,
-            "ops_per_s": n / out["wall_s"],
+            "ops_per_s": n / out["wall_s"], "plan": labels.get("plan"),
         }))
     if not frames:
         return pd.DataFrame(columns=["regime", "engine", "operation", "repetition", *LATENCIES])
@@ -124,6 +124,8 @@ def summarize_operations(ops: pd.DataFrame) -> pd.DataFrame:
         out[f"{col}_std"] = sd
         out[f"{col}_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, sd)]
     out["n"] = n
+    if "plan" in ops:  # the access path the engine's plan named, where it reads one
+        out["plan"] = g["plan"].agg(lambda p: " / ".join(dict.fromkeys(p.dropna())) or None)
     return out.reset_index()
 
 

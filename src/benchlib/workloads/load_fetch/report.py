@@ -229,7 +229,9 @@ class LoadFetchReport(RunReport):
         s = self._op(regime, FETCH).reindex([e for e in self.engines if e in set(self._op(regime, FETCH).index)])
         if s.empty:
             return None
-        df = pd.DataFrame({"engine": [engine_title(e) for e in s.index], "engine_ms": s["engine_cpu_us"] / 1e3,
+        plans = s["plan"] if "plan" in s else pd.Series(None, index=s.index)
+        df = pd.DataFrame({"engine": [engine_title(e) + (f" ({p})" if isinstance(p, str) else "")
+                                      for e, p in zip(s.index, plans)], "engine_ms": s["engine_cpu_us"] / 1e3,
                            "driver_ms": s["client_cpu_us"] / 1e3, "latency_ms": s["latency_mean"]})
         rows = s["rows_per_op"].mean()
         return stacked_bars(df, x=["engine"], unit="ms per fetch", name=f"fetch-engine-driver-{regime}",
