@@ -92,7 +92,7 @@ def ratio_figure(found: pd.DataFrame, *, x: Callable[[dict], str], series: Calla
     fig.add_hline(y=1, line=dict(color="#555", width=1, dash="dot"))
     fig.update_layout(
         title=title, template="plotly_white", height=height, margin=dict(l=60, r=20, t=50, b=40),
-        meta={"benchlib_name": name}, legend_title="● decided ○ not told apart × not comparable",
+        meta={"benchlib_name": name}, legend_title="● decided ○ not told apart × not comparable", showlegend=True,
         scattermode="group", scattergap=0.4,
         xaxis=dict(categoryorder="array", categoryarray=list(dict.fromkeys(x(r) for r in rows))))
     fig.update_yaxes(type="log", title_text=f"{y_title} (log scale)", range=list(span))

@@ -198,8 +198,8 @@ class LoadFetchReport(RunReport):
             found, x=lambda r: f"{short.get(r['step'], r['step'])}: {r['metric']}",
             series=lambda r: f"{engine_title(r['engine'])} / {engine_title(r['base_engine'])}"
                              + ("" if r["regime"] == "cached" else f", {r['regime']}"),
-            title=f"Each pair, subject over base ({self.rows:,} line orders; a load rate above 1 is faster, latency "
-                  "and CPU below 1 are)", name="pair-ratios", y_title="subject / base")
+            title=f"Each comparison, subject over base ({self.rows:,} line orders; a load rate above 1 is faster, "
+                  "latency and CPU below 1 are)", name="pair-ratios", y_title="subject / base")
 
     def findings_table(self, limit: int | None = None):
         """The shared findings table, one per base engine: the shared table's caption names one base
