@@ -159,10 +159,12 @@ class SsbReport(RunReport):
                                                     "under every query at this scale."))
             off = condition_cache_off(self.settings.get(e, ""))
             if off is not None:
+                setting = f"use_query_condition_cache={read.get('use_query_condition_cache')}"
                 notes.append(F.Caveat(f"condition-cache:{e}", (
-                    f"{t}'s query condition cache was off on the querying session (as in the seed's 2022 ClickHouse)"
-                    if off else f"{t}'s query condition cache was on: a hot run may skip granules an earlier run "
-                                "found empty") + f" ({read.get('use_query_condition_cache')} read at the start)."))
+                    f"{t}'s query condition cache was off on the querying session ({setting}, read at the start), "
+                    "as in the seed's 2022 ClickHouse." if off else
+                    f"{t}'s query condition cache was on ({setting}, read at the start): a hot run may skip granules "
+                    "an earlier run found empty.")))
             warm = self._warm_cold(e)
             d = _dialect(e)
             if warm:
