@@ -8,6 +8,7 @@ import pytest
 
 from benchlib import batch, results
 from benchlib.store import Store
+from benchlib.workloads.ssb.report import condition_cache_off
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 
@@ -52,7 +53,7 @@ def test_settings_read_where_the_queries_run_and_postgres_without_jit(tiny_run, 
     m = results.measurements(run_id, Store.default())
     settings = {e: json.loads(lab).get("settings") for e, lab in
                 zip(m[m["phase"] == "after-load maintenance"]["engine"], m[m["phase"] == "after-load maintenance"]["labels"])}
-    assert "use_query_condition_cache=0" in settings["chdb"] and "jit=on" in settings["postgres"]
+    assert condition_cache_off(settings["chdb"]) is True and "jit=on" in settings["postgres"]
     variants = m[m["labels"].str.contains('"variant": "jit=off"') & (m["metric"] == "wall_time")]
     params = batch.load_params(batch.params_file(NOTEBOOK, "tiny"))
     assert set(variants["engine"]) == {"postgres"}
