@@ -195,7 +195,7 @@ def test_each_layer_is_judged_against_the_raw_driver_on_the_client_and_the_serve
     # The same statements reach the server whichever layer sends them: identical spread, ratio 250 / 230.
     assert layers.loc[("orm_object", "server CPU per operation"), "verdict"] == "worse"
     assert layers.loc[("prepared", "server CPU per operation"), "verdict"] == "better"
-    assert set(found[found["kind"] == "layer"]["regime"].str.endswith("unix")) == {True}  # the most local transport
+    assert set(found[found["kind"] == "layer"]["regime"].str.endswith("(unix)")) == {True}  # the most local transport
     tcp = found[found["kind"] == "transport"].iloc[0]
     assert (tcp["ratio"], tcp["verdict"]) == (pytest.approx(1.3), "worse")
     # Seed 002's remote crossed gigabit Ethernet: 2.56x, the same direction, a size not reproduced here.

@@ -74,14 +74,7 @@ def summarize(per_op: pd.DataFrame) -> pd.DataFrame:
     standard deviation and 95% CI half width; the client's share of client + server CPU."""
     keys = ["engine", "layer", "transport", "phase"]
     g = per_op.groupby(keys, sort=False, dropna=False)
-    out = g[[*FIGURES, "window_overhead_ms"]].mean()
-    n = g.size()
-    for col in FIGURES:
-        std = g[col].std(ddof=1)
-        out[f"{col}_std"] = std
-        out[f"{col}_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, std)]
-    out["n"] = n
-    out = out.reset_index()
+    out = g[[*FIGURES, "window_overhead_ms"]].mean().join(results.spread(g, FIGURES)).reset_index()
     out["client_share"] = out["client_us"] / (out["client_us"] + out["server_us"])
     return out
 
@@ -179,8 +172,7 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
             for column, metric in figures:
                 rows.append({**F.finding(engine=engine, base_engine=engine, step=operation, metric=metric, unit="µs",
                                          contrast=results.contrast(by.loc["driver"], by.loc[layer], column),
-                                         regime=f"{metric.split(' per ')[0]} through {layer} against the raw driver, "
-                                                f"{local}"),
+                                         regime=f"{metric.split(' per ')[0]}, {layer} vs driver ({local})"),
                              "kind": LAYER, "layer": layer})
     rows += _order_rows(s, engines, drift)
     rows += _transport_rows(s, engines)
@@ -219,8 +211,8 @@ def _order_rows(s: pd.DataFrame, engines: list[str], drift) -> list[dict]:
         layer, transport, row = where(engine)
         rows.append({**F.finding(engine=engine, base_engine=BASE_ENGINE, step="load", metric="wall time per operation",
                                  unit="µs", contrast=results.contrast(base, row, "loop_us"),
-                                 regime=f"wall time through the ODB-like layer ({layer} vs {base_layer}), {transport} "
-                                        f"vs {base_transport}",
+                                 regime=f"wall time, ODB-like layer: {layer} ({transport}) vs {base_layer} "
+                                        f"({base_transport})",
                                  drift=drift(engine, BASE_ENGINE), seed_ratio=seed[seed_key],
                                  caveats=["odb-like"] + (["stand-in"] if key in stand_in else [])),
                      "kind": ORDER, "layer": layer})
@@ -237,7 +229,7 @@ def _transport_rows(s: pd.DataFrame, engines: list[str]) -> list[dict]:
             continue
         rows.append({**F.finding(engine=engine, base_engine=engine, step="load", metric="wall time per operation",
                                  unit="µs", contrast=results.contrast(by.loc["unix"], by.loc["tcp"], "loop_us"),
-                                 regime="wall time through the raw driver, TCP against the Unix socket",
+                                 regime="wall time, driver: TCP vs Unix socket",
                                  seed_ratio=seed.get(results.product_key(engine)), caveats=["remote-ethernet"]),
                      "kind": TRANSPORT, "layer": "driver"})
     return rows
@@ -247,11 +239,7 @@ def _contended_rows(c: pd.DataFrame, drift) -> list[dict]:
     """The contended test's throughput against PostgreSQL's, per mode (one window each: untested)."""
     seed = seed_contended_ratios()
     g = c.groupby(["engine", "mode"], sort=False)
-    summary = g[["ops_per_s", "workers"]].mean()
-    summary["ops_per_s_std"] = g["ops_per_s"].std(ddof=1)
-    summary["n"] = g.size()
-    summary["ops_per_s_ci95"] = [results.ci95_half_width(sd, n) for sd, n in zip(summary["ops_per_s_std"],
-                                                                                 summary["n"])]
+    summary = g[["ops_per_s", "workers"]].mean().join(results.spread(g, ["ops_per_s"]))
     rows = []
     for (engine, mode), row in summary.iterrows():
         if engine == BASE_ENGINE or (BASE_ENGINE, mode) not in summary.index:
@@ -259,7 +247,7 @@ def _contended_rows(c: pd.DataFrame, drift) -> list[dict]:
         rows.append({**F.finding(engine=engine, base_engine=BASE_ENGINE, step=f"contended ({mode})",
                                  metric="operations per second", unit="1/s", higher_is_better=True,
                                  contrast=results.contrast(summary.loc[(BASE_ENGINE, mode)], row, "ops_per_s"),
-                                 regime=f"operations per second, {int(row['workers'])} workers",
+                                 regime=f"operations per second ({int(row['workers'])} workers)",
                                  drift=drift(engine, BASE_ENGINE), seed_ratio=seed.get(results.product_key(engine)),
                                  caveats=["contended"]),
                      "kind": CONTENDED_KIND, "layer": "driver"})

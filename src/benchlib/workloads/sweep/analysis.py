@@ -62,13 +62,7 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
             "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s",
             "engine_phase_cpu_s", "client_phase_cpu_s"]
     out = g[cols + [c for c in ("connect_s", "events_s") if c in step_rows]].mean()
-    n = g.size()
-    # What findings.compare's contrast reads: each compared figure's sd and CI half width.
-    for col in COMPARED:
-        std = g[col].std(ddof=1)
-        out[f"{col}_std"] = std
-        out[f"{col}_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, std)]
-    out["n"] = n
+    out = out.join(results.spread(g, COMPARED))  # what findings' contrast reads beside each mean
     # The p95 goal is judged on the median of the repetitions (one slow repetition does not decide
     # it), with the range beside it to show where repetitions disagree.
     p95 = g["latency_p95"]
@@ -298,7 +292,7 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
             se, sb = step_of.loc[(engine, test, te)], step_of.loc[(base_engine, test, tb)]
             shared = dict(engine=engine, base_engine=base_engine, step=test, drift=drift(engine, base_engine))
             # The regime names the metric too: the findings table shows no metric column.
-            where = f"at {'useful capacity' if de and db else 'the last step clearly gaining'}, {te} vs {tb} threads"
+            where = f"at {'useful capacity' if de and db else 'the last step clearly gaining'} ({te} vs {tb} threads)"
             for kind, metric, column, unit, better in ((CAPACITY, "throughput", "tps", "TPS", True),
                                                        (COST, "engine CPU per transaction", "engine_cpu_ms_per_txn",
                                                         "ms", False)):
@@ -352,10 +346,9 @@ def _price_row(shared: dict, pe, pb, step_of: pd.DataFrame, goal_ms: float, pric
                     "base_ci95": _half(pb["usd_per_million_txn_ci_low"], pb["usd_per_million_txn_ci_high"]),
                     "ratio": scale / c["ratio"], "ratio_low": scale / c["ratio_high"],
                     "ratio_high": scale / c["ratio_low"], "welch_t": -c["welch_t"]}
-    metric, unit, better = (("USD per million transactions", "USD", False) if priced else
-                            ("throughput within the p95 goal", "TPS", True))
-    regime = f"{metric} at the best step within the {goal_ms:g} ms p95 goal" + (f", {te} vs {tb} threads"
-                                                                                 if te == te else "")
+    metric, short, unit, better = (("USD per million transactions", "USD per M transactions", "USD", False)
+                                   if priced else ("throughput within the p95 goal", "throughput", "TPS", True))
+    regime = f"{short} at p95 ≤ {goal_ms:g} ms" + (f" ({te} vs {tb} threads)" if te == te else "")
     return {**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better, contrast=contrast,
                         regime=regime, caveats=caveats),
             "kind": PRICE, "threads": te, "base_threads": tb}
