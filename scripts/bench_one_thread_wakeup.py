@@ -22,6 +22,16 @@ below a tenth of a core: others' unlocked work on these cores would read as slow
 vCPUs from halting).
 
     flock /tmp/bench.lock .venv/bin/python scripts/bench_one_thread_wakeup.py [engine] [seconds] [runs]
+
+Seen here (2026-11-28, PostgreSQL 17.12, 2 s runs, 3 each, while other processes kept about one
+core busy): at 1 thread, unpinned 23,015 TPS, apart 12,126, together 24,939, spinning 11,125,
+dma_latency_0 22,765; at 2 threads 25,168 / 17,684 / 21,075 / 11,866 / 25,481. One thread whose
+every round trip crosses vCPUs ran half as fast as one whose round trips stay on one CPU (with
+1.6x the engine CPU per transaction), and with other work keeping the vCPUs from halting the
+unpinned 1-thread step ran 23,000 TPS where quiet sweeps measured 13,600 (run
+20261124T220931Z-461d23): the 1-thread step measures how fast one vCPU wakes another, not the
+engine. The SCHED_IDLE spinners cost more than they saved (the vCPUs may be SMT siblings on the
+host: a spinning sibling slows the other), and PM QoS changed nothing (no cpuidle driver).
 """
 from __future__ import annotations
 

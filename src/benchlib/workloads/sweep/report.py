@@ -67,9 +67,10 @@ class SweepReport(RunReport):
             F.Caveat("knee-undetermined", f"No knee at this precision: the gains' 95% CIs do not show where the gain "
                                           f"per doubling of threads falls below {analysis.KNEE_MIN_GAIN:.0%}; the row "
                                           "compares the last step that clearly gained."),
-            F.Caveat("slow-start", "The knee is read from the step after a more-than-doubling of TPS per doubling of "
-                                   "threads: at 1 thread every round trip waits for a halted vCPU to be woken, the VM's "
-                                   "latency rather than the engine's (scripts/bench_one_thread_wakeup.py)."),
+            F.Caveat("slow-start", "The knee walk starts after a step that more than doubled its TPS per doubling of "
+                                   "threads: at 1 thread each round trip waits for one vCPU to wake the other, the VM's "
+                                   "latency, not the engine's (scripts/bench_one_thread_wakeup.py: pinned to one CPU "
+                                   "2.1x the TPS of pinned apart)."),
             F.Caveat("goal-never-bound", f"The {self.goal_ms:g} ms p95 goal never bound up to {top} threads on a side: "
                                          "its throughput priced is the peak of the steps run, not a capacity the "
                                          "goal set."),
