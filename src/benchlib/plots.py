@@ -186,13 +186,13 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
                             line=dict(color="#888", dash="dash", width=1), name=f"p95 goal {goal_ms:g} ms",
                             legendgroup="goal", showlegend=col == 1, hoverinfo="skip", row=2, col=col)
     ticks = sorted(set(int(t) for t in summary["threads"]))
-    fig.update_layout(title=title, template="plotly_white", height=480, legend_title="",
-                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=70, b=50))
+    fig.update_layout(title=title, template="plotly_white", height=430, legend_title="",
+                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=70, b=45))
     fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(t) for t in ticks])
     fig.update_xaxes(title_text="threads (log scale)", row=2)
-    fig.update_yaxes(rangemode="tozero", row=1)
+    fig.update_yaxes(rangemode="nonnegative", row=1)  # a wide CI's whisker does not pull the axis below 0
     fig.update_yaxes(title_text="TPS", row=1, col=1)
-    fig.update_yaxes(type="log", row=2)
+    fig.update_yaxes(type="log", dtick=1, row=2)  # decades only
     fig.update_yaxes(title_text="p95 ms (log)", row=2, col=1)
     return fig
 

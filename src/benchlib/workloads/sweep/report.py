@@ -96,13 +96,15 @@ class SweepReport(RunReport):
         return pd.DataFrame({
             "engine": [engine_title(e) for e in k["engine"]], "test": k["test"],
             "knee (threads)": k["knee_threads"], "lies between (threads)": [
-                f"{int(lo)}-{int(hi) if hi == hi else ''}" for lo, hi in zip(k["knee_low"], k["knee_high"])],
+                f"{int(lo)} and {int(hi)}" if hi == hi else f"{int(lo)} and beyond" for lo, hi in
+                zip(k["knee_low"], k["knee_high"])],
             "TPS at knee": k["knee_tps"], "p95 ms at knee (median)": k["knee_p95_ms"],
             "next gain per doubling (95% CI)": [gain_ci(g, lo, hi) if s else "" for g, lo, hi, s in zip(
                 k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"], k["gain_steps"])],
             "between threads": k["gain_steps"], "left out up to (threads)": k["slow_start_threads"],
             "peak TPS": k["peak_tps"], "at threads": k["peak_threads"],
-        }).style.format("{:.4g}", na_rep="n/a", subset=["TPS at knee", "p95 ms at knee (median)", "peak TPS"]) \
+        }).style.format("{:,.0f}", na_rep="n/a", subset=["TPS at knee", "peak TPS"]) \
+            .format("{:.3g}", na_rep="n/a", subset=["p95 ms at knee (median)"]) \
             .format("{:.0f}", na_rep="n/a", subset=["knee (threads)", "left out up to (threads)"]).hide(axis="index")
 
     def price_table(self):
@@ -129,11 +131,11 @@ class SweepReport(RunReport):
             usd = [analysis.usd_per_million(rows[e].usd_per_hour, tps) if e in rows else float("nan")
                    for e, tps in zip(p["engine"], p["max_tps_under_goal"])]
             out[f"USD per M txn priced as {klass}"] = [fmt(v) for v in usd]
-        numeric = ["p95 ms (median of reps)", "ops per 30 days", "USD per hour"]
-        return out.style.format("{:.4g}", na_rep="n/a", subset=numeric).hide(axis="index")
+        return out.style.format("{:.4g}", na_rep="n/a", subset=["p95 ms (median of reps)", "USD per hour"]) \
+            .format("{:.3g}", na_rep="n/a", subset=["ops per 30 days"]).hide(axis="index")
 
-    def reference_price_table(self) -> pd.DataFrame:
-        return analysis.seed_price_table()
+    def reference_price_table(self):
+        return analysis.seed_price_table().style.format(precision=4).hide(axis="index")
 
     def step_table(self):
         s = self.summary
@@ -145,9 +147,10 @@ class SweepReport(RunReport):
             "engine CPU ms/txn": s["engine_cpu_ms_per_txn"], "client CPU ms/txn": s["client_cpu_ms_per_txn"],
             "engine + sysbench CPU (share of host cores)": s["host_cpu_util"], "errors (mean count per step)": s["errors"], "n": s["n"],
         })
-        numeric = ["QPS", "avg ms", "p95 ms, mean of reps", "p95 ms, median of reps", "p99 ms", "engine CPU ms/txn", "client CPU ms/txn", "errors (mean count per step)"]
-        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric).format("{:.0%}", subset=["engine + sysbench CPU (share of host cores)"])
-                .hide(axis="index"))
+        numeric = ["avg ms", "p95 ms, mean of reps", "p95 ms, median of reps", "p99 ms", "engine CPU ms/txn",
+                   "client CPU ms/txn", "errors (mean count per step)"]
+        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric).format("{:,.0f}", na_rep="n/a", subset=["QPS"])
+                .format("{:.0%}", subset=["engine + sysbench CPU (share of host cores)"]).hide(axis="index"))
 
     def alternative_prices(self) -> dict:
         """Classes beside this run's whose prices differ per engine (e.g. managed RDS), per engine."""
