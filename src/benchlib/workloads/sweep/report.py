@@ -69,8 +69,8 @@ class SweepReport(RunReport):
                                           "compares the last step that clearly gained."),
             F.Caveat("slow-start", "The knee walk starts after a step that more than doubled its TPS per doubling of "
                                    "threads: at 1 thread each round trip waits for one vCPU to wake the other, the VM's "
-                                   "latency, not the engine's (scripts/bench_one_thread_wakeup.py: pinned to one CPU "
-                                   "2.1x the TPS of pinned apart)."),
+                                   "latency, not the engine's (on this host scripts/bench_one_thread_wakeup.py ran it "
+                                   "pinned to one CPU at 2.1x its TPS pinned apart)."),
             F.Caveat("goal-never-bound", f"The {self.goal_ms:g} ms p95 goal never bound up to {top} threads on a side: "
                                          "its throughput priced is the peak of the steps run, not a capacity the "
                                          "goal set."),
