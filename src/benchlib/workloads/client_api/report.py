@@ -10,7 +10,7 @@ from ... import results
 from ...engines import get_engine
 from ...errors import UnknownEngineError
 from ...plots import engine_order, engine_title, grouped_bars, stacked_panels
-from ...report import RunReport
+from ...report import RunReport, fmt
 from . import analysis
 from .dialects import dialect_for
 from .workload import HARNESS, LAYER_NAMES, OPERATIONS, layer_skip_reason
@@ -129,7 +129,7 @@ class ClientApiReport(RunReport):
             tcp[engine] = by_t.get("tcp", float("nan"))  # an embedded engine has no TCP figure
         return local, tcp
 
-    def seed_comparison(self) -> pd.DataFrame:
+    def seed_comparison(self):
         """µs per load: seed 002 as published, and this run through the plain driver and through
         the layer nearest seed 002's ODB (prepared statements through a C library), each engine
         on its most local transport and over TCP, with each column's ratio to PostgreSQL."""
@@ -151,7 +151,7 @@ class ClientApiReport(RunReport):
             merged[f"this run ({label}), TCP on this host"] = pd.Series(tcp, dtype=float)
         return _with_ratio_to_postgres(pd.DataFrame(merged), "µs per load")
 
-    def contended_comparison(self) -> pd.DataFrame:
+    def contended_comparison(self):
         """Seed 002's contended test (32 threads, its full counts) beside this run's, as
         operations per second and as a ratio to PostgreSQL: this host's loopback and scale differ,
         so the ratios are what can agree."""
@@ -193,4 +193,4 @@ def _with_ratio_to_postgres(table: pd.DataFrame, title: str) -> pd.DataFrame:
     # The ratio reads as its figure does: for µs more is slower, for operations per second faster.
     out = pd.concat({title: table, f"{title} ÷ PostgreSQL's": ratios}, axis=1)
     out.index = [engine_title(e) for e in out.index]
-    return out.round(2)
+    return out.style.format(fmt)
