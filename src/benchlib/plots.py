@@ -142,37 +142,58 @@ def use_report_renderer() -> None:
     pio.renderers.default = "benchlib"
 
 
-def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: pd.DataFrame | None = None):
-    """Seed 004's chart, on a log threads axis (a doubling is the same width wherever it falls, so
-    8 -> 32 is not drawn like 32 -> 45): throughput per engine as a solid line with its 95% CI (one
-    colour per engine), p95 latency as a dotted line on the right axis, the useful-capacity knee
-    marked where it is determined."""
+def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: pd.DataFrame | None = None,
+                       goal_ms: float | None = None):
+    """Seed 004's chart with throughput and p95 latency in panels of their own (one axis each, so
+    a marker on one is read on its own scale): per test a column, TPS on top (per engine a solid
+    line with its 95% CI, the useful-capacity knee starred where determined, steps left out of the
+    knee walk hollow), p95 below on a log axis with the goal as a dashed line. Threads on a log
+    axis: a doubling is the same width wherever it falls, so 8 -> 32 is not drawn like 32 -> 45."""
     from plotly.subplots import make_subplots
 
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    for engine in engine_order(summary["engine"]):
-        df = summary[summary["engine"] == engine].sort_values("threads")
-        color, label = engine_color(engine), engine_title(engine)
-        fig.add_scatter(x=df["threads"], y=df["tps"], name=f"{label} TPS", mode="lines+markers",
-                        line=dict(color=color), error_y=dict(type="data", array=df.get("tps_ci95"), visible=True),
-                        hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", secondary_y=False)
-        fig.add_scatter(x=df["threads"], y=df["latency_p95"], name=f"{label} p95", mode="lines+markers",
-                        line=dict(color=color, dash="dot"), secondary_y=True,
-                        hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>")
-        if knees is not None:
-            k = knees[(knees["engine"] == engine) & knees["knee_threads"].notna()]  # no star where undetermined
-            if not k.empty:
-                fig.add_scatter(x=[int(k["knee_threads"].iloc[0])], y=[k["knee_p95_ms"].iloc[0]],
+    tests = list(dict.fromkeys(summary["test"])) if "test" in summary else [None]
+    fig = make_subplots(rows=2, cols=len(tests), shared_xaxes=True, vertical_spacing=0.08, horizontal_spacing=0.07,
+                        column_titles=[t for t in tests] if tests != [None] else None, row_heights=[0.55, 0.45])
+    shown: set[str] = set()
+    for col, test in enumerate(tests, start=1):
+        part = summary if test is None else summary[summary["test"] == test]
+        for engine in engine_order(part["engine"]):
+            df = part[part["engine"] == engine].sort_values("threads")
+            color, label = engine_color(engine), engine_title(engine)
+            k = pd.DataFrame() if knees is None else knees[(knees["engine"] == engine) & (
+                knees["test"] == test if test is not None and "test" in knees else True)]
+            slow = k["slow_start_threads"].iloc[0] if "slow_start_threads" in k and not k.empty else float("nan")
+            symbols = [100 if slow == slow and t <= slow else 0 for t in df["threads"]]  # circle-open, circle
+            first = engine not in shown
+            shown.add(engine)
+            fig.add_scatter(x=df["threads"], y=df["tps"], name=label, legendgroup=engine, showlegend=first,
+                            mode="lines+markers", line=dict(color=color), marker=dict(symbol=symbols, size=8),
+                            error_y=dict(type="data", array=df.get("tps_ci95"), visible=True, width=3),
+                            hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", row=1, col=col)
+            fig.add_scatter(x=df["threads"], y=df["latency_p95"], name=f"{label} p95", legendgroup=engine,
+                            showlegend=False, mode="lines+markers", line=dict(color=color, dash="dot"),
+                            hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>", row=2, col=col)
+            known = k[k["knee_threads"].notna()] if "knee_threads" in k else k
+            if not known.empty:  # no star where the knee is not determined
+                fig.add_scatter(x=[int(known["knee_threads"].iloc[0])], y=[known["knee_tps"].iloc[0]],
                                 mode="markers", marker=dict(symbol="star", size=16, color=color,
                                                             line=dict(color="black", width=1)),
-                                name=f"{label} useful capacity", secondary_y=True)
+                                name=f"{label} useful capacity", legendgroup=engine, showlegend=False,
+                                hovertemplate=f"{label} useful capacity: %{{x}} threads, %{{y:.4g}} TPS<extra></extra>",
+                                row=1, col=col)
+        if goal_ms is not None:  # a trace, not a shape: a shape's y on a log axis is read as its log
+            fig.add_scatter(x=[part["threads"].min(), part["threads"].max()], y=[goal_ms, goal_ms], mode="lines",
+                            line=dict(color="#888", dash="dash", width=1), name=f"p95 goal {goal_ms:g} ms",
+                            legendgroup="goal", showlegend=col == 1, hoverinfo="skip", row=2, col=col)
     ticks = sorted(set(int(t) for t in summary["threads"]))
-    fig.update_layout(title=title, template="plotly_white", height=460, legend_title="",
-                      meta={"benchlib_name": name}, margin=dict(l=60, r=60, t=60, b=50))
-    fig.update_xaxes(title_text="threads (concurrent sessions, log scale)", type="log", tickvals=ticks,
-                     ticktext=[str(t) for t in ticks])
-    fig.update_yaxes(title_text="transactions per second", secondary_y=False, rangemode="tozero")
-    fig.update_yaxes(title_text="p95 latency (ms)", secondary_y=True, rangemode="tozero")
+    fig.update_layout(title=title, template="plotly_white", height=430, legend_title="",
+                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=70, b=45))
+    fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(t) for t in ticks])
+    fig.update_xaxes(title_text="threads (log scale)", row=2)
+    fig.update_yaxes(rangemode="nonnegative", row=1)  # a wide CI's whisker does not pull the axis below 0
+    fig.update_yaxes(title_text="TPS", row=1, col=1)
+    fig.update_yaxes(type="log", dtick=1, row=2)  # decades only
+    fig.update_yaxes(title_text="p95 ms (log)", row=2, col=1)
     return fig
 
 
@@ -333,6 +354,53 @@ def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tupl
     else:
         for panel in range(count):
             fig.update_yaxes(title_text=unit if panel == 0 else f"{unit} (own scale)", row=panel + 1, col=1)
+    return fig
+
+
+def stacked_panels(df: pd.DataFrame, *, panel: str, category: str, segments: dict[str, tuple[str, str]], title: str,
+                   unit: str, name: str, row: str | None = None, marker: tuple[str, str] | None = None,
+                   category_order: Sequence[str] | None = None, panel_titles: dict[str, str] | None = None):
+    """Small multiples of horizontal stacked bars: one panel per value of `panel` (columns, each
+    with its own linear value axis, so a small engine's bars are not slivers beside a large one's)
+    and of `row` (rows), `category` on the shared vertical axis. Category labels run horizontally,
+    once per row of panels, so no label is rotated, cut or drawn over by another panel; a panel's
+    title names its group whole. `segments`: column -> (legend label, colour); `marker` (column,
+    label): a further value per bar as a diamond (the wall time beside the CPU stacked under it)."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    panels = list(dict.fromkeys(df[panel]))
+    rows = list(dict.fromkeys(df[row])) if row else [None]
+    order = [c for c in (category_order or dict.fromkeys(df[category])) if c in set(df[category])]
+    titles = [(panel_titles or {}).get(p, str(p)) for p in panels]
+    height_per_row = 40 + 22 * len(order)
+    fig = make_subplots(rows=len(rows), cols=len(panels), shared_yaxes=True, horizontal_spacing=0.015,
+                        vertical_spacing=min(0.3, 60 / (height_per_row * len(rows) + 60)), column_titles=titles,
+                        row_titles=[str(r) for r in rows] if row else None)
+    for i, r in enumerate(rows, start=1):
+        for j, p in enumerate(panels, start=1):
+            part = df[(df[panel] == p) & ((df[row] == r) if row else True)].set_index(category).reindex(order)
+            first = i == 1 and j == 1
+            for column, (label, color) in segments.items():
+                fig.add_bar(y=order, x=part[column], orientation="h", name=label, marker_color=color, legendgroup=label,
+                            showlegend=first, meta={"panel": p, "row": r},
+                            hovertemplate=f"{titles[j - 1]} %{{y}}: {label} %{{x:.4g}} {unit}<extra></extra>",
+                            row=i, col=j)
+            if marker is not None:
+                column, label = marker
+                fig.add_scatter(y=order, x=part[column], mode="markers", name=label, legendgroup=label,
+                                showlegend=first, meta={"panel": p, "row": r},
+                                marker=dict(symbol="diamond", size=8, color="black"),
+                                hovertemplate=f"{titles[j - 1]} %{{y}}: {label} %{{x:.4g}} {unit}<extra></extra>",
+                                row=i, col=j)
+    fig.update_layout(title=title, barmode="stack", template="plotly_white", meta={"benchlib_name": name},
+                      height=150 + height_per_row * len(rows), margin=dict(l=90, r=30, t=90, b=85),
+                      legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(nticks=3, tickfont=dict(size=10), rangemode="tozero")
+    fig.update_annotations(font_size=11)
+    fig.add_annotation(text=unit + " (each panel its own scale)", showarrow=False, xref="paper", yref="paper", x=0.5,
+                       y=0, yshift=-28, font=dict(size=11))
     return fig
 
 

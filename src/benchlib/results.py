@@ -151,6 +151,19 @@ def ci95_half_width(sd: float, n: int) -> float:
     return t_quantile_975(int(n) - 1) * sd / math.sqrt(n) if n > 1 else float("nan")
 
 
+def spread(grouped, columns: Iterable[str]) -> pd.DataFrame:
+    """Per group of a DataFrameGroupBy: each column's standard deviation (`<col>_std`) and the
+    half width of its mean's 95% CI (`<col>_ci95`), and `n`: what `contrast` reads beside a mean."""
+    n = grouped.size()
+    out = pd.DataFrame(index=n.index)
+    for col in columns:
+        std = grouped[col].std(ddof=1)
+        out[f"{col}_std"] = std
+        out[f"{col}_ci95"] = [ci95_half_width(sd, k) for k, sd in zip(n, std)]
+    out["n"] = n
+    return out
+
+
 def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "settle_wall_s", "with_settle",
                                              "net", "net_with_settle"), by=("engine", "labels", "phase")
               ) -> pd.DataFrame:
