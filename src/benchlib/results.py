@@ -110,9 +110,16 @@ def phase_costs(df: pd.DataFrame, metric: str, scopes: tuple[str, ...] = ENGINE_
         if col not in wide:
             wide[col] = float("nan")
     is_base = wide["baseline_wall_time"].notna()
-    base = wide[is_base].drop_duplicates("instance_id").set_index("instance_id")
-    rate = (base[f"baseline_{metric}"] / base["baseline_wall_time"]).rename("idle_rate")
-    wide = wide.join(rate, on="instance_id")
+    base = wide[is_base].set_index(["instance_id", "labels"])
+    rates = base[f"baseline_{metric}"] / base["baseline_wall_time"]
+    rates = rates[~rates.index.duplicated()]
+    # A window's idle rate is the baseline measured with its own labels where there is one (a
+    # workload may measure the idle rate right where it applies, after a window's settle), else
+    # its engine start's first baseline.
+    firsts = df[df["window"] == "baseline"].sort_values("seq" if "seq" in df else "window", kind="stable")
+    start_labels = firsts.drop_duplicates("instance_id").set_index("instance_id")["labels"]
+    wide["idle_rate"] = [rates.get((i, lab), rates.get((i, start_labels.get(i)), float("nan")))
+                         for i, lab in zip(wide["instance_id"], wide["labels"])]
     phase_value = wide[f"phase_{metric}"].where(~is_base, wide[f"baseline_{metric}"])
     phase_wall = wide["phase_wall_time"].where(~is_base, wide["baseline_wall_time"])
     # No settle window (embedded engines, baselines) stays NaN in settle columns: not measured is

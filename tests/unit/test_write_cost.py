@@ -6,6 +6,7 @@ import json
 import pandas as pd
 import pytest
 
+from benchlib import results
 from benchlib.errors import ParameterError
 from benchlib.engines import get_engine
 from benchlib.workloads.write_cost import analysis, dialect_for, validate_parameters
@@ -258,3 +259,27 @@ def test_node_cells_give_each_node_its_own_idle_rate_and_bytes():
     shares = analysis.node_summary(nodes.reset_index()).set_index("node")["share"]
     assert shares["primary1"] == pytest.approx(0.75) and shares["standby1"] == pytest.approx(0.25)
 
+
+def test_a_cells_windows_are_net_of_the_idle_rate_measured_right_after_it():
+    """Issue 37 item 1, as run 20261127T235402Z measured MySQL: the start's baseline, taken after
+    start-up, ran 14 ms/s; the settle windows after bulk cells ran 9 ms/s, the engine's idle then.
+    Net of the start's rate, a 1 s settle window came out 5 ms below zero, more than the cell's
+    statements were worth per row a third of the time. The idle window measured right after the
+    cell is the rate its windows are net of; a start's baseline stays the rate of windows without one."""
+    bulk = {"rows_per_txn": 3000, "rows_per_stmt": 3000, "rows_from": SERVER_GENERATOR}
+    other = {"rows_per_txn": 1, "rows_per_stmt": 1, "rows_from": CLIENT_VALUES}
+    rows = [_rows("mysql", {}, "baseline", "cpu_time", 0.0142, phase="idle", seq=1),
+            _rows("mysql", {}, "baseline", "wall_time", 1.0, phase="idle", seq=1)]
+    for labels, seq, cpu in ((bulk, 2, 0.0330), (other, 4, 1.5)):
+        rows += [_rows("mysql", labels, "phase", "cpu_time", cpu, seq=seq, check=3000),
+                 _rows("mysql", labels, "phase", "wall_time", 0.05, seq=seq, check=3000),
+                 _rows("mysql", labels, "settle", "cpu_time", 0.0088, seq=seq, check=3000),
+                 _rows("mysql", labels, "settle", "wall_time", 1.01, seq=seq, check=3000)]
+    rows += [_rows("mysql", bulk, "baseline", "cpu_time", 0.0090, phase="idle", seq=3),
+             _rows("mysql", bulk, "baseline", "wall_time", 1.0, phase="idle", seq=3)]
+    costs = results.phase_costs(pd.DataFrame(rows), "cpu_time")
+    cell = costs[(costs["phase"] == "insert")].set_index("labels")
+    after = cell["net_with_settle"] - cell["net"]
+    assert after[json.dumps(bulk, sort_keys=True)] == pytest.approx(0.0088 - 0.0090 * 1.01)  # -0.1 ms, not -5.5
+    assert cell.loc[json.dumps(bulk, sort_keys=True), "idle_rate"] == pytest.approx(0.0090)
+    assert cell.loc[json.dumps(other, sort_keys=True), "idle_rate"] == pytest.approx(0.0142)  # the start's
