@@ -242,8 +242,15 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
                           f"{'' if color is not None else ' ' + unit}<extra></extra>"), row=i // cols + 1, col=i % cols + 1)
     if not keys:
         fig.add_annotation(text=empty_note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-    fig.update_xaxes(type="category", title_text=x_title)
-    fig.update_yaxes(type="category", title_text=y_title)
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(type="category")
+    # Axis titles on the outer panels only: an x title above another panel sat on that panel's title.
+    for i in range(max(len(keys), 1)):
+        place = dict(row=i // cols + 1, col=i % cols + 1)
+        if i + cols >= len(keys):
+            fig.update_xaxes(title_text=x_title, **place)
+        if i % cols == 0:
+            fig.update_yaxes(title_text=y_title, **place)
     if color is not None:
         # Cells with no score are left empty by plotly: the grey plot background shows through.
         fig.update_xaxes(showgrid=False)

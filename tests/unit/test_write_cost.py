@@ -283,3 +283,19 @@ def test_a_cells_windows_are_net_of_the_idle_rate_measured_right_after_it():
     assert after[json.dumps(bulk, sort_keys=True)] == pytest.approx(0.0088 - 0.0090 * 1.01)  # -0.1 ms, not -5.5
     assert cell.loc[json.dumps(bulk, sort_keys=True), "idle_rate"] == pytest.approx(0.0090)
     assert cell.loc[json.dumps(other, sort_keys=True), "idle_rate"] == pytest.approx(0.0142)  # the start's
+
+
+def test_heatmap_axis_titles_sit_on_the_outer_panels_only():
+    """Issue 37 item 11: an x-axis title under an upper panel collided with the engine title of the
+    panel below it (and a y title beside an inner panel with the panel to its left)."""
+    from benchlib.plots import heatmaps
+
+    engines = ["postgres", "mysql", "mariadb", "sqlite", "duckdb"]
+    df = pd.DataFrame({"engine": engines, "x": ["1"] * 5, "y": [1] * 5, "v": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    fig = heatmaps(df, x="x", y="y", value="v", facet="engine", title="t", name="n", unit="µs", x_title="rows per "
+                   "statement", y_title="rows per transaction")
+    x_titles = [fig.layout[f"xaxis{i or ''}"].title.text for i in ["", 2, 3, 4, 5]]
+    y_titles = [fig.layout[f"yaxis{i or ''}"].title.text for i in ["", 2, 3, 4, 5]]
+    # Three columns: panels 1 and 2 have panels below them; panel 3 has none.
+    assert x_titles == [None, None, "rows per statement", "rows per statement", "rows per statement"]
+    assert y_titles == ["rows per transaction", None, None, "rows per transaction", None]
