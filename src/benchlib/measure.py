@@ -347,8 +347,7 @@ class Meter:
         sleep) as a window of kind `baseline`, and keep its CPU rate, which settle windows and
         reports compare against. `quiet_wait` (seconds, outcome) of the gate before it is stored
         with the window, so a baseline taken after the gate gave up is visible as such. `labels`:
-        the variant it is the idle rate of (results.phase_costs prefers it for windows with the
-        same labels)."""
+        the variant it follows (write_cost takes one after each cell: results.idle_rates)."""
         with self._window(name, "baseline", check=None, settle=False, repetition=repetition, labels=labels,
                           warmup=warmup) as readings:
             if quiet_wait is not None and quiet_wait[1] != "no-deferred-work":
