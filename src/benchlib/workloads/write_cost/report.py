@@ -169,9 +169,11 @@ class WriteCostReport(RunReport):
         return fig
 
     def _heatmap(self, frame: pd.DataFrame, value: str, *, title: str, unit: str, name: str, log_color: bool = False,
-                 fmt_=fmt, why_empty: str):
-        s = frame.dropna(subset=[value])
-        if s.empty:
+                 fmt_=fmt, why_empty: str, grid: str | None = None):
+        """`grid`: a column whose values decide which cells make the grid (those of `value` by default),
+        so that a cell without a value is drawn empty rather than left out."""
+        s = frame.dropna(subset=[grid or value])
+        if s[value].isna().all():
             return Note(why_empty)
         order = [str(v) for v in sorted(set(s[s["rows_from"] == CLIENT_VALUES]["rows_per_stmt"]))]
         order += [SERVER_LABEL] if (s["rows_from"] == SERVER_GENERATOR).any() else []
@@ -205,11 +207,15 @@ class WriteCostReport(RunReport):
         s = self.after_shares()
         hidden = int((s["after_share"].notna() & s["after_shown"].isna()).sum())
         fig = self._heatmap(s, "after_shown", unit="share", name="write-cost-after-commit", fmt_=".0%",
+                            grid="after_share",
                             title="Share of the engine's cost after the statements returned (settle window)",
                             why_empty="No work after the commit above the idle rate in any cell"
                                       + (f" ({hidden} cells measured it within the idle rate's noise)" if hidden else
                                          ": no engine here works after a call returns") + ".")
-        if hidden and not isinstance(fig, Note):
+        if isinstance(fig, Note):
+            return fig
+        fig.update_layout(coloraxis=dict(cmin=0.0, cmax=max(float(s["after_shown"].max()), 0.05)))
+        if hidden:
             fig.add_annotation(text=f"{hidden} empty cells: work after the commit not above the idle rate",
                                showarrow=False, xref="paper", yref="paper", x=0, y=-0.12, xanchor="left")
         return fig
