@@ -101,9 +101,12 @@ def _note_undrawable(fig, unit: str) -> None:
 
 
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
-                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None):
+                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None,
+                  error_minus: str | None = None):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
-    its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces."""
+    its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces.
+    `error`: the error bar's length above the bar, and below it too unless `error_minus` gives that
+    (a ratio's CI on the log scale is not symmetric)."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
@@ -112,7 +115,8 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)
         fig.add_bar(
             name=engine_title(engine), x=present, y=sub[value], marker_color=engine_color(engine),
-            error_y=dict(type="data", array=sub[error], visible=True) if error else None,
+            error_y=dict(type="data", array=sub[error], visible=True, symmetric=error_minus is None,
+                         arrayminus=sub[error_minus] if error_minus else None) if error else None,
             hovertemplate=f"{engine_title(engine)} %{{x}}: %{{y:.4g}} {unit}<extra></extra>",
         )
     fig.update_layout(

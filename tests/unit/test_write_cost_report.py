@@ -73,7 +73,12 @@ def test_a_run_with_clusters_asks_what_replication_adds(tmp_path):
     assert set(lead["kind"]) == {"replication"} and set(lead["engine"]) == {"postgres-replica-sync"}
     assert lead["ratio"].to_numpy() == pytest.approx(2.0, rel=0.05)
     assert report.answer_lines()[0].startswith("PostgreSQL + sync replica vs PostgreSQL, ")
-    assert report.headline_figure().layout.meta["benchlib_name"] == "write-cost-replication-ratio"
+    figure = report.headline_figure()
+    assert figure.layout.meta["benchlib_name"] == "write-cost-replication-ratio"
+    # A ratio's CI on the log scale: its bar reaches further above than below.
+    bars = figure.data[0]
+    assert not bars.error_y.symmetric and bars.error_y.array[0] > bars.error_y.arrayminus[0]
+    assert report.answer_lines()[0].split(", ")[1].startswith("1/txn · 1/stmt")  # a commit per row first
 
 
 def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):

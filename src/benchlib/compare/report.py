@@ -167,10 +167,11 @@ class ComparisonReport(RunReport):
             if df.empty:
                 continue
             df = df.assign(phase=[s.rpartition(" (run #")[0] or s for s in df["step"]] if len(self.run_ids) > 2
-                           else df["step"], half=(df["ratio_high"] - df["ratio_low"]) / 2)
+                           else df["step"], above=df["ratio_high"] - df["ratio"], below=df["ratio"] - df["ratio_low"])
             which = f"Run #{position}" if len(self.run_ids) > 2 else ("The rerun" if self.is_rerun() else
                                                                         "The compared run")
-            fig = bars_by_phase(df, "ratio", error="half", unit="× the base run", name=f"compare-run-{position}",
+            fig = bars_by_phase(df, "ratio", error="above", error_minus="below", unit="× the base run",
+                                name=f"compare-run-{position}",
                                 title=f"{which} over the base run: engine {self.metric_unit_words()} per "
                                       f"{self.noun}, per phase (95% CI)")
             fig.add_hline(y=1.0, line_dash="dot", line_color="#555")

@@ -285,9 +285,13 @@ def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -
 
 def replication_findings(replicated: pd.DataFrame, measurements: pd.DataFrame, *, metric: str, unit: str
                          ) -> list[dict]:
-    """Each cluster against its single node, cell by cell (`replication`)."""
+    """Each cluster against its single node, cell by cell (`replication`), its one-row cell first
+    (a commit per row: what replication adds to a row write)."""
     out = []
-    for r in replicated.to_dict("records"):
+    if replicated.empty:
+        return out
+    one_row = (replicated["rows_per_txn"] == 1) & (replicated["rows_per_stmt"] == 1)
+    for r in pd.concat([replicated[one_row], replicated[~one_row]]).to_dict("records"):
         out.append(F.finding(engine=r["cluster"], base_engine=r["single"], step=cell_label(r), metric=metric,
                              unit=unit, contrast=r, drift=results.host_drift(measurements, [r["cluster"], r["single"]]),
                              caveats=(SHARED_CORES,)) | {"kind": REPLICATION, **{c: r[c] for c in CELL}})
@@ -309,11 +313,7 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
         return found
     costs = found["metric"] == metric
     if (found["kind"] == REPLICATION).any():
-        # Each cluster's one-row transactions first (a commit per row: what replication adds to a
-        # row write), then its other cells.
-        replicated = found[found["kind"] == REPLICATION]
-        one_row = (replicated["rows_per_txn"] == 1) & (replicated["rows_per_stmt"] == 1)
-        lead = replicated[one_row].index.append(replicated[~one_row].index)
+        lead = found[found["kind"] == REPLICATION].index  # one-row cells first (replication_findings)
     else:
         seeded = found[(found["kind"] == BULK) & costs & found["seed_ratio"].notna()].index[:1]
         parts = found[found["kind"] == DECOMPOSITION].index[:answer_limit - len(seeded)]
