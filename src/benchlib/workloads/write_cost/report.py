@@ -352,7 +352,11 @@ class WriteCostReport(RunReport):
             "wire B/row received": n["net_rx_per_row"], "wire B/row sent": n["net_tx_per_row"],
         })
         return (out.style.format("{:.4g}", na_rep="n/a", subset=[u, "wire B/row received", "wire B/row sent"])
-                .format("{:.0%}", na_rep="n/a", subset=["share of the cluster's cost"]).hide(axis="index"))
+                .format("{:.0%}", na_rep="n/a", subset=["share of the cluster's cost"]).hide(axis="index")
+                # Issue 37 item 6: Galera's node2 and node3 both read 247.4 B/row received.
+                .set_caption("Nodes sent the same stream (a Galera write set goes to every node, and each answers "
+                             "alike) receive the same bytes, often to the byte; each node's figures are its own "
+                             "counters, as their CPU shows."))
 
     # -- appendix --------------------------------------------------------------------------------------
     def method_notes(self) -> str:
