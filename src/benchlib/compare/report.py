@@ -70,7 +70,9 @@ class ComparisonReport(RunReport):
 
     def _build_findings(self) -> pd.DataFrame:
         """One row per compared cell's cost, then one per window reading (TPS, p95) where the
-        windows report them; judged here only while `compare_runs` carries no verdict of its own."""
+        windows report them. No drift band across runs (as results.compare_runs): a run's
+        calibration loop shares its engine's CPUs, so a change to them would move the band with the
+        very change it should reveal. A cost row keeps compare_runs' verdict where it carries one."""
         caveats = self._caveats()
         rows = []
         for c in self._ordered(self.compared).to_dict("records"):
@@ -78,7 +80,7 @@ class ComparisonReport(RunReport):
             rows.append(F.finding(
                 engine=c["key"], base_engine=c["key"], step=self._step(c["phase"], c["labels"], c["run_id"]),
                 metric=c["metric"], unit=self.cost_unit, contrast=c, threshold=self.threshold,
-                drift=self._drift(c["key"], c["run_id"]), caveats=caveats,
+                caveats=caveats,
                 verdict=F.Verdict(given) if isinstance(given, str) else None) | {"run_id": c["run_id"]})
         rows += self._reading_findings(caveats)
         return F.table(rows)
@@ -104,23 +106,12 @@ class ComparisonReport(RunReport):
                 c = results.contrast(stats.loc[(self.run_ids[0], key, labels, phase)], row, "value", self.threshold)
                 out.append(F.finding(engine=key, base_engine=key, step=f"{self._step(phase, labels, run_id)}, {title}",
                                      metric=metric, unit=unit, contrast=c, higher_is_better=higher,
-                                     threshold=self.threshold, drift=self._drift(key, run_id), caveats=caveats)
+                                     threshold=self.threshold, caveats=caveats)
                            | {"run_id": run_id})
         return out
 
     def all_measurements(self) -> pd.DataFrame:
         return pd.concat([r.measurements for r in self.reports], ignore_index=True)
-
-    def _drift(self, key: str, run_id: str) -> float:
-        """How far the host's speed moved between the base run's calibrations of this engine and
-        the compared run's (results.host_drift, the runs standing in for two engines)."""
-        def loops(report: RunReport) -> pd.DataFrame:
-            m = report.measurements
-            mine = m[[results.product_key(e) == key if self.match == "product" else e == key for e in m["engine"]]]
-            return mine.assign(engine=report.run_id)
-
-        other = self.reports[self.run_ids.index(run_id)]
-        return results.host_drift(pd.concat([loops(self), loops(other)], ignore_index=True))
 
     def _ordered(self, cells: pd.DataFrame) -> pd.DataFrame:
         """Cells in catalog engine order and the base run's phase order."""
