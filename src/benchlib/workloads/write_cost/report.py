@@ -112,9 +112,11 @@ class WriteCostReport(RunReport):
         return CLUSTER_QUESTION if self.asks_replication else SINGLE_NODE_QUESTION
 
     def ask(self) -> None:
+        """A run with clusters says it asks the replication question (the title asks the other)."""
         from IPython.display import Markdown, display
 
-        display(Markdown(f"**This run asks:** {self.question}"))
+        if self.asks_replication:
+            display(Markdown(f"**This run asks:** {self.question}"))
 
     def render(self, row) -> str:
         """One findings row in words, with the phrase table of its kind."""
