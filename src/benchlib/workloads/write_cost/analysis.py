@@ -15,6 +15,7 @@ from ... import results
 from ...cgroups import NODE_SCOPE
 from ...engines import find_engine, is_cluster, is_server
 from ...measure import cluster_instance_of
+from ...plots import engine_order
 from .workload import CLIENT_VALUES, PHASE, SERVER_GENERATOR
 
 KEYS = ["engine", "rows_per_txn", "rows_per_stmt", "rows_from"]
@@ -304,10 +305,12 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
     and bulk cells); then per engine whether its one-row write's parts separate, and the server
     engines against PostgreSQL in seed 000's corner (headline without clusters: the decomposition
     of each engine, then MySQL in bulk beside the seed)."""
+    order = {e: i for i, e in enumerate(engine_order(cell_rows["engine"]))} if not cell_rows.empty else {}
+    in_order = lambda rows: sorted(rows, key=lambda r: order.get(r["engine"], len(order)))  # noqa: E731 (stable)
     rows = (replication_findings(replicated, measurements, metric=metric, unit=unit)
-            + decomposition_findings(cell_rows[[not is_cluster(e) for e in cell_rows["engine"]]], metric=metric,
-                                     unit=unit)
-            + bulk_findings(cell_rows, summary, measurements, metric=metric, unit=unit, seed=seed))
+            + in_order(decomposition_findings(cell_rows[[not is_cluster(e) for e in cell_rows["engine"]]],
+                                              metric=metric, unit=unit))
+            + in_order(bulk_findings(cell_rows, summary, measurements, metric=metric, unit=unit, seed=seed)))
     found = F.table(rows)
     if found.empty:
         return found

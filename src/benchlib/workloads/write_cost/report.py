@@ -82,7 +82,7 @@ class WriteCostReport(RunReport):
                                      zip(self.summary["rows_from"], self.summary["rows_per_stmt"])]
         self.engines = engine_order(self.engines)
         single = self.cells[[not is_cluster(e) for e in self.cells["engine"]]] if not self.cells.empty else self.cells
-        self.parts = analysis.decompose(single) if not single.empty else pd.DataFrame()
+        self.parts = self._in_order(analysis.decompose(single) if not single.empty else pd.DataFrame())
         servers = single[single["client_per_row"].notna()] if not single.empty else single
         self.driver_parts = analysis.decompose(servers, value="client_per_row") if not servers.empty else pd.DataFrame()
         # Clusters beside their single node: what replication adds, and where it lands.
@@ -92,6 +92,13 @@ class WriteCostReport(RunReport):
         self._findings = analysis.findings(
             self.cells, self.summary, self.replication, self.measurements, metric=self.metric, unit=self.metric_unit,
             seed=analysis.seed_ratios(results.reference()), answer_limit=self.answer_limit)
+
+    def _in_order(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Rows of a per-engine frame in the catalog's engine order."""
+        if frame.empty:
+            return frame
+        rank = {e: i for i, e in enumerate(self.engines)}
+        return frame.sort_values("engine", key=lambda e: e.map(lambda k: rank.get(k, len(rank))), kind="stable")
 
     # -- findings ------------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
@@ -279,9 +286,9 @@ class WriteCostReport(RunReport):
             for side, values in sides:
                 rows.append({"engine": engine_title(p["engine"]), "side": side,
                              "architecture": arch.name if arch and side == "engine" else "",
-                             **{f"{name.replace('_', ' ')} ({self.shown_unit}/row)": self._ci(values[name],
-                                                                                              values[f"{name}_ci95"])
-                                for name in ("one_row_txn", *PARTS)}, "n": int(values["n"])})
+                             **{f"{title} ({self.shown_unit}/row)": self._ci(values[name], values[f"{name}_ci95"])
+                                for name, title in (("one_row_txn", "one-row txn"), *((part, part) for part in PARTS))},
+                             "n": int(values["n"])})
         return pd.DataFrame(rows).style.hide(axis="index")
 
     def cell_table(self):
