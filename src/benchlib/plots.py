@@ -101,9 +101,12 @@ def _note_undrawable(fig, unit: str) -> None:
 
 
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
-                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None):
+                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None,
+                  error_minus: str | None = None):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
-    its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces."""
+    its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces.
+    `error`: the error bar's length above the bar, and below it too unless `error_minus` gives that
+    (a ratio's CI on the log scale is not symmetric)."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
@@ -112,7 +115,8 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)
         fig.add_bar(
             name=engine_title(engine), x=present, y=sub[value], marker_color=engine_color(engine),
-            error_y=dict(type="data", array=sub[error], visible=True) if error else None,
+            error_y=dict(type="data", array=sub[error], visible=True, symmetric=error_minus is None,
+                         arrayminus=sub[error_minus] if error_minus else None) if error else None,
             hovertemplate=f"{engine_title(engine)} %{{x}}: %{{y:.4g}} {unit}<extra></extra>",
         )
     fig.update_layout(
@@ -279,9 +283,15 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
                                  coloraxis="coloraxis", hovertemplate=hover), **at)
     if not keys:
         fig.add_annotation(text=empty_note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-    fig.update_xaxes(type="category", title_text=x_title, categoryorder="array", categoryarray=xs)
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=xs)
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=ys, autorange="reversed" if top_down else True)
-    fig.update_yaxes(title_text=y_title, col=1)
+    # Axis titles on the outer panels only: an x title above another panel sat on that panel's title.
+    for i in range(max(len(keys), 1)):
+        place = dict(row=i // cols + 1, col=i % cols + 1)
+        if i + cols >= len(keys):
+            fig.update_xaxes(title_text=x_title, **place)
+        if i % cols == 0:
+            fig.update_yaxes(title_text=y_title, **place)
     if color is not None:
         fig.update_xaxes(showgrid=False)
         fig.update_yaxes(showgrid=False)
