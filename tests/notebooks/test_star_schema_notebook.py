@@ -64,7 +64,7 @@ def test_report_answers_first_from_the_findings(tiny_run):
     nb = json.loads(tiny_run.executed.read_text())
     answers = [o["metadata"]["benchlib"] for c in nb["cells"] for o in c.get("outputs", [])
                if "benchlib" in o.get("metadata", {}) and "answer" in o["metadata"]["benchlib"]]
-    assert len(answers) == 1 and "ClickHouse (chDB)" in answers[0]["answer"] and "all 13 queries" in answers[0]["answer"]
+    assert len(answers) == 1 and "PostgreSQL" in answers[0]["answer"] and "all 13 queries" in answers[0]["answer"]
     page = tiny_run.html.read_text()
     assert page.index("benchlib-answer") < page.index("benchlib-findings") < page.index("benchlib-appendix")
     assert "Base: PostgreSQL." in page and "hot, jit=off" in page
