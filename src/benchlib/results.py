@@ -140,6 +140,8 @@ def idle_rates(df: pd.DataFrame, metric: str) -> pd.Series:
     settled), and one later window can catch work a cell set off after its settle window ended."""
     base = df[(df["window"] == "baseline") & df["metric"].isin([metric, "wall_time"])]
     key = "seq" if "seq" in base else "labels"
+    # A window stored without its sequence number (an imported or hand-made run) is still a window.
+    base = base.assign(**{key: base[key].astype(object).where(base[key].notna(), "unnumbered")})
     windows = base.pivot_table(index=["instance_id", key], columns="metric", values="value", aggfunc="sum")
     if windows.empty or metric not in windows:
         return pd.Series(dtype=float)
