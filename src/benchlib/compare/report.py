@@ -1,4 +1,4 @@
-"""The cross-run comparison's report: did anything change beyond noise between runs of one
+"""The cross-run comparison's report: did anything change, by the one noise rule, between runs of one
 experiment? Its findings are `results.compare_runs` rows (each engine, variant and phase of a
 compared run against the base run: the ratio with its 95% CI and Welch's test), and beside them
 the throughput and p95 latency of windows that report them; every verdict is `findings.judge`'s.

@@ -24,10 +24,10 @@ SEED_ROWS_TEXT = "44 M"  # the article's own figure; 44,951,022 is inferred (dat
 # client, the engine's own CPU, a load's rate.
 PHRASES = F.Phrases(
     templates={
-        "better": "**{step}** ({regime}): {subject} ahead of {base}, {value} against {base_value} ({ratio}, beyond "
-                  "noise)",
+        "better": "**{step}** ({regime}): {subject} ahead of {base}, {value} against {base_value} ({ratio}, "
+                  "{words})",
         "worse": "**{step}** ({regime}): {base} ahead of {subject}, {base_value} against {value} ({subject} at "
-                 "{ratio}, beyond noise)",
+                 "{ratio}, {words})",
         "untested": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}; one each, so "
                     "no test)",
         "not_comparable": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value}, not comparable: "

@@ -26,9 +26,9 @@ FLOOR_SHARE = 0.1
 PHRASES = F.Phrases(
     templates={
         "better": "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio}, {subject} ahead "
-                  "beyond noise",
+                  "{words}",
         "worse": "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio}, {base} ahead "
-                 "beyond noise",
+                 "{words}",
         "untested": "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio} (one each, "
                     "so no test)",
         "not_comparable": "**{subject}**, {step} ({regime}): not compared, an answer differed from the reference",
@@ -170,8 +170,8 @@ class SsbReport(RunReport):
             if warm:
                 notes.append(F.Caveat(f"warm-cold:{e}", f"{warm} of {t}'s cold runs read nothing from storage"
                                                         + (f": {d.cold_note}." if d and d.cold_note else ".")))
-        notes.append(F.Caveat("many-tests", f"{len(NAMES)} per-query tests per engine at 5%: about one may read "
-                                            "beyond noise by chance alone."))
+        notes.append(F.Caveat("many-tests", f"{len(NAMES)} per-query tests per engine at 5%: about one may "
+                                            "differ by chance alone."))
         notes.append(F.Caveat("seed", f"Seed 001: ClickHouse's load against AlloyDB's, and AlloyDB's Q1.2 in its "
                                       f"columnar engine against its row store, at 2 B rows from disk; here SF "
                                       f"{self.sf:g} ({self.lineorders:,} line orders) in memory."))
