@@ -143,7 +143,8 @@ def idle_rates(df: pd.DataFrame, metric: str) -> pd.Series:
     # A window stored without its sequence number (an imported or hand-made run) is still a window.
     base = base.assign(**{key: base[key].astype(object).where(base[key].notna(), "unnumbered")})
     windows = base.pivot_table(index=["instance_id", key], columns="metric", values="value", aggfunc="sum")
-    if windows.empty or metric not in windows:
+    # No idle window, or one without its own duration (a client's rows): no idle rate, NaN.
+    if windows.empty or metric not in windows or "wall_time" not in windows:
         return pd.Series(dtype=float)
     rates = (windows[metric] / windows["wall_time"]).groupby(level="instance_id")
     return rates.apply(lambda r: r.iloc[1:].median() if len(r) > 1 else r.iloc[0])
