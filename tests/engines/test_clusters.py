@@ -8,7 +8,7 @@ import benchlib
 from benchlib import results
 from benchlib.docker_host import docker_client
 from benchlib.errors import EngineStartError, EngineUnavailableError, ParameterError
-from benchlib.lifecycle import LABEL_OWNER, _owner_label, managed_networks
+from benchlib.lifecycle import LABEL_OWNER, owner_label, managed_networks
 from benchlib.measure import Run, node_instance_id
 from engine_cases import runnable
 
@@ -21,7 +21,7 @@ def leftovers(benchlib_containers):
     containers_before = benchlib_containers()
 
     def ours() -> tuple[set, set]:
-        networks = {n.id for n in managed_networks() if n.attrs["Labels"].get(LABEL_OWNER) == _owner_label()}
+        networks = {n.id for n in managed_networks() if n.attrs["Labels"].get(LABEL_OWNER) == owner_label()}
         return benchlib_containers() - containers_before, networks
 
     return ours
