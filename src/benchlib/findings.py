@@ -91,6 +91,7 @@ class SeedAgreement(str, enum.Enum):
     WITHIN = "within"  # the seed's ratio lies inside this run's CI
     SAME_DIRECTION = "same_direction"  # both on the same side of 1, the seed's outside the CI
     OPPOSITE = "opposite"  # the seed's ratio is on the other side of 1
+    UNDETERMINED = "undetermined"  # this run's CI spans 1 and misses the seed's: no direction to compare
     UNTESTED = "untested"  # this run's ratio has no CI
     NO_SEED = "no_seed"
 
@@ -98,22 +99,25 @@ class SeedAgreement(str, enum.Enum):
 SEED_WORDS = {
     SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
     SeedAgreement.OPPOSITE: "opposite to the seed", SeedAgreement.UNTESTED: "untested against the seed",
-    SeedAgreement.NO_SEED: "no seed figure",
+    SeedAgreement.UNDETERMINED: "direction undetermined, the seed's outside the CI", SeedAgreement.NO_SEED: "no seed figure",
 }
 
 
 # How a cell of a grid marks its agreement with the seed (legend: SEED_WORDS).
 SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
-              SeedAgreement.UNTESTED: "?", SeedAgreement.NO_SEED: ""}
+              SeedAgreement.UNTESTED: "?", SeedAgreement.UNDETERMINED: "?", SeedAgreement.NO_SEED: ""}
 
 
 def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None) -> SeedAgreement:
     if seed_ratio is None or not _finite(seed_ratio) or seed_ratio <= 0:
         return SeedAgreement.NO_SEED
-    if ratio is None or not _finite(ratio):
+    # Without a CI (one repetition) there is no direction to set beside the seed's, even across 1.
+    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)):
         return SeedAgreement.UNTESTED
-    if _finite(low) and _finite(high) and low <= seed_ratio <= high:
+    if low <= seed_ratio <= high:
         return SeedAgreement.WITHIN
+    if _finite(low) and _finite(high) and low <= 1 <= high:
+        return SeedAgreement.UNDETERMINED
     if (ratio > 1) != (seed_ratio > 1) and abs(math.log(seed_ratio)) > 1e-12:
         return SeedAgreement.OPPOSITE
     if not (_finite(low) and _finite(high)):
@@ -298,7 +302,9 @@ def headline(findings: pd.DataFrame, limit: int = 5, by: str | None = None) -> p
     if not marked.empty:
         if by:
             return marked[marked[by].isin(list(dict.fromkeys(marked[by]))[:limit])]
-        return marked.head(limit)
+        # What the run decided is stated before what it could not tell apart (stable otherwise).
+        undecided = ~marked["verdict"].isin([v.value for v in Verdict if v.decided])
+        return marked.iloc[undecided.to_numpy().argsort(kind="stable")].head(limit)
     decided = findings[findings["verdict"].isin([v.value for v in Verdict if v.decided])]
     pool = decided if not decided.empty else findings
     distance = pool["ratio"].map(lambda r: abs(math.log(r)) if _finite(r) and r > 0 else -1.0)

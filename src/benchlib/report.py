@@ -216,21 +216,28 @@ class RunReport:
         notes = {c.id: c for c in self.caveat_notes()}
         marks: dict[str, int] = {}
         rows = []
+        # Rows against several bases or in several metrics say theirs per row; one of each goes in the caption.
+        many_bases = found["base_engine"].nunique() > 1
+        many_metrics = found["metric"].nunique() > 1
         for row in (found if limit is None else found.head(limit)).to_dict("records"):
             f = F.fields_of(row, self.phrases)
             cited = [c for c in (row.get("caveats") or ()) if c in notes]
             sup = f"<sup>{','.join(str(marks.setdefault(c, len(marks) + 1)) for c in cited)}</sup>" if cited else ""
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
-            seed = "" if f["seed"] in (None, "no_seed") else f"{f['seed_ratio']:.2f}x: {f['seed_words']}"
+            seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
             verdict = F.Verdict(f["verdict"])
             words = f"{verdict.value}, {f['words']}" if verdict in (F.Verdict.BETTER, F.Verdict.WORSE) else f["words"]
-            rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td><td>{f['value']}</td><td>{f['base_value']}</td>"
+            base_value = f"{f['base']}: {f['base_value']}" if many_bases else f["base_value"]
+            metric = f"<td>{f['metric']}</td>" if many_metrics else ""
+            rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"
                         f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
-        base = F.fields_of(found.iloc[0].to_dict(), self.phrases)["base"]
-        head = ("<tr><th>engine</th><th>step</th><th>value</th><th>base</th><th>ratio to base (95% CI)</th>"
-                "<th>verdict</th><th>seed</th></tr>")
+        first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
+        caption = ("Bases per row. " if many_bases else f"Base: {first['base']}. ") + \
+            ("" if many_metrics else f"Metric: {first['metric']}. ")
+        head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
+                + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
         foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
-        return HTML(f'<table class="benchlib-findings"><caption>Base: {base}. {F.certainty(found)}.</caption>'
+        return HTML(f'<table class="benchlib-findings"><caption>{caption}{F.certainty(found)}.</caption>'
                     f"{head}{''.join(rows)}</table>" + (f'<ol class="benchlib-notes">{foot}</ol>' if foot else ""))
 
     def appendix_parts(self) -> list[tuple[str, Any]]:

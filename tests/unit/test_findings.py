@@ -93,7 +93,9 @@ def test_a_workload_marks_rows_not_comparable_and_says_why():
     (1.3, 1.2, 1.4, 0.78, SeedAgreement.OPPOSITE),
     (1.3, 1.2, 1.4, 2.5, SeedAgreement.SAME_DIRECTION),
     (1.3, None, None, 2.5, SeedAgreement.UNTESTED),  # same side, but no CI to say whether it is inside
-    (1.3, None, None, 0.5, SeedAgreement.OPPOSITE),  # the other side of 1 needs no CI
+    (1.3, None, None, 0.5, SeedAgreement.UNTESTED),  # one repetition: no direction, even across 1
+    (1.0, 0.8, 1.25, 0.5, SeedAgreement.UNDETERMINED),  # a CI across 1 is no direction, so never opposite
+    (1.1, 0.9, 1.3, 2.0, SeedAgreement.UNDETERMINED),
     (1.3, 0.9, 1.4, 1.0, SeedAgreement.WITHIN),
 ])
 def test_against_seed(ratio, low, high, seed, expected):
@@ -129,3 +131,11 @@ def test_answer_lines_one_per_engine_decided_first_then_grouped_by_verdict_words
     assert len(F.headline(found, 1, by="engine")) == 3 and set(F.headline(found, 1, by="engine")["engine"]) == {"mysql"}
     # One line per row without line_by.
     assert len(F.render_lines(found.head(2))) == 2
+
+
+def test_an_answer_states_the_decided_rows_before_the_undecided_ones():
+    rows = [F.finding(engine=e, base_engine="postgres", step="insert", metric="cpu_time", unit="s", headline=True,
+                      contrast={"ratio": r, "ratio_low": lo, "ratio_high": hi, "beyond_noise": b, "n": 3})
+            for e, r, lo, hi, b in (("mysql", 1.1, 0.8, 1.5, False), ("mariadb", 2.0, 1.8, 2.2, True))]
+    found = F.table(rows)
+    assert list(F.headline(found)["engine"]) == ["mariadb", "mysql"]
