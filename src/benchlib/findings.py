@@ -302,9 +302,7 @@ def headline(findings: pd.DataFrame, limit: int = 5, by: str | None = None) -> p
     if not marked.empty:
         if by:
             return marked[marked[by].isin(list(dict.fromkeys(marked[by]))[:limit])]
-        # What the run decided is stated before what it could not tell apart (stable otherwise).
-        undecided = ~marked["verdict"].isin([v.value for v in Verdict if v.decided])
-        return marked.iloc[undecided.to_numpy().argsort(kind="stable")].head(limit)
+        return marked.head(limit)
     decided = findings[findings["verdict"].isin([v.value for v in Verdict if v.decided])]
     pool = decided if not decided.empty else findings
     distance = pool["ratio"].map(lambda r: abs(math.log(r)) if _finite(r) and r > 0 else -1.0)

@@ -132,10 +132,3 @@ def test_answer_lines_one_per_engine_decided_first_then_grouped_by_verdict_words
     # One line per row without line_by.
     assert len(F.render_lines(found.head(2))) == 2
 
-
-def test_an_answer_states_the_decided_rows_before_the_undecided_ones():
-    rows = [F.finding(engine=e, base_engine="postgres", step="insert", metric="cpu_time", unit="s", headline=True,
-                      contrast={"ratio": r, "ratio_low": lo, "ratio_high": hi, "beyond_noise": b, "n": 3})
-            for e, r, lo, hi, b in (("mysql", 1.1, 0.8, 1.5, False), ("mariadb", 2.0, 1.8, 2.2, True))]
-    found = F.table(rows)
-    assert list(F.headline(found)["engine"]) == ["mariadb", "mysql"]
