@@ -21,11 +21,11 @@ test: setup
 
 ## The tiers, by marker: no container, perf window, notebook or browser (seconds to a minute).
 test-fast: setup
-	$(PY) -m pytest -m "not docker and not perf and not notebook and not browser" tests
+	$(PY) -m pytest -m "not docker and not perf and not valgrind and not notebook and not browser" tests
 
 ## Real containers and perf, without notebooks.
 test-engines: setup
-	$(PY) -m pytest -m "(docker or perf) and not notebook" tests
+	$(PY) -m pytest -m "(docker or perf or valgrind) and not notebook" tests
 
 ## Notebook smoke runs at tiny scale (papermill) and nbval-lax on the stored notebooks.
 test-notebooks: setup

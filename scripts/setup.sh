@@ -3,7 +3,7 @@
 #
 # System (only as root on Debian/Ubuntu, and only when no Docker engine answers yet): Debian's
 # docker.io with dockerd started in the background, linux-perf, sysbench, chromium (figure export
-# and report tests), debootstrap (offline image builds), docker-registry (a local registry for
+# and report tests), valgrind (instructions of embedded engines), debootstrap (offline image builds), docker-registry (a local registry for
 # the official-image test) and golang-go when no Go is found (FerretDB's build). On a host where Docker already answers,
 # nothing system-wide is touched; missing tools are only reported.
 # Project: a virtualenv in .venv (uv when it can be had, else pip) with benchlib installed editable.
@@ -27,7 +27,7 @@ is_debian_like() {
 
 report_missing() {
   local tool
-  for tool in perf sysbench chromium debootstrap docker-registry go; do
+  for tool in perf sysbench chromium valgrind debootstrap docker-registry go; do
     command -v "$tool" >/dev/null 2>&1 || log "note: $tool is not installed (some measurements, figure export or offline image builds need it)"
   done
 }
@@ -70,6 +70,7 @@ system_setup() {
   command -v perf >/dev/null 2>&1 || want+=($perf_pkg)
   command -v sysbench >/dev/null 2>&1 || want+=(sysbench)
   command -v chromium >/dev/null 2>&1 || want+=(chromium)
+  command -v valgrind >/dev/null 2>&1 || want+=(valgrind)  # callgrind: embedded engines' instructions
   command -v debootstrap >/dev/null 2>&1 || want+=(debootstrap)
   command -v docker-registry >/dev/null 2>&1 || want+=(docker-registry)  # the official-image path's test
   # FerretDB is built from its Go module on the host (Go >= 1.22; bookworm's 1.19 is too old, and

@@ -4,8 +4,7 @@ Every stored run's cells (engine x phase x labels) become per-repetition figures
 the store holds for them, plus per-operation figures where the window says how many operations it
 did; a *series* is one cell of one experiment on one host class with the same measuring
 parameters, followed over time. A change is a pair of consecutive finished runs of a series whose
-difference is beyond noise (Welch's test on the repetitions: `results.contrast`) and larger than a
-threshold. `benchlib changes` prints the list; the explorer page (`benchlib.explorer`) draws the
+verdict (findings.judge: Welch's test on the repetitions, then a threshold) is better or worse. `benchlib changes` prints the list; the explorer page (`benchlib.explorer`) draws the
 same figures."""
 from __future__ import annotations
 
@@ -213,8 +212,8 @@ CHANGE_COLUMNS = SERIES + [
 def pairs(summary: pd.DataFrame, runs: pd.DataFrame, engine_versions: pd.DataFrame, metric_ids: list[str], *,
           threshold: float = DEFAULT_THRESHOLD, latest: bool = False) -> pd.DataFrame:
     """Every consecutive pair of finished runs in each series, in each of `metric_ids`, tested with
-    results.contrast: ratio of the later run to the earlier with its 95% CI, Welch's t, whether it
-    is beyond noise and `flagged` (beyond noise and beyond `threshold`), and `direction`
+    results.contrast: ratio of the later run to the earlier with its 95% CI, Welch's t, its
+    `verdict` (findings.judge with `threshold`; `flagged`: better or worse), and `direction`
     (regression or improvement, by which way the metric is better). With several metric ids, a
     pair is kept in the first that both runs have (COST_PREFERENCE). `latest`: each series' newest
     pair only (what a gate on the newest run wants)."""
@@ -242,7 +241,8 @@ def pairs(summary: pd.DataFrame, runs: pd.DataFrame, engine_versions: pd.DataFra
 
 def _pair(before: dict, after: dict, threshold: float) -> dict:
     metric = Metric.parse(after["metric"])
-    tested = results.contrast(before, after, "value", threshold)
+    tested = results.judged(results.contrast(before, after, "value", threshold),
+                            higher_is_better=metric.better == "higher", threshold=threshold)
     worse = tested["ratio"] < 1 if metric.better == "higher" else tested["ratio"] > 1
     return {
         **{k: after[k] for k in SERIES}, "metric": metric.id,
@@ -304,8 +304,9 @@ def describe(changes: ChangeList) -> list[str]:
     titles = changes.metrics.set_index("id")["title"].to_dict() if not changes.metrics.empty else {}
     tested = changes.pairs[changes.pairs["beyond_noise"].notna()]
     lines = [f"Pairing: {PAIRING_RULE}.",
-             f"Listed: pairs beyond noise (Welch's t test on the repetitions, two-sided 5%) and changed by more "
-             f"than {changes.threshold:.0%}; {len(changes.pairs)} pairs compared, {len(tested)} testable "
+             f"Listed: pairs judged better or worse (findings.judge: Welch's t test on the repetitions, "
+             f"two-sided 5%, and a change of more than {changes.threshold:.0%}); {len(changes.pairs)} pairs "
+             f"compared, {len(tested)} testable "
              f"(>= 2 repetitions each), {len(changes.flagged)} listed, "
              f"of which {len(changes.regressions)} regression(s)."]
     for c in changes.flagged.itertuples():

@@ -315,7 +315,7 @@ def parser() -> argparse.ArgumentParser:
     s = command("images", "resolve (pull or build) the images of server engines", _images)
     s.add_argument("engines", nargs="*", metavar="ENGINE")
 
-    s = command("changes", "list changes beyond noise and a threshold between consecutive runs of each series; "
+    s = command("changes", "list changes judged better or worse (findings.judge) between consecutive runs of each series; "
                            f"exit {REGRESSION_EXIT} if one is a regression", _changes, reads_store=True)
     s.add_argument("--experiment", help="only this experiment's runs (default: every experiment)")
     s.add_argument("--threshold", type=_threshold, default=0.05, help="smallest change listed (default: 0.05 = 5%%)")

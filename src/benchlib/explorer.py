@@ -1,9 +1,13 @@
 """reports/explorer.html: one self-contained, offline page over every run in the store.
 
-A reader picks the experiment, host class, metric, runs, engines, phases and a base; the page
-draws bars relative to the base with 95% CIs, a table with each figure's provenance and a link to
+It opens, like ClickBench's page, on what a reader compares: per experiment and host class, each
+engine's newest finished run as one row relative to a base engine the reader picks, per phase or
+test, the ratios on a log axis with their 95% CIs and verdicts, all findings rows
+(benchlib.findings.compare, the one verdict rule) computed here for every base; the page only
+shows them. One click below, the raw figures: the reader picks metric, runs, engines, phases and a
+base run; bars relative to it with 95% CIs, a table with each figure's provenance and a link to
 the report of the run (the report folder whose manifest lists it), the history of every series
-over time and the changes between consecutive runs (benchlib.changes). The data travels in the
+over time and the changes between consecutive runs (benchlib.changes, judged by the same rule). The data travels in the
 page as JSON, aggregated per run, engine, phase and metric (mean, standard deviation, n), and
 plotly.js's official "basic" partial bundle (bar and scatter, all the page draws; 1.2 MB where the
 full plotly.js is 4.8 MB, vendored in benchlib/vendor/ with its licence and source) is embedded
@@ -68,7 +72,8 @@ def _empty() -> dict[str, Any]:
 
     return {"runs": [], "engines": [], "variants": [], "metrics": [], "experiments": {}, "hosts": [],
             "cells": {k: [] for k in ("run", "engine", "variant", "metric", "mean", "sd", "n")}, "versions": [],
-            "changes": [], "threshold": DEFAULT_THRESHOLD, "pairing_rule": PAIRING_RULE, "t975": _t_table(),
+            "changes": [], "compare": {}, "verdicts": _verdicts(),
+            "threshold": DEFAULT_THRESHOLD, "pairing_rule": PAIRING_RULE, "t975": _t_table(),
             "cut": {"total": 0, "shown": 0, "max_runs": MAX_RUNS, "max_figures": MAX_FIGURES, "oldest_shown": None},
             "problem": None,
             "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
@@ -137,15 +142,82 @@ def page_data(root: Path, *, store=None, max_runs: int = MAX_RUNS, max_figures: 
     found = [changes.pairs(summary, runs, versions, list(changes.COST_PREFERENCE))] + [
         changes.pairs(summary, runs, versions, [m]) for m in changes.HEADLINE_METRICS if m in metric_index]
     tested = pd.concat(found, ignore_index=True)
-    beyond = tested[tested["beyond_noise"] == True]  # noqa: E712 (None is untested); the page applies the threshold
+    beyond = tested[tested["flagged"].astype(bool)]  # judged better or worse (findings.judge)
     data["changes"] = [{
         "from": run_index[c["from_run"]], "to": run_index[c["to_run"]], "engine": engine_index[c["engine"]],
         "variant": variant_index[(c["phase"], c["labels"])], "metric": metric_index[c["metric"]],
         "direction": c["direction"], "ratio": _num(c["ratio"]), "ratio_ci95": _num(c["ratio_ci95"]),
         "base_mean": _num(c["base_mean"]), "mean": _num(c["mean"]), "welch_t": _num(c["welch_t"]),
         "welch_dof": _num(c["welch_dof"]), "from_version": c["from_version"], "to_version": c["to_version"],
+        "verdict": VERDICT_CODES[c["verdict"]],
     } for c in beyond.to_dict("records")]
+    data["compare"] = compared(summary, runs, store, metric_index, run_index, engine_index, variant_index, hosts)
     return data
+
+
+def _verdicts() -> list[dict[str, Any]]:
+    """The verdicts as the page shows them: key, words (findings.VERDICT_WORDS) and decided."""
+    from .findings import VERDICT_WORDS, Verdict
+
+    return [{"key": v.value, "words": VERDICT_WORDS[v], "decided": v.decided} for v in Verdict]
+
+
+VERDICT_CODES = {v["key"]: i for i, v in enumerate(_verdicts())}
+
+
+def compared(summary, runs, store, metric_index, run_index, engine_index, variant_index, hosts) -> dict[str, Any]:
+    """Per experiment and host class ("<experiment>|<host index>"): each engine's newest finished
+    run in the experiment's cost metric, and the findings rows of every engine against every other
+    as base, per variant (phase and labels): [engine, base, variant, ratio, low, high, verdict code].
+    The drift band is the two engines' median calibration loops apart (0 where a run has none)."""
+    import pandas as pd
+
+    from . import changes, results
+    from . import findings as F
+
+    loops = _calibration_medians(store, list(runs["run_id"]))
+    finished = runs[runs["status"].isin(changes.FINISHED)]
+    out: dict[str, Any] = {}
+    for (experiment, host), group in finished.groupby(["experiment", "host_class"], sort=False):
+        cells = summary[summary["run_id"].isin(group["run_id"])]
+        metric = next((m for m in changes.COST_PREFERENCE if (cells["metric"] == m).any()), None)
+        if metric is None:
+            continue
+        cells = cells[cells["metric"] == metric].merge(group[["run_id", "started_at"]], on="run_id")
+        # Each engine's newest finished run holding this metric.
+        newest = cells.sort_values("started_at").groupby("engine")["run_id"].last()
+        cells = cells[cells["run_id"] == cells["engine"].map(newest)]
+        cells = cells.assign(variant=[variant_index[v] for v in zip(cells["phase"], cells["labels"])])
+        engines = list(newest.index)
+        parsed = changes.Metric.parse(metric)
+        higher, unit = parsed.better == "higher", dict(results.COST_METRICS).get(parsed.name, "s")
+        rows = []
+        for base in engines:
+            for engine in engines:
+                if engine == base:
+                    continue
+                drift = _drift(loops.get((newest[base], base)), loops.get((newest[engine], engine)))
+                found = F.compare(cells[cells["engine"].isin([base, engine])], base_engine=base, by="variant",
+                                  metric=metric, unit=unit, higher_is_better=higher, drift=drift)
+                rows += [[engine_index[r.engine], engine_index[r.base_engine], int(r.step), _num(r.ratio),
+                          _num(r.ratio_low), _num(r.ratio_high), VERDICT_CODES[r.verdict]]
+                         for r in found.itertuples()]
+        out[f"{experiment}|{hosts.index(host)}"] = {
+            "metric": metric_index[metric], "runs": {engine_index[e]: run_index[r] for e, r in newest.items()},
+            "rows": rows}
+    return out
+
+
+def _calibration_medians(store, run_ids: list[str]) -> dict[tuple[str, str], float]:
+    """(run, engine) -> the median calibration loop (results.calibrations: the host's speed)."""
+    rows = store.query(
+        "select run_id, engine, median(value) as loop from measurements where metric = 'calibration_cpu_time' "
+        "and \"window\" = 'calibration' and run_id in (select unnest(?)) group by run_id, engine", [run_ids])
+    return {(r, e): float(v) for r, e, v in zip(rows["run_id"], rows["engine"], rows["loop"]) if v and v > 0}
+
+
+def _drift(a: float | None, b: float | None) -> float:
+    return max(a, b) / min(a, b) - 1 if a and b else 0.0
 
 
 def report_links(root: Path) -> dict[str, str]:

@@ -45,7 +45,7 @@ def _process_start_ticks(pid: int) -> str | None:
     return stat.rsplit(")", 1)[1].split()[19]  # field 22: start time, tells a reused pid apart
 
 
-def _owner_label() -> str:
+def owner_label() -> str:
     pid = os.getpid()
     return f"{socket.gethostname()}:{pid}:{_process_start_ticks(pid)}"
 
@@ -112,7 +112,7 @@ def reap_stale(client=None) -> list[str]:
 
 
 def _labels(engine: Engine, run_id: str | None) -> dict[str, str]:
-    labels = {LABEL_MANAGED: "true", LABEL_OWNER: _owner_label(), LABEL_ENGINE: engine.key}
+    labels = {LABEL_MANAGED: "true", LABEL_OWNER: owner_label(), LABEL_ENGINE: engine.key}
     if run_id:
         labels[LABEL_RUN] = run_id
     return labels

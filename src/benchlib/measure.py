@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 
 from . import cgroups, perf, valgrind
 from .docker_host import docker_server_version
-from .lifecycle import Instance, _owner_label
+from .lifecycle import Instance, owner_label
 from .parameters import SETTLE_GATE_SECONDS, SETTLE_QUIET_SECONDS
 from .provenance import benchlib_version, declared_host_class, git_state, has_pmu, host_facts, host_fingerprint
 from .store import Store, as_json, utcnow
@@ -135,7 +135,7 @@ class Run:
             "perf_support": as_json({"available": support.available, "reason": support.reason,
                                      "events": support.events}),
             "benchlib_version": benchlib_version(), "git_sha": sha, "git_dirty": dirty,
-            "parameters": as_json(self.parameters), "owner": _owner_label(), "status_note": None,
+            "parameters": as_json(self.parameters), "owner": owner_label(), "status_note": None,
         }
         self.store.write_run(self._row)
         _announce(self.run_id, self.experiment)
@@ -368,12 +368,13 @@ class Meter:
 
     def baseline(self, seconds: float, action: Callable[[], Any] | None = None, name: str = "idle", *,
                  repetition: int | None = None, warmup: bool | None = None,
-                 quiet_wait: tuple[float, str] | None = None) -> float:
+                 quiet_wait: tuple[float, str] | None = None, labels: dict[str, Any] | None = None) -> float:
         """Measure the engine idle for `seconds` (server-side sleep via `action`, else a client
         sleep) as a window of kind `baseline`, and keep its CPU rate, which settle windows and
         reports compare against. `quiet_wait` (seconds, outcome) of the gate before it is stored
-        with the window, so a baseline taken after the gate gave up is visible as such."""
-        with self._window(name, "baseline", check=None, settle=False, repetition=repetition,
+        with the window, so a baseline taken after the gate gave up is visible as such. `labels`:
+        the variant it follows (write_cost takes one after each cell: results.idle_rates)."""
+        with self._window(name, "baseline", check=None, settle=False, repetition=repetition, labels=labels,
                           warmup=warmup) as readings:
             if quiet_wait is not None and quiet_wait[1] != "no-deferred-work":
                 readings.record("quiet_wait_time", quiet_wait[0], "s", "harness", scope="harness",

@@ -1,6 +1,5 @@
 """The first call of every notebook: report renderer installed, parameters validated by the
-workload's own validator (the same one the CLI runs before a kernel starts), and what will run
-said in one line.
+workload's own validator (the same one the CLI runs before a kernel starts).
 
     params = benchlib.notebook.begin(dml)
 
@@ -24,10 +23,6 @@ def begin(workload: ModuleType, **overrides: Any) -> Any:
     pd.set_option("display.max_colwidth", None)
     namespace = sys._getframe(1).f_globals  # the notebook's: its parameters cell ran there
     values = {name: namespace[name] for name in workload.PARAMETERS if name in namespace}
-    params = workload.validate_parameters({**values, **overrides})
-    engines = getattr(params, "engines", None)
-    if engines is not None:
-        print(f"engines: {', '.join(engines)}")
-        for key, reason in (getattr(params, "skipped", None) or {}).items():
-            print(f"skipped {key}: {reason}")
-    return params
+    # Nothing printed: the answer is the report's first output. The engines run and those skipped
+    # (with why) are in the report's appendix (host parameters, run conditions).
+    return workload.validate_parameters({**values, **overrides})

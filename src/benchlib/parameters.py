@@ -148,14 +148,6 @@ def int_list(minimum: int = 1) -> Check:
     return check
 
 
-def price_map() -> Check:
-    def check(name: str, value: Any, checked: dict) -> dict[str, float]:
-        if not isinstance(value, dict):
-            raise _fail(name, "a mapping of engine keys to USD per hour", value)
-        return {k: number(above=True)(f"{name}[{k}]", v, checked) for k, v in value.items()}
-    return check
-
-
 def instruction_counter() -> Check:
     """auto, perf or valgrind, and one this host offers (perf installed; an architecture valgrind
     runs on: a server's valgrind is in its image)."""

@@ -101,9 +101,12 @@ def _note_undrawable(fig, unit: str) -> None:
 
 
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
-                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None):
+                  name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None,
+                  error_minus: str | None = None):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
-    its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces."""
+    its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces.
+    `error`: the error bar's length above the bar, and below it too unless `error_minus` gives that
+    (a ratio's CI on the log scale is not symmetric)."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
@@ -112,7 +115,8 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)
         fig.add_bar(
             name=engine_title(engine), x=present, y=sub[value], marker_color=engine_color(engine),
-            error_y=dict(type="data", array=sub[error], visible=True) if error else None,
+            error_y=dict(type="data", array=sub[error], visible=True, symmetric=error_minus is None,
+                         arrayminus=sub[error_minus] if error_minus else None) if error else None,
             hovertemplate=f"{engine_title(engine)} %{{x}}: %{{y:.4g}} {unit}<extra></extra>",
         )
     fig.update_layout(
@@ -142,37 +146,58 @@ def use_report_renderer() -> None:
     pio.renderers.default = "benchlib"
 
 
-def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: pd.DataFrame | None = None):
-    """Seed 004's chart, on a log threads axis (a doubling is the same width wherever it falls, so
-    8 -> 32 is not drawn like 32 -> 45): throughput per engine as a solid line with its 95% CI (one
-    colour per engine), p95 latency as a dotted line on the right axis, the useful-capacity knee
-    marked where it is determined."""
+def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: pd.DataFrame | None = None,
+                       goal_ms: float | None = None):
+    """Seed 004's chart with throughput and p95 latency in panels of their own (one axis each, so
+    a marker on one is read on its own scale): per test a column, TPS on top (per engine a solid
+    line with its 95% CI, the useful-capacity knee starred where determined, steps left out of the
+    knee walk hollow), p95 below on a log axis with the goal as a dashed line. Threads on a log
+    axis: a doubling is the same width wherever it falls, so 8 -> 32 is not drawn like 32 -> 45."""
     from plotly.subplots import make_subplots
 
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    for engine in engine_order(summary["engine"]):
-        df = summary[summary["engine"] == engine].sort_values("threads")
-        color, label = engine_color(engine), engine_title(engine)
-        fig.add_scatter(x=df["threads"], y=df["tps"], name=f"{label} TPS", mode="lines+markers",
-                        line=dict(color=color), error_y=dict(type="data", array=df.get("tps_ci95"), visible=True),
-                        hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", secondary_y=False)
-        fig.add_scatter(x=df["threads"], y=df["latency_p95"], name=f"{label} p95", mode="lines+markers",
-                        line=dict(color=color, dash="dot"), secondary_y=True,
-                        hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>")
-        if knees is not None:
-            k = knees[(knees["engine"] == engine) & knees["knee_threads"].notna()]  # no star where undetermined
-            if not k.empty:
-                fig.add_scatter(x=[int(k["knee_threads"].iloc[0])], y=[k["knee_p95_ms"].iloc[0]],
+    tests = list(dict.fromkeys(summary["test"])) if "test" in summary else [None]
+    fig = make_subplots(rows=2, cols=len(tests), shared_xaxes=True, vertical_spacing=0.08, horizontal_spacing=0.07,
+                        column_titles=[t for t in tests] if tests != [None] else None, row_heights=[0.55, 0.45])
+    shown: set[str] = set()
+    for col, test in enumerate(tests, start=1):
+        part = summary if test is None else summary[summary["test"] == test]
+        for engine in engine_order(part["engine"]):
+            df = part[part["engine"] == engine].sort_values("threads")
+            color, label = engine_color(engine), engine_title(engine)
+            k = pd.DataFrame() if knees is None else knees[(knees["engine"] == engine) & (
+                knees["test"] == test if test is not None and "test" in knees else True)]
+            slow = k["slow_start_threads"].iloc[0] if "slow_start_threads" in k and not k.empty else float("nan")
+            symbols = [100 if slow == slow and t <= slow else 0 for t in df["threads"]]  # circle-open, circle
+            first = engine not in shown
+            shown.add(engine)
+            fig.add_scatter(x=df["threads"], y=df["tps"], name=label, legendgroup=engine, showlegend=first,
+                            mode="lines+markers", line=dict(color=color), marker=dict(symbol=symbols, size=8),
+                            error_y=dict(type="data", array=df.get("tps_ci95"), visible=True, width=3),
+                            hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", row=1, col=col)
+            fig.add_scatter(x=df["threads"], y=df["latency_p95"], name=f"{label} p95", legendgroup=engine,
+                            showlegend=False, mode="lines+markers", line=dict(color=color, dash="dot"),
+                            hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>", row=2, col=col)
+            known = k[k["knee_threads"].notna()] if "knee_threads" in k else k
+            if not known.empty:  # no star where the knee is not determined
+                fig.add_scatter(x=[int(known["knee_threads"].iloc[0])], y=[known["knee_tps"].iloc[0]],
                                 mode="markers", marker=dict(symbol="star", size=16, color=color,
                                                             line=dict(color="black", width=1)),
-                                name=f"{label} useful capacity", secondary_y=True)
+                                name=f"{label} useful capacity", legendgroup=engine, showlegend=False,
+                                hovertemplate=f"{label} useful capacity: %{{x}} threads, %{{y:.4g}} TPS<extra></extra>",
+                                row=1, col=col)
+        if goal_ms is not None:  # a trace, not a shape: a shape's y on a log axis is read as its log
+            fig.add_scatter(x=[part["threads"].min(), part["threads"].max()], y=[goal_ms, goal_ms], mode="lines",
+                            line=dict(color="#888", dash="dash", width=1), name=f"p95 goal {goal_ms:g} ms",
+                            legendgroup="goal", showlegend=col == 1, hoverinfo="skip", row=2, col=col)
     ticks = sorted(set(int(t) for t in summary["threads"]))
-    fig.update_layout(title=title, template="plotly_white", height=460, legend_title="",
-                      meta={"benchlib_name": name}, margin=dict(l=60, r=60, t=60, b=50))
-    fig.update_xaxes(title_text="threads (concurrent sessions, log scale)", type="log", tickvals=ticks,
-                     ticktext=[str(t) for t in ticks])
-    fig.update_yaxes(title_text="transactions per second", secondary_y=False, rangemode="tozero")
-    fig.update_yaxes(title_text="p95 latency (ms)", secondary_y=True, rangemode="tozero")
+    fig.update_layout(title=title, template="plotly_white", height=430, legend_title="",
+                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=70, b=45))
+    fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(t) for t in ticks])
+    fig.update_xaxes(title_text="threads (log scale)", row=2)
+    fig.update_yaxes(rangemode="nonnegative", row=1)  # a wide CI's whisker does not pull the axis below 0
+    fig.update_yaxes(title_text="TPS", row=1, col=1)
+    fig.update_yaxes(type="log", dtick=1, row=2)  # decades only
+    fig.update_yaxes(title_text="p95 ms (log)", row=2, col=1)
     return fig
 
 
@@ -195,10 +220,13 @@ def normalised_curves(curves: pd.DataFrame, *, title: str, name: str, x_title: s
     return fig
 
 
+UNSCORED = "#d9d9d9"  # a heatmap cell with a value but no score (neither better nor worse)
+
+
 def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title: str, name: str, unit: str,
              x_title: str, y_title: str, log_color: bool = False, columns: int = 3,
              text_format: str | Callable[[float], str] = ".3g", x_order: Sequence | None = None,
-             empty_note: str = "no values to show", color: str | None = None):
+             empty_note: str = "no values to show", color: str | None = None, top_down: bool = False):
     """One heatmap per `facet` value (engines in catalog order, titled by engine), sharing one
     colour scale so the same colour is the same number in every panel; each cell shows its value.
     `log_color`: the colour follows log10 of the value (for figures that span decades). Axes are
@@ -206,7 +234,7 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     function that writes a cell's value. With no row, the figure says `empty_note` instead.
     `color`: a column of signed scores to colour by instead of the value (> 0 better: green, < 0
     worse: red, on one scale symmetric about 0); a cell whose score is NaN is grey, its value still
-    written in it."""
+    written in it. `top_down`: the first y category at the top (steps in the order they ran)."""
     import math
 
     import plotly.graph_objects as go
@@ -215,8 +243,10 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     keys = engine_order(df[facet]) if facet == "engine" else list(dict.fromkeys(df[facet]))
     cols = max(1, min(columns, len(keys)))
     nrows = max(1, math.ceil(len(keys) / cols))
-    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=[engine_title(k) for k in keys],
-                        horizontal_spacing=0.08, vertical_spacing=0.12)
+    # Every panel has the same rows (`ys`): one shared y axis per row of panels, labelled once at its
+    # left, so a panel's long labels cannot spill into the panel beside it (run 20261127T220533Z).
+    fig = make_subplots(rows=nrows, cols=cols, subplot_titles=[engine_title(k) for k in keys], shared_yaxes=True,
+                        horizontal_spacing=0.04, vertical_spacing=0.12)
     xs = [str(v) for v in (x_order or dict.fromkeys(df.sort_values(x)[x]))]
     ys = [str(v) for v in dict.fromkeys(df.sort_values(y)[y])]
     finite = df[value][(df[value] > 0) if log_color else df[value].notna()]
@@ -235,17 +265,34 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
         z = [[None if (s := scale(v)) != s else s for v in row] for row in shade.to_numpy()]
         write = text_format if callable(text_format) else (lambda v: format(v, text_format))
         text = [[("" if v != v else write(v)) for v in row] for row in grid.to_numpy()]
-        fig.add_trace(go.Heatmap(
-            x=xs, y=ys, z=z, text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax, coloraxis="coloraxis",
-            # With `color`, the unit names the colour's score, not the value written in the cell.
-            hovertemplate=f"{engine_title(key)}<br>{x_title} %{{x}}<br>{y_title} %{{y}}<br>%{{text}}"
-                          f"{'' if color is not None else ' ' + unit}<extra></extra>"), row=i // cols + 1, col=i % cols + 1)
+        # With `color`, the unit names the colour's score, not the value written in the cell.
+        hover = (f"{engine_title(key)}<br>{x_title} %{{x}}<br>{y_title} %{{y}}<br>%{{text}}"
+                 f"{'' if color is not None else ' ' + unit}<extra></extra>")
+        at = dict(row=i // cols + 1, col=i % cols + 1)
+        if color is not None:
+            # A value with no score is drawn grey by a trace of its own, with its value written in it:
+            # plotly draws nothing of a heatmap whose z is all null, not even its text (02's cached panel
+            # was an empty box when no cell of it was better or worse).
+            unscored = [[0 if t and zz is None else None for t, zz in zip(trow, zrow)] for trow, zrow in zip(text, z)]
+            fig.add_trace(go.Heatmap(x=xs, y=ys, z=unscored, text=[[t if u == 0 else "" for t, u in zip(trow, urow)]
+                                                                   for trow, urow in zip(text, unscored)],
+                                     texttemplate="%{text}", colorscale=[[0, UNSCORED], [1, UNSCORED]],
+                                     showscale=False, hovertemplate=hover), **at)
+            text = [[t if zz is not None else "" for t, zz in zip(trow, zrow)] for trow, zrow in zip(text, z)]
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=z, text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax,
+                                 coloraxis="coloraxis", hovertemplate=hover), **at)
     if not keys:
         fig.add_annotation(text=empty_note, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
-    fig.update_xaxes(type="category", title_text=x_title)
-    fig.update_yaxes(type="category", title_text=y_title)
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=xs)
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=ys, autorange="reversed" if top_down else True)
+    # Axis titles on the outer panels only: an x title above another panel sat on that panel's title.
+    for i in range(max(len(keys), 1)):
+        place = dict(row=i // cols + 1, col=i % cols + 1)
+        if i + cols >= len(keys):
+            fig.update_xaxes(title_text=x_title, **place)
+        if i % cols == 0:
+            fig.update_yaxes(title_text=y_title, **place)
     if color is not None:
-        # Cells with no score are left empty by plotly: the grey plot background shows through.
         fig.update_xaxes(showgrid=False)
         fig.update_yaxes(showgrid=False)
     fig.update_layout(title=title, template="plotly_white", height=300 * nrows + 120,
@@ -255,7 +302,7 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
                           title=f"log10 {unit}" if log_color and color is None else unit)),
                       meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
     if color is not None:
-        fig.update_layout(plot_bgcolor="#d9d9d9")
+        fig.update_layout(plot_bgcolor=UNSCORED)
     return fig
 
 
@@ -320,6 +367,53 @@ def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tupl
     return fig
 
 
+def stacked_panels(df: pd.DataFrame, *, panel: str, category: str, segments: dict[str, tuple[str, str]], title: str,
+                   unit: str, name: str, row: str | None = None, marker: tuple[str, str] | None = None,
+                   category_order: Sequence[str] | None = None, panel_titles: dict[str, str] | None = None):
+    """Small multiples of horizontal stacked bars: one panel per value of `panel` (columns, each
+    with its own linear value axis, so a small engine's bars are not slivers beside a large one's)
+    and of `row` (rows), `category` on the shared vertical axis. Category labels run horizontally,
+    once per row of panels, so no label is rotated, cut or drawn over by another panel; a panel's
+    title names its group whole. `segments`: column -> (legend label, colour); `marker` (column,
+    label): a further value per bar as a diamond (the wall time beside the CPU stacked under it)."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    panels = list(dict.fromkeys(df[panel]))
+    rows = list(dict.fromkeys(df[row])) if row else [None]
+    order = [c for c in (category_order or dict.fromkeys(df[category])) if c in set(df[category])]
+    titles = [(panel_titles or {}).get(p, str(p)) for p in panels]
+    height_per_row = 40 + 22 * len(order)
+    fig = make_subplots(rows=len(rows), cols=len(panels), shared_yaxes=True, horizontal_spacing=0.015,
+                        vertical_spacing=min(0.3, 60 / (height_per_row * len(rows) + 60)), column_titles=titles,
+                        row_titles=[str(r) for r in rows] if row else None)
+    for i, r in enumerate(rows, start=1):
+        for j, p in enumerate(panels, start=1):
+            part = df[(df[panel] == p) & ((df[row] == r) if row else True)].set_index(category).reindex(order)
+            first = i == 1 and j == 1
+            for column, (label, color) in segments.items():
+                fig.add_bar(y=order, x=part[column], orientation="h", name=label, marker_color=color, legendgroup=label,
+                            showlegend=first, meta={"panel": p, "row": r},
+                            hovertemplate=f"{titles[j - 1]} %{{y}}: {label} %{{x:.4g}} {unit}<extra></extra>",
+                            row=i, col=j)
+            if marker is not None:
+                column, label = marker
+                fig.add_scatter(y=order, x=part[column], mode="markers", name=label, legendgroup=label,
+                                showlegend=first, meta={"panel": p, "row": r},
+                                marker=dict(symbol="diamond", size=8, color="black"),
+                                hovertemplate=f"{titles[j - 1]} %{{y}}: {label} %{{x:.4g}} {unit}<extra></extra>",
+                                row=i, col=j)
+    fig.update_layout(title=title, barmode="stack", template="plotly_white", meta={"benchlib_name": name},
+                      height=150 + height_per_row * len(rows), margin=dict(l=90, r=30, t=90, b=85),
+                      legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom"))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(nticks=3, tickfont=dict(size=10), rangemode="tozero")
+    fig.update_annotations(font_size=11)
+    fig.add_annotation(text=unit + " (each panel its own scale)", showarrow=False, xref="paper", yref="paper", x=0.5,
+                       y=0, yshift=-28, font=dict(size=11))
+    return fig
+
+
 def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, title: str, unit: str, name: str,
                  colors: dict[str, str] | None = None, log_y: bool | None = None):
     """One bar per value of `group` side by side in each x category (`x`: one column, or two for
@@ -337,4 +431,163 @@ def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, 
     fig.update_layout(title=title, barmode="group", template="plotly_white", height=460,
                       legend_title=group, meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90))
     _value_axis(fig, unit, log_y, bar_spread(df, value, list(x)))
+    return fig
+
+
+# Steps (phases, tests) told apart by colour and symbol where engines are the rows.
+STEP_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
+STEP_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "triangle-down", "star", "hexagon", "cross")
+
+
+def findings_figure(found: pd.DataFrame, *, title: str, name: str, unit: str = "", steps: Sequence[str] | None = None):
+    """A findings table (benchlib.findings) as one row per engine, each step's ratio to the base
+    on a log axis with its 95% CI, and a line at 1 (the base). A filled marker is a decided verdict
+    (better, worse, within 5%); an open one is not (noise, the host's drift, one repetition)."""
+    import plotly.graph_objects as go
+
+    from .findings import VERDICT_WORDS, Verdict
+
+    rows = found[pd.to_numeric(found["ratio"], errors="coerce") > 0]
+    steps = [s for s in (steps or dict.fromkeys(rows["step"])) if s in set(rows["step"])]
+    engines = engine_order(rows["engine"])
+    titles = [engine_title(e) for e in engines]
+    base = engine_title(rows["base_engine"].iloc[0]) if not rows.empty else "the base"
+    fig = go.Figure()
+    for i, step in enumerate(steps):
+        sub = rows[rows["step"] == step].set_index("engine").reindex([e for e in engines if e in set(rows[rows["step"] == step]["engine"])])
+        symbol = STEP_SYMBOLS[i % len(STEP_SYMBOLS)]
+        decided = [Verdict(v).decided for v in sub["verdict"]]
+        ratio, low, high = (pd.to_numeric(sub[c], errors="coerce") for c in ("ratio", "ratio_low", "ratio_high"))
+        fig.add_scatter(
+            x=ratio, y=[engine_title(e) for e in sub.index], name=str(step), mode="markers", orientation="h",
+            marker=dict(symbol=[symbol if d else f"{symbol}-open" for d in decided], size=11,
+                        color=STEP_COLORS[i % len(STEP_COLORS)], line=dict(width=1.5)),
+            error_x=dict(type="data", symmetric=False, array=(high - ratio).fillna(0), arrayminus=(ratio - low).fillna(0),
+                         thickness=1.2, width=3),
+            customdata=[VERDICT_WORDS[Verdict(v)] for v in sub["verdict"]],
+            hovertemplate=f"%{{y}}, {step}: %{{x:.3g}}x {base} (%{{customdata}})<extra></extra>")
+    fig.add_vline(x=1, line_dash="dot", line_color="#555")
+    fig.update_xaxes(type="log", title_text=f"× {base}{f' ({unit})' if unit else ''}, log scale; open marker: not decided")
+    fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(titles)), title_text="")
+    fig.update_layout(title=title, template="plotly_white", scattermode="group", scattergap=0.35,
+                      height=150 + 46 * max(len(engines), 1), meta={"benchlib_name": name}, legend_title="",
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"),
+                      margin=dict(l=10, r=20, t=70, b=50))
+    return fig
+
+
+# Verdicts a findings row can carry that tell the two sides apart (or show them equal): a filled
+# marker; any other verdict (noise, drift, one repetition, not comparable) a hollow one.
+_DECIDED = ("better", "worse", "same")
+
+
+def findings_ratios(found: pd.DataFrame, *, title: str, name: str, x_title: str, y: str = "step",
+                    group: str = "regime", words: Callable[[str], str] = str):
+    """Findings rows as dots on a log axis, one row of the chart per `y` value (in the order given,
+    first at the top), one colour per `group`: each row's ratio with its 95% CI as a bar, a filled
+    dot where its verdict decides, a hollow one where it does not, a line at 1 (the base).
+    `words`: a verdict's words, for the hover text."""
+    import plotly.graph_objects as go
+
+    rows = found[pd.to_numeric(found["ratio"], errors="coerce") > 0]
+    order = list(dict.fromkeys(found[y]))
+    fig = go.Figure()
+    for k, (key, g) in enumerate(rows.groupby(group, sort=False)):
+        ratio = g["ratio"].astype(float)
+        high = (g["ratio_high"].astype(float) - ratio).where(g["ratio_high"].notna())
+        low = (ratio - g["ratio_low"].astype(float)).where(g["ratio_low"].notna())
+        fig.add_scatter(
+            x=ratio, y=g[y], mode="markers", name=str(key),
+            marker=dict(size=11, color=_GROUP_COLORS[k % len(_GROUP_COLORS)], line=dict(width=2),
+                        symbol=["circle" if v in _DECIDED else "circle-open" for v in g["verdict"]]),
+            error_x=dict(type="data", array=high, arrayminus=low, visible=True, thickness=1.5),
+            customdata=[words(v) for v in g["verdict"]],
+            hovertemplate=f"{key}, %{{y}}: %{{x:.3g}}x (%{{customdata}})<extra></extra>")
+    fig.add_vline(x=1, line=dict(color="#555", width=1))
+    ends = pd.concat([rows["ratio"], rows["ratio_low"], rows["ratio_high"]]).astype(float)
+    ends = ends[ends > 0]
+    ticks = [t for t in _RATIO_TICKS if ends.min() / 1.5 <= t <= ends.max() * 1.5] if not ends.empty else [1]
+    fig.update_xaxes(type="log", title_text=x_title, tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=order, autorange="reversed")
+    fig.update_layout(title=title, template="plotly_white", height=120 + 22 * len(order),
+                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1, xanchor="right"),
+                      meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=70, b=45))
+    return fig
+
+
+_GROUP_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
+_RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 20, 50, 100)
+
+
+# One colour per subsystem (instruction_subsystems.SUBSYSTEMS), the same in every figure: the
+# storage layers in blues and greens, the SQL layer in oranges, the process's plumbing in greys.
+SUBSYSTEM_COLORS = {
+    "WAL / redo log": "#1F77B4", "B-tree / index": "#2CA02C", "table storage": "#98DF8A",
+    "buffer pool": "#17BECF", "locks / latches": "#D62728", "transactions / MVCC": "#9467BD",
+    "LSM memtable / compaction": "#AEC7E8", "executor": "#FF7F0E", "parser / planner": "#FFBB78",
+    "network / protocol": "#8C564B", "memory allocation": "#E377C2", "crypto / random": "#BCBD22",
+    "Python interpreter / driver": "#F7B6D2", "libc": "#7F7F7F", "other": "#C7C7C7",
+}
+
+
+def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[str] | None = None,
+                   windows: Sequence[str] = ("phase",), share: bool = False):
+    """Instructions by subsystem per phase and engine: one panel per phase (its own linear axis:
+    phases differ by orders of magnitude, and a log axis would misdraw stacked segments), in it one
+    horizontal bar per engine stacked from its subsystems, engines side by side in catalog order.
+    `df`: results.instruction_profile(run_id) rows (kind 'subsystem'); each bar is the mean over
+    repetitions of the sum over `windows`. `share`: each bar as shares of its engine's total. The
+    hover says how much of a segment unnamed functions brought through their callers."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from .instruction_subsystems import SUBSYSTEMS
+
+    rows = df[(df["kind"] == "subsystem") & df["window"].isin(list(windows))] if not df.empty else df
+    if rows.empty:
+        fig = go.Figure()
+        fig.add_annotation(text="no instruction profile in this run (nothing was counted under valgrind)",
+                           showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
+        fig.update_layout(title=title, template="plotly_white", height=200, meta={"benchlib_name": name})
+        return fig
+    rows = rows.assign(by_caller_instructions=rows["by_caller_instructions"].fillna(0))
+    per_window = (rows.groupby(["engine", "phase", "run_id", "instance_id", "repetition", "subsystem"], dropna=False)
+                  [["self_instructions", "by_caller_instructions"]].sum().reset_index())
+    means = (per_window.groupby(["engine", "phase", "subsystem"])[["self_instructions", "by_caller_instructions"]]
+             .mean().reset_index())
+    totals = means.groupby(["engine", "phase"])["self_instructions"].transform("sum")
+    means["share"] = means["self_instructions"] / totals
+    value = "share" if share else "self_instructions"
+    present = [p for p in (phases or dict.fromkeys(rows["phase"])) if p in set(means["phase"])]
+    engines = engine_order(means["engine"])
+    titles = [engine_title(e) for e in engines]
+    used = [s for s in SUBSYSTEMS if means.loc[means["subsystem"] == s, "self_instructions"].sum() > 0]
+    used += sorted(set(means["subsystem"]) - set(SUBSYSTEMS) - set(used))
+    # Pixel sizes first (a bar per engine, a gap for each panel's title and ticks), then plotly's
+    # fractions from them, so the layout holds for one phase or eight, one engine or six.
+    per_panel, gap = 30 + 34 * len(engines), 60
+    plot_height = per_panel * len(present) + gap * (len(present) - 1)
+    legend_rows = -(-len(used) // 5)
+    fig = make_subplots(rows=len(present), cols=1, subplot_titles=present,
+                        vertical_spacing=gap / plot_height if len(present) > 1 else 0.0, shared_xaxes=share)
+    for i, phase in enumerate(present, start=1):
+        part = means[means["phase"] == phase]
+        for subsystem in used:
+            sub = part[part["subsystem"] == subsystem].set_index("engine").reindex(engines)
+            fig.add_bar(y=titles, x=sub[value], orientation="h", name=subsystem, legendgroup=subsystem,
+                        marker_color=SUBSYSTEM_COLORS.get(subsystem, "#C7C7C7"), showlegend=i == 1,
+                        customdata=list(zip(sub["self_instructions"], sub["share"], sub["by_caller_instructions"])),
+                        hovertemplate=f"{phase} · %{{y}} · {subsystem}: %{{customdata[0]:,.0f}} instructions "
+                                      f"(%{{customdata[1]:.1%}}), of which %{{customdata[2]:,.0f}} in unnamed "
+                                      f"functions placed by their caller<extra></extra>", row=i, col=1)
+        fig.update_yaxes(autorange="reversed", row=i, col=1)
+        fig.update_xaxes(tickformat=".0%" if share else "~s", row=i, col=1)
+    fig.update_xaxes(title_text="share of the engine's instructions in the phase" if share else
+                     "instructions (each phase on its own scale)", row=len(present), col=1)
+    top, bottom = 80, 70 + 24 * legend_rows
+    fig.update_layout(title=title, barmode="stack", template="plotly_white", meta={"benchlib_name": name},
+                      height=top + plot_height + bottom, legend_title="",
+                      legend=dict(orientation="h", yanchor="top", y=-55 / plot_height, x=0, xanchor="left",
+                                  entrywidth=0.2, entrywidthmode="fraction", font=dict(size=13), traceorder="normal"),
+                      margin=dict(l=150, r=30, t=top, b=bottom))
     return fig

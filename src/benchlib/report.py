@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
+from . import findings as F
 from . import results
 from .engines import get_engine
 from .errors import UnknownEngineError
@@ -60,6 +61,39 @@ def _markdown(lines: Iterable[str]) -> str:
     return "\n".join(f"- {line}" for line in lines) or "- none"
 
 
+def _markdown_html(text: str) -> str:
+    import mistune  # nbconvert's own Markdown renderer
+
+    return mistune.html(text)
+
+
+def _plain(text: str) -> str:
+    """One line of Markdown as plain text (for the indexes and summary.txt)."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", _inline(text)))
+
+
+def _inline(text: str) -> str:
+    """One line of Markdown (bold, code) as HTML without a wrapping paragraph."""
+    html = _markdown_html(text).strip()
+    return html[3:-4] if html.startswith("<p>") and html.endswith("</p>") else html
+
+
+# The first screen (1280x900) holds the title and question (~150 px), the answer's five lines,
+# how sure and the seed line (~220 px): the chart gets the rest.
+ANSWER_FIGURE_HEIGHT = 460
+
+
+def report_css() -> str:
+    """The report's own styles (answer, findings table, appendix): one file, inlined by the HTML
+    template and by `answer()` for JupyterLab."""
+    from .settings import REPORT_TEMPLATE_DIR
+
+    return (REPORT_TEMPLATE_DIR / "benchlib" / "benchlib.css").read_text()
+
+
 def known(value):
     """A stored value, or None for a missing one (NULL reads back as None or NaN)."""
     return None if value is None or (isinstance(value, float) and value != value) else value
@@ -80,6 +114,14 @@ def host_label(info: dict, priced_as: str | None = None) -> str:
 
 
 class RunReport:
+    """A run's report. A workload's report sets `phrases`, and overrides `findings()` (its
+    analysis's findings table), `caveat_notes()` (the caveats its rows cite) and
+    `headline_figure()` (the one chart that shows the answer); `answer()`, `findings_table()` and
+    `appendix()` are drawn here, the same for every notebook."""
+
+    phrases: F.Phrases = F.DEFAULT_PHRASES
+    answer_limit = 5  # lines of the answer on the first screen
+
     def __init__(self, run_id: str, store=None):
         self.run_id = run_id
         self.store = store
@@ -90,6 +132,136 @@ class RunReport:
         requested = self.info["parameters"].get("engines", [])
         self.engines = [e for e in requested if e in measured] + sorted(measured - set(requested))
         self.metric, self.metric_unit, self.metric_explanation = results.cost_metric(self.measurements)
+
+    # -- findings: what the run found, as data -------------------------------------------------------
+    def findings(self) -> pd.DataFrame:
+        """The findings table (`findings.FINDING_COLUMNS`); empty where a workload has none."""
+        return F.table([])
+
+    def caveat_notes(self) -> list[F.Caveat]:
+        """The caveats the findings rows cite by id, each a short sentence."""
+        return []
+
+    def headline_figure(self):
+        """The one chart that shows the answer (a plotly figure), or None."""
+        return None
+
+    def answer_lines(self) -> list[str]:
+        """The answer: at most `answer_limit` lines rendered from the headline rows (one per row,
+        or one per group of rows where the phrase table sets `line_by`)."""
+        rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
+        return F.render_lines(rows, self.phrases)[:self.answer_limit]
+
+    def answer(self) -> None:
+        """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
+        the run is, the comparison with the seed in one line, then the one chart, at a height that
+        keeps the whole (with the notebook's title and question above it) within 1280x900. The
+        lines travel to the batch and site indexes through the output's metadata."""
+        from IPython.display import HTML, display
+
+        found = self.findings()
+        lines = self.answer_lines()
+        sure = F.certainty(found)
+        seed = F.seed_line(found)
+        shown = lines or ["This run measured no comparison to answer with; see the tables below."]
+        items = "".join(f"<li>{_inline(line)}</li>" for line in shown)
+        html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it
+                f'<div class="benchlib-answer"><ul>{items}</ul>'
+                f'<p class="benchlib-sure">{_inline(sure)}.' + (f" {_inline(seed)}" if seed else "") + "</p></div>")
+        display(HTML(html), metadata={"benchlib": {"answer": _plain(lines[0]) if lines else None,
+                                                   "lines": [_plain(line) for line in lines],
+                                                   "certainty": sure, "seed": seed}})
+        figure = self.headline_figure()
+        if figure is not None:
+            height = figure.layout.height or ANSWER_FIGURE_HEIGHT
+            figure.update_layout(height=min(height, ANSWER_FIGURE_HEIGHT))
+            figure.show()
+
+    def findings_grid(self, found: pd.DataFrame, *, index: str = "engine", columns: str = "step",
+                      caption: str = "") -> "HTML":
+        """Findings rows as a grid, one row per `index` value and one column per `columns` value:
+        each cell the row's ratio with its CI, the verdict's words where it is not decided, and a
+        mark for how it stands against the seed (the legend under it)."""
+        from IPython.display import HTML
+
+        if found.empty:
+            return HTML("<p>No comparisons to show.</p>")
+        label = engine_title if index in ("engine", "base_engine") else str
+        cells: dict[tuple[Any, Any], str] = {}
+        for row in found.to_dict("records"):
+            f = F.fields_of(row, self.phrases)
+            verdict = F.Verdict(f["verdict"])
+            mark = F.SEED_MARKS[F.SeedAgreement(f["seed"] or "no_seed")]
+            cells[(row[index], row[columns])] = (
+                f"{f['ratio']}" + ("" if verdict.decided else f" <span class='benchlib-undecided'>{f['words']}</span>")
+                + (f" <span class='benchlib-seed'>{mark}</span>" if mark else ""))
+        rows, cols = list(dict.fromkeys(found[index])), list(dict.fromkeys(found[columns]))
+        head = "<tr><th></th>" + "".join(f"<th>{c}</th>" for c in cols) + "</tr>"
+        body = "".join(f"<tr><th>{label(r)}</th>" + "".join(f"<td>{cells.get((r, c), '–')}</td>" for c in cols)
+                       + "</tr>" for r in rows)
+        seen = [a for a in F.SeedAgreement if F.SEED_MARKS[a] and a.value in set(found["seed"])]
+        legend = "; ".join(f"{F.SEED_MARKS[a]} {F.SEED_WORDS[a]}" for a in seen)
+        return HTML(f'<table class="benchlib-findings benchlib-grid"><caption>{_inline(caption)}</caption>{head}{body}</table>'
+                    + (f'<p class="benchlib-legend">{legend}.</p>' if legend else ""))
+
+    def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None) -> "HTML":
+        """Every findings row as a table: the ratio with its CI, the verdict's words, the seed's
+        figure, and a footnote mark per caveat the row cites, the caveats' sentences under it.
+        `found`: other findings rows than `findings()`'s (a workload's second comparison)."""
+        from IPython.display import HTML
+
+        found = self.findings() if found is None else found
+        if found.empty:
+            return HTML("<p>No comparisons in this run.</p>")
+        notes = {c.id: c for c in self.caveat_notes()}
+        marks: dict[str, int] = {}
+        rows = []
+        # Rows against several bases or in several metrics say theirs per row; one of each goes in the caption.
+        many_bases = found["base_engine"].nunique() > 1
+        many_metrics = found["metric"].nunique() > 1
+        for row in (found if limit is None else found.head(limit)).to_dict("records"):
+            f = F.fields_of(row, self.phrases)
+            cited = [c for c in (row.get("caveats") or ()) if c in notes]
+            sup = f"<sup>{','.join(str(marks.setdefault(c, len(marks) + 1)) for c in cited)}</sup>" if cited else ""
+            step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
+            seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
+            verdict = F.Verdict(f["verdict"])
+            words = f"{verdict.value}, {f['words']}" if verdict in (F.Verdict.BETTER, F.Verdict.WORSE) else f["words"]
+            base_value = f"{f['base']}: {f['base_value']}" if many_bases else f["base_value"]
+            metric = f"<td>{f['metric']}</td>" if many_metrics else ""
+            rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"
+                        f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
+        first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
+        caption = ("Bases per row. " if many_bases else f"Base: {first['base']}. ") + \
+            ("" if many_metrics else f"Metric: {first['metric']}. ")
+        head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
+                + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
+        foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
+        return HTML(f'<table class="benchlib-findings"><caption>{caption}{F.certainty(found)}.</caption>'
+                    f"{head}{''.join(rows)}</table>" + (f'<ol class="benchlib-notes">{foot}</ol>' if foot else ""))
+
+    def appendix_parts(self) -> list[tuple[str, Any]]:
+        """What every report shares, in the collapsed appendix: (heading, a DataFrame, Styler or
+        Markdown text). A workload adds its own shared facts by extending the list."""
+        return [("Problems", self.problems()), ("Host", self.host_table()), ("Engines and images", self.provenance_table()),
+                ("Run conditions", self.caveats()), ("Where the wall time went", self.timing_table())]
+
+    def appendix(self) -> "HTML":
+        """One collapsed section for what is true of every report: problems, host, provenance,
+        durability, isolation, client path, host speed, images, harness time."""
+        from IPython.display import HTML
+
+        parts = []
+        for heading, body in self.appendix_parts():
+            if isinstance(body, str):
+                html = _markdown_html(body)
+            elif hasattr(body, "to_html"):
+                html = body.to_html()
+            else:
+                html = str(body)
+            parts.append(f"<h4>{heading}</h4>{html}")
+        return HTML('<details class="benchlib-appendix"><summary>About this run: host, engines, images, '
+                    f"conditions, problems</summary>{''.join(parts)}</details>")
 
     def priced_as(self) -> str | None:
         """The instance a workload prices this host's throughput as (None: it prices nothing)."""
@@ -187,7 +359,8 @@ class RunReport:
             value = json.loads(config or "{}").get(key) if kind != "node" else None
             if value and value not in seen.setdefault(engine, []):
                 seen[engine].append(value)
-        return {k: v for k, v in seen.items() if v}
+        order = {e: i for i, e in enumerate(self.engines)}  # the run's engine order, not the store's
+        return {k: seen[k] for k in sorted(seen, key=lambda e: order.get(e, len(order))) if seen[k]}
 
     def _client_path_lines(self) -> list[str]:
         paths = self._started("client_path")

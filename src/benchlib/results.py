@@ -120,9 +120,7 @@ def phase_costs(df: pd.DataFrame, metric: str, scopes: tuple[str, ...] = ENGINE_
         if col not in wide:
             wide[col] = float("nan")
     is_base = wide["baseline_wall_time"].notna()
-    base = wide[is_base].drop_duplicates("instance_id").set_index("instance_id")
-    rate = (base[f"baseline_{metric}"] / base["baseline_wall_time"]).rename("idle_rate")
-    wide = wide.join(rate, on="instance_id")
+    wide["idle_rate"] = wide["instance_id"].map(idle_rates(df, metric))
     phase_value = wide[f"phase_{metric}"].where(~is_base, wide[f"baseline_{metric}"])
     phase_wall = wide["phase_wall_time"].where(~is_base, wide["baseline_wall_time"])
     # No settle window (embedded engines, baselines) stays NaN in settle columns: not measured is
@@ -144,6 +142,24 @@ def phase_costs(df: pd.DataFrame, metric: str, scopes: tuple[str, ...] = ENGINE_
     })
 
 
+def idle_rates(df: pd.DataFrame, metric: str) -> pd.Series:
+    """Per engine start, the idle rate (metric per second) its windows are net of: its one idle
+    baseline; or, where it took more (write_cost: one right after each cell's settle window, on the
+    engine holding the cell's rows), the median of those after its first. The first, taken just
+    after start-up, holds the start's tail (MySQL: 24 ms/s in its first second, against 8 once
+    settled), and one later window can catch work a cell set off after its settle window ended."""
+    base = df[(df["window"] == "baseline") & df["metric"].isin([metric, "wall_time"])]
+    key = "seq" if "seq" in base else "labels"
+    # A window stored without its sequence number (an imported or hand-made run) is still a window.
+    base = base.assign(**{key: base[key].astype(object).where(base[key].notna(), "unnumbered")})
+    windows = base.pivot_table(index=["instance_id", key], columns="metric", values="value", aggfunc="sum")
+    # No idle window, or one without its own duration (a client's rows): no idle rate, NaN.
+    if windows.empty or metric not in windows or "wall_time" not in windows:
+        return pd.Series(dtype=float)
+    rates = (windows[metric] / windows["wall_time"]).groupby(level="instance_id")
+    return rates.apply(lambda r: r.iloc[1:].median() if len(r) > 1 else r.iloc[0])
+
+
 def t_quantile_975(dof: int) -> float:
     """Two-sided 95% Student t quantile; a table avoids a SciPy dependency for one number."""
     table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
@@ -159,6 +175,19 @@ def ci95_half_width(sd: float, n: int) -> float:
     """Half width of the 95% confidence interval of a mean of `n` values with standard deviation
     `sd` (Student t); NaN for fewer than two."""
     return t_quantile_975(int(n) - 1) * sd / math.sqrt(n) if n > 1 else float("nan")
+
+
+def spread(grouped, columns: Iterable[str]) -> pd.DataFrame:
+    """Per group of a DataFrameGroupBy: each column's standard deviation (`<col>_std`) and the
+    half width of its mean's 95% CI (`<col>_ci95`), and `n`: what `contrast` reads beside a mean."""
+    n = grouped.size()
+    out = pd.DataFrame(index=n.index)
+    for col in columns:
+        std = grouped[col].std(ddof=1)
+        out[f"{col}_std"] = std
+        out[f"{col}_ci95"] = [ci95_half_width(sd, k) for k, sd in zip(n, std)]
+    out["n"] = n
+    return out
 
 
 def summarize(costs: pd.DataFrame, columns=("value", "wall_s", "settle_value", "settle_wall_s", "with_settle",
@@ -255,6 +284,18 @@ def host_speed(df: pd.DataFrame) -> dict[str, float] | None:
             if n > 1 else float("nan"), "max_over_min": float(c.max() / c.min())}
 
 
+def host_drift(df: pd.DataFrame, engines: Iterable[str] | None = None) -> float:
+    """How far the host's speed differed between the engines' measurements: the slowest engine's
+    median calibration loop over the fastest's, minus 1 (0.24 for 24%); 0.0 with fewer than two
+    engines calibrated. A timed ratio between two engines within it could be the host's alone
+    (findings.judge's drift band)."""
+    c = calibrations(df).dropna(subset=["calibration_s"])
+    if engines is not None:
+        c = c[c["engine"].isin(list(engines))]
+    medians = c.groupby("engine")["calibration_s"].median()
+    return float(medians.max() / medians.min()) - 1 if len(medians) > 1 and medians.min() > 0 else 0.0
+
+
 def normalised(costs: pd.DataFrame, df: pd.DataFrame, columns=("value", "net", "net_with_settle", "with_settle")
                ) -> pd.DataFrame:
     """`costs` (phase_costs rows) with each repetition's figures scaled by how fast the host was
@@ -304,8 +345,10 @@ def product_key(engine: str) -> str:
 def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float = 0.05,
                  store: Store | None = None) -> pd.DataFrame:
     """Each run's mean engine cost per operation per engine, variant and phase against the first
-    run's: the ratio (with a 95% CI by the delta method), Welch's test of the difference, and
-    whether the change is beyond noise *and* larger than `threshold` (seed 003's 5% rule).
+    run's: the ratio (with a 95% CI by the delta method), Welch's test of the difference, and its
+    `verdict` (findings.judge, with `threshold`: seed 003's 5%; `flagged` where it is better or
+    worse). No drift band across runs: a run's calibration loop shares its engine's CPUs, so a
+    change to them (a CPU quota) would move the band with the very change it should reveal.
     The operation is the experiment's (`Workload.per_operation`: a row, a transaction, an object):
     a fixed-duration window of a saturated engine costs cores x seconds whatever its throughput,
     so only a cost per operation can show its change. Where the windows report throughput and
@@ -347,21 +390,35 @@ def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float 
         b = base.loc[k]
         out = {"run_id": row["run_id"], "key": row["key"], "engine": row["engine_key"],
                "base_engine": b["engine_key"], "labels": row["labels"], "phase": row["phase"], "metric": metric,
-               "unit": unit, **contrast(b, row, "value", threshold)}
+               "unit": unit, **judged(contrast(b, row, "value", threshold), threshold=threshold)}
         for name, readings in extra.items():
             mine, theirs = (row["run_id"], *k), (run_ids[0], *k)
             if mine in readings.index and theirs in readings.index:
-                c = contrast(readings.loc[theirs], readings.loc[mine], "value", threshold)
+                c = judged(contrast(readings.loc[theirs], readings.loc[mine], "value", threshold),
+                           higher_is_better=name in HIGHER_IS_BETTER_READINGS, threshold=threshold)
                 out.update({name: c["mean"], f"base_{name}": c["base_mean"], f"{name}_ratio": c["ratio"],
-                            f"{name}_ratio_ci95": c["ratio_ci95"], f"{name}_flagged": c["flagged"]})
+                            f"{name}_ratio_ci95": c["ratio_ci95"], f"{name}_flagged": c["flagged"],
+                            f"{name}_verdict": c["verdict"]})
         rows.append(out)
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS + [f"{p}{n}{s}" for n in THROUGHPUT_READINGS for p, s in
                                                             (("", ""), ("base_", ""), ("", "_ratio"),
-                                                             ("", "_ratio_ci95"), ("", "_flagged"))])
+                                                             ("", "_ratio_ci95"), ("", "_flagged"),
+                                                             ("", "_verdict"))])
+
+
+def judged(c: dict, *, higher_is_better: bool = False, threshold: float = 0.05, drift: float = 0.0) -> dict:
+    """A `contrast` dict with its verdict (findings.judge, the one noise rule) and `flagged`
+    (the verdict is better or worse) from that verdict."""
+    from .findings import Verdict, judge
+
+    verdict = judge(c["ratio"], c["ratio_low"], c["ratio_high"], c["beyond_noise"],
+                    higher_is_better=higher_is_better, threshold=threshold, drift=drift)
+    return {**c, "verdict": verdict.value, "flagged": verdict in (Verdict.BETTER, Verdict.WORSE)}
 
 
 # Throughput and latency readings compared beside the cost where a workload's windows have them.
 THROUGHPUT_READINGS = ("tps", "latency_p95")
+HIGHER_IS_BETTER_READINGS = frozenset({"tps"})
 
 
 WINDOW_KEYS = ["run_id", "instance_id", "labels", "phase", "repetition"]
@@ -427,19 +484,20 @@ def _window_reading(df: pd.DataFrame, name: str, match: str) -> pd.DataFrame:
 COMPARISON_COLUMNS = ["run_id", "key", "engine", "base_engine", "labels", "phase", "metric", "unit", "mean", "ci95",
                       "n", "base_mean", "base_ci95", "base_n", "ratio", "ratio_ci95", "ratio_low", "ratio_high",
                       "welch_t", "welch_dof",
-                      "beyond_noise", "flagged"]
+                      "beyond_noise", "flagged", "verdict"]
 
 
 def contrast(base, other, column: str, threshold: float = 0.05) -> dict:
     """`other` against `base`, two rows of `summarize` output for `column`: both means with CIs,
-    the ratio with its 95% CI, Welch's test, and whether the change is beyond noise
-    (`beyond_noise`) and also larger than `threshold` (`flagged`).
+    the ratio with its 95% CI and Welch's test (`beyond_noise`: does it tell them apart at 5%,
+    two-sided; None: untestable). The verdict is findings.judge's, from these (`judged`);
+    `flagged` here is the test and `threshold` alone, for callers that have no verdict yet.
 
     Where both means are positive, the test and the CI are one computation on the log scale:
     log(b / a) against its standard error (each mean's relative standard error, the delta method),
     with Welch-Satterthwaite degrees of freedom of those errors. The CI, ratio x exp(±t·se)
-    (`ratio_low`, `ratio_high`), is never negative and excludes 1 exactly when the test says
-    "beyond noise". `ratio_ci95` is half its width, for error bars only: a text prints the
+    (`ratio_low`, `ratio_high`), is never negative and excludes 1 exactly when the test tells
+    the two apart. `ratio_ci95` is half its width, for error bars only: a text prints the
     interval. Other signs fall back to Welch's test of b - a and a symmetric delta-method CI."""
     a, b = float(base[column]), float(other[column])
     a_ci, b_ci = float(base[f"{column}_ci95"]), float(other[f"{column}_ci95"])
@@ -469,8 +527,9 @@ def geometric_mean(values: Iterable[float]) -> float:
     return math.exp(sum(logs) / len(logs)) if logs else float("nan")
 
 
-def reference(name: str = "seed000_dml_instructions") -> pd.DataFrame:
-    return pd.read_csv(get_settings().reference_dir / f"{name}.csv")
+def reference(name: str = "seed000_dml_instructions", **read_csv) -> pd.DataFrame:
+    """A transcribed reference table; `read_csv`: pandas options (dtype=str keeps "11.10" a version)."""
+    return pd.read_csv(get_settings().reference_dir / f"{name}.csv", **read_csv)
 
 
 def ratios_to(df: pd.DataFrame, value: str, base_engine: str = "postgres") -> pd.DataFrame:
@@ -479,3 +538,24 @@ def ratios_to(df: pd.DataFrame, value: str, base_engine: str = "postgres") -> pd
     out = df[["engine", "phase"]].copy()
     out["ratio"] = df[value].to_numpy() / df["phase"].map(base).to_numpy()
     return out
+
+
+PROFILE_KINDS = ("function", "subsystem")
+
+
+def instruction_profile(run_id: str | list[str], kind: str = "subsystem", store: Store | None = None) -> pd.DataFrame:
+    """Where the run's instructions went, window by window (the `profiles` table, long format):
+    `kind` 'subsystem' gives each window's self instructions per subsystem (they sum to the
+    window's `window_instructions`), 'function' its top functions by self and inclusive
+    instructions; each row with its share of the window. Empty when nothing was counted under
+    valgrind: a run without profiles has none, which is not zero instructions."""
+    if kind not in PROFILE_KINDS:
+        raise ParameterError(f"kind must be one of {', '.join(PROFILE_KINDS)}, got {kind!r}")
+    ids = [run_id] if isinstance(run_id, str) else list(run_id)
+    df = _store(store).query(
+        "select * exclude (schema_version), self_instructions / window_instructions as self_share, "
+        "inclusive_instructions / window_instructions as inclusive_share from profiles "
+        "where run_id in (select unnest(?)) and kind = ? order by seq, \"window\", self_instructions desc", [ids, kind])
+    if df.empty and not set(ids) & set(_store(store).run_ids()):
+        raise StoreError(f"no run {', '.join(ids)} in {_store(store).where}")
+    return df

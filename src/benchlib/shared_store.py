@@ -236,13 +236,6 @@ class SharedStore:
     def record_task(self, batch: str, task: str, record: dict[str, Any]) -> None:
         self.fs.pipe_file(self.task_key(batch, task), json.dumps(record, indent=1, default=str).encode())
 
-    def task_records(self, batch: str) -> list[dict]:
-        try:
-            keys = self.fs.ls(self.key("tasks", batch), detail=False, refresh=True)
-        except FileNotFoundError:
-            return []
-        return [json.loads(self.fs.cat_file(k)) for k in sorted(keys) if k.endswith(".json")]
-
 
 def publish_unpublished(shared: SharedStore, local=None, *, statuses: tuple[str, ...] = ("aborted",)) -> list[str]:
     """Publish this host's cluster runs that ended without their task publishing them (the

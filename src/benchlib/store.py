@@ -5,6 +5,8 @@ Layout under `<data>/results/`:
     instances/<run_id>/<instance_id>.parquet one row per engine start
     measurements/<run_id>/<seq>.parquet      rows of one measured window, written as it ends
     measurements/<run_id>/compacted.parquet  all of a finished run's rows (its parts are then removed)
+    profiles/<run_id>/<seq>-<window>.parquet where a window's instructions went (callgrind_profile),
+                                             compacted like measurements
     schema_version                           the layout's version, for migrations
 
 Why files and not one DuckDB database file: DuckDB allows one writer process per file, and a
@@ -31,7 +33,7 @@ import pyarrow.parquet as pq
 from .errors import StoreError
 from .settings import get_settings
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _TS = pa.timestamp("us", tz="UTC")
 
@@ -74,7 +76,23 @@ MEASUREMENTS = pa.schema([
 # that drives it; embedded: one process that is both); `labels` holds the variant of a sweep as
 # sorted JSON ({"threads": 16}); a check carries what it had to be and whether it was.
 
-TABLES = {"runs": RUNS, "instances": INSTANCES, "measurements": MEASUREMENTS}
+PROFILES = pa.schema([
+    ("run_id", pa.string()), ("instance_id", pa.string()), ("engine", pa.string()), ("phase", pa.string()),
+    ("repetition", pa.int32()), ("labels", pa.string()), ("window", pa.string()), ("seq", pa.int32()),
+    ("kind", pa.string()), ("name", pa.string()), ("object", pa.string()), ("subsystem", pa.string()),
+    ("self_instructions", pa.int64()), ("inclusive_instructions", pa.int64()), ("by_caller_instructions", pa.int64()),
+    ("self_rank", pa.int32()), ("inclusive_rank", pa.int32()), ("window_instructions", pa.int64()),
+    ("files", pa.int32()), ("source", pa.string()), ("tool_version", pa.string()), ("reader", pa.string()),
+    ("schema_version", pa.int32()),
+])
+# v5: where a window's instructions went, keyed like its measurements (run_id, seq, window): `kind`
+# 'function' rows are its top functions by self and by inclusive instructions (ranked in both),
+# 'subsystem' rows its self instructions per subsystem, which sum to `window_instructions`;
+# `by_caller_instructions`: the part placed by the caller of a function its binary leaves unnamed.
+
+TABLES = {"runs": RUNS, "instances": INSTANCES, "measurements": MEASUREMENTS, "profiles": PROFILES}
+# Tables a run may have no rows in; an export made before they existed has no file for them.
+OPTIONAL_TABLES = ("profiles",)
 COMPACTED = "compacted.parquet"
 QUERY_RETRY_SECONDS = 10.0  # how long a query keeps re-listing files that a compaction moved under it
 
@@ -130,7 +148,12 @@ def _migrate_v3_to_v4(root: Path) -> None:
         _write_atomic(_upgrade(pq.read_table(path), RUNS, {}), path)
 
 
-MIGRATIONS: dict[int, Any] = {1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3, 3: _migrate_v3_to_v4}
+def _migrate_v4_to_v5(root: Path) -> None:
+    """The `profiles` table is new: older runs have no rows in it (none was counted under
+    valgrind), and no existing file changes."""
+
+
+MIGRATIONS: dict[int, Any] = {1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3, 3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5}
 
 
 @contextlib.contextmanager
@@ -244,21 +267,29 @@ class Store:
             self._ensure_version()
             _write_atomic(_table(rows, MEASUREMENTS), self.root / "measurements" / run_id / f"{seq:06d}.parquet")
 
+    def append_profile(self, run_id: str, seq: int, window: str, rows: list[dict]) -> None:
+        """Where one window's instructions went (callgrind_profile.profile_rows), written as the
+        window's measurements are: one file per window, kept if a later step fails."""
+        if rows:
+            self._ensure_version()
+            _write_atomic(_table(rows, PROFILES), self.root / "profiles" / run_id / f"{seq:06d}-{window}.parquet")
+
     def compact(self, run_id: str) -> None:
         """Merge a finished run's window files into one: queries over many runs read one file per
         run instead of one per window. Readers prefer the compacted file as soon as it exists, so
         they never see a row twice."""
-        run_dir = self.root / "measurements" / run_id
-        parts = sorted(run_dir.glob("[0-9]*.parquet")) if run_dir.exists() else []
-        if not parts:
-            return
-        tables = [pq.read_table(p) for p in parts]
-        compacted = run_dir / COMPACTED
-        if compacted.exists():
-            tables.insert(0, pq.read_table(compacted))
-        _write_atomic(pa.concat_tables([t.cast(MEASUREMENTS) for t in tables]), compacted)
-        for p in parts:
-            p.unlink(missing_ok=True)
+        for name in ("measurements", "profiles"):
+            run_dir = self.root / name / run_id
+            parts = sorted(run_dir.glob("[0-9]*.parquet")) if run_dir.exists() else []
+            if not parts:
+                continue
+            tables = [pq.read_table(p) for p in parts]
+            compacted = run_dir / COMPACTED
+            if compacted.exists():
+                tables.insert(0, pq.read_table(compacted))
+            _write_atomic(pa.concat_tables([t.cast(TABLES[name]) for t in tables]), compacted)
+            for p in parts:
+                p.unlink(missing_ok=True)
 
     # -- reading ---------------------------------------------------------------------------------
     def _files(self, name: str, only: set[str] | None = None) -> list[str]:
@@ -339,7 +370,8 @@ class Store:
 
     # -- moving runs between machines ---------------------------------------------------------------
     def export_runs(self, run_ids: Iterable[str], dest: Path) -> Path:
-        """Write the given runs as three Parquet files in `dest` (runs, instances, measurements)."""
+        """Write the given runs as Parquet files in `dest`, one per table (runs, instances, measurements,
+        profiles)."""
         run_ids = list(run_ids)
         local = set(self._local_run_ids())
         missing = sorted(set(run_ids) - set(self.run_ids()))
@@ -360,10 +392,11 @@ class Store:
     def import_runs(self, src: Path) -> list[str]:
         """Merge an export into this store; runs already present are left alone. Returns new run ids."""
         src = Path(src)
-        tables = {name: pq.read_table(src / f"{name}.parquet") for name in TABLES}
+        tables = {name: pq.read_table(src / f"{name}.parquet") for name in TABLES
+                  if name not in OPTIONAL_TABLES or (src / f"{name}.parquet").exists()}
         known = set(self.run_ids())
         new_ids = sorted(set(tables["runs"].column("run_id").to_pylist()) - known)
-        by_run: dict[str, dict[str, list[dict]]] = {run_id: {name: [] for name in TABLES} for run_id in new_ids}
+        by_run: dict[str, dict[str, list[dict]]] = {run_id: {name: [] for name in tables} for run_id in new_ids}
         for name, table in tables.items():
             for row in table.to_pylist():
                 if row["run_id"] in by_run:
@@ -377,6 +410,11 @@ class Store:
                 by_seq.setdefault(row["seq"], []).append(row)
             for seq, batch in by_seq.items():
                 self.append_measurements(run_id, seq, batch)
+            by_window: dict[tuple[int, str], list[dict]] = {}
+            for row in rows.get("profiles", ()):
+                by_window.setdefault((row["seq"], row["window"]), []).append(row)
+            for (seq, window), batch in by_window.items():
+                self.append_profile(run_id, seq, window, batch)
             for row in rows["runs"]:  # last: a run appears only once its rows are in place
                 self.write_run(row)
         return new_ids

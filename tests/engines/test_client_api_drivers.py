@@ -35,7 +35,10 @@ def test_c_driver_and_its_prepared_statements_beside_pymysql(store):
     # on this host (PyMySQL measured below the C driver once).
     c_layers = load.loc[["c_driver", "c_prepared"], "client_us"].mean()
     assert c_layers < load.loc["driver", "client_us"], load[["client_us"]].to_string()
-    assert "PyMySQL (pure Python)" in report.seed_layers() and "MariaDB `c_prepared`" in report.seed_layers()
+    # Each C layer is a findings row against PyMySQL, on the client and on the server.
+    rows = report.findings().set_index(["layer", "metric"])
+    assert {(layer, side) for layer in ("c_driver", "c_prepared") for side in ("client", "server")} == {
+        (layer, metric.split(" CPU")[0]) for layer, metric in rows.index}
 
 
 def test_c_prepared_executes_server_side_prepared_statements():

@@ -32,33 +32,32 @@ def test_every_cell_writes_the_same_rows(run):
 def test_report_tables_from_the_store(run):
     result, store = run
     report = write_cost.WriteCostReport(result.run_id, store)
-    table = report.txn_table()
-    assert list(table.index) == ["SQLite", "DuckDB"] and "B io" in table.iloc[0, 0]
-    parts = report.decomposition_table()
-    # Two repetitions: every part has a CI, and "dominant" is only said when the CIs clear each other.
-    assert set(parts["dominant part of a 1-row transaction"]) <= {"commit", "statement", "row",
-                                                                 "not separable at this precision"}
-    assert all(" ± " in cell for cell in parts["commit µs/row (95% CI)"])
-    assert (report.summary["cpu_us_per_row"] > 0).all()
+    parts = report.parts.set_index("engine")
+    # Two repetitions: every part has a CI; whether the largest clears the next is the findings' verdict.
+    assert parts[["commit_ci95", "statement_ci95", "row_ci95"]].notna().all().all()
+    found = report.findings()
+    assert set(found[found["kind"] == "decomposition"]["engine"]) == {"sqlite", "duckdb"}
+    assert set(found["verdict"]) <= {"worse", "better", "same", "noise", "n/a"}
+    assert (report.summary["engine_per_row"] > 0).all()
     assert "CockroachDB" in set(report.reference_only_table()["engine"])
     assert "not reported" in set(report.amplification_table()["log bytes / row byte"])
 
 
 def test_every_table_figure_and_sentence_renders_without_postgresql(run):
-    """PostgreSQL is the ratios' base: a run without it still renders, and the ratio figure says
-    why it is empty instead of failing."""
+    """PostgreSQL is the ratios' base: a run without it still renders, and where a figure has
+    nothing to draw it says why instead of drawing an empty axis."""
+    from benchlib.workloads.write_cost.report import Note
+
     result, store = run
     report = write_cost.WriteCostReport(result.run_id, store)
     assert report.summary["ratio_to_postgres"].isna().all()
-    ratio = report.ratio_figure()
-    assert not ratio.data and ratio.layout.annotations[-1].text.startswith("no ratio: PostgreSQL")
-    assert len(report.cpu_figure().data) == 2  # one panel per engine
+    assert isinstance(report.ratio_figure(), Note) and report.ratio_figure().startswith("No ratio to draw")
+    assert len(report.cost_figure().data) == 2  # one panel per engine
     # Neither engine works after a call returns nor reports its log: each figure says so.
-    assert report.after_figure().layout.annotations[-1].text.startswith("no settle window")
-    assert report.amplification_figure().layout.annotations[-1].text.startswith("no engine in this run reports")
-    for text in (report.findings(), report.what_seed_hides(), report.caveats(), report.replication_findings()):
-        assert isinstance(text, str)
-    assert "SQLite" in report.findings()
+    assert isinstance(report.after_figure(), Note) and "no engine here works after a call returns" in report.after_figure()
+    assert isinstance(report.amplification_figure(), Note)
+    assert not [row for row in report.findings().to_dict("records") if row["kind"] == "bulk"]  # no base
+    assert all(line.startswith(("SQLite", "DuckDB")) for line in report.answer_lines())
     report.cell_table().to_html()
-    report.decomposition_table()
-
+    report.decomposition_table().to_html()
+    report.appendix()

@@ -38,9 +38,9 @@ def test_report_numbers(tiny_run, run_ids_in):
     (run_id,) = run_ids_in(tiny_run.executed)
     report = ClientApiReport(run_id)
     assert report.harness_us() < 1.0, "the measuring loop costs a microsecond or more per operation"
-    table = report.load_table().data
-    pg = table[table["engine"] == "PostgreSQL"]
-    assert (pg["µs per load"] > 0).all() and pg["client share"].between(0, 1).all()
+    s = report.summary
+    pg = s[(s["engine"] == "postgres") & (s["phase"] == "load") & (s["layer"] != "harness")]
+    assert (pg["loop_us"] > 0).all() and pg["client_share"].between(0, 1).all()
     c = report.contended
     params = batch.load_params(batch.params_file(NOTEBOOK, "tiny"))
     per_worker = contended.inserts_per_worker(params["contended_scale"])
@@ -49,6 +49,15 @@ def test_report_numbers(tiny_run, run_ids_in):
     assert set(c["mode"]) == {"threads", "processes"}
     assert (c["operations"] + c["failed"] == expected).all()
     assert (c[c["engine"] == "postgres"]["client_cpu_s"] > 0).all()
+    # Each layer against the raw driver on PostgreSQL's most local transport, client and server,
+    # and SQLite against PostgreSQL in seed 002's order, with the seed's ratio.
+    found = report.findings()
+    layers = found[(found["kind"] == "layer") & (found["engine"] == "postgres")]
+    assert set(layers["layer"]) == set(params["layers"]) - {"driver", "c_driver", "c_prepared"}
+    assert set(layers["metric"]) == {"client CPU per operation", "server CPU per operation"}
+    order = found[found["kind"] == "order"]
+    assert list(order["engine"]) == ["sqlite"] and order["seed_ratio"].iloc[0] == pytest.approx(17 / 65)
     page = tiny_run.html.read_text()
-    assert page.count("Plotly.newPlot") >= 5 and "What do the layers between an object and its row cost?" in page
+    assert page.index('class="benchlib-answer"') < page.index('class="benchlib-findings"')
+    assert page.count("Plotly.newPlot") >= 3 and "What do the layers between an object and its row cost?" in page
     assert "POSTGRES_PASSWORD" not in page

@@ -48,12 +48,25 @@ def test_rows_land_in_the_store_with_provenance(tiny_run, run_ids_in):
 def test_report_is_self_contained_with_figures(tiny_run):
     page = tiny_run.html.read_text()
     assert not re.search(r"<script[^>]*\bsrc=", page), "the report loads a script from elsewhere"
-    assert page.count("Plotly.newPlot") >= 3
+    assert page.count("Plotly.newPlot") >= 2
     assert "<h1" in page and "What does simple DML cost each engine?" in page
     assert "dml.run(params" not in page and "report.cost_figure(" not in page  # code cells hidden
     assert "POSTGRES_PASSWORD" not in page and "MARIADB_ROOT_PASSWORD" not in page
+    # Nothing between the question and the answer: no engines line from begin(), no run announcement.
+    top = page[page.index("What does simple DML cost each engine?"):page.index('class="benchlib-answer"')]
+    assert "engines:" not in top and "read back from the results store" not in top
+    assert page.index('class="benchlib-answer"') < page.index('class="benchlib-findings"') < \
+        page.index('class="benchlib-appendix"')
     names = {p.name for p in tiny_run.figures}
-    assert {"dml-value.png", "dml-value.svg", "seed000-reference.png"} <= names
+    assert {"dml-ratios.png", "dml-ratios.svg", "dml-value.png"} <= names
+    # Issue 37.12: outside the appendix the report names only the engines that ran.
+    from benchlib.engines import ENGINES
+
+    read = page[:page.index('<details class="benchlib-appendix"')] + page[page.index("</details>", page.index(
+        '<details class="benchlib-appendix"')):]
+    ran = set(batch.load_params(batch.params_file(NOTEBOOK, "tiny"))["engines"])
+    named = {key for key, e in ENGINES.items() if re.search(rf"\b{re.escape(e.title)}\b", read)}
+    assert named == ran, named ^ ran
     for fig in tiny_run.figures:
         assert fig.stat().st_size > 2000
 

@@ -1,31 +1,36 @@
 """The concurrency-sweep notebook at tiny scale: the run records seed 004's table options and its
-host class, and the rendered report says that its prices are declared (what they include), what
-the throughput priced is where the p95 goal never bound, and how the tables were created."""
+host class, and the rendered report opens on its answer (each engine against the base at its
+knee and at the p95 goal), keeps the declared prices and seed 004's settings in its appendix."""
 import pytest
 
 from benchlib import batch, results
+from benchlib.findings import Verdict
 from benchlib.store import Store
+from benchlib.workloads.sweep import SweepReport
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 
 NOTEBOOK = batch.find_notebook("03-concurrency-sweep")
 
 
-def test_report_states_prices_goal_and_table_options(tiny_run, run_ids_in):
+def test_report_answers_first_and_keeps_prices_and_settings_in_the_appendix(tiny_run, run_ids_in):
     (run_id,) = run_ids_in(tiny_run.executed)
     params = results.run_info(run_id, Store.default())["parameters"]
     assert (params["host_class"], params["create_secondary"], params["auto_inc"]) == ("aws-us-east-1-2vcpu", False,
                                                                                       False)
+    report = SweepReport(run_id, Store.default())
+    found = report.findings()
+    # PostgreSQL is the base; MySQL against it in both tests, three rows each.
+    assert set(found["engine"]) == {"mysql"} and set(found["base_engine"]) == {"postgres"}
+    assert len(found) == 6 and set(found["verdict"]) <= {v.value for v in Verdict}
+    # Up to 4 threads on this host the 60 ms goal cannot bind: every price row says so.
+    price = found[found["kind"] == "price"]
+    assert all("goal-never-bound" in c for c in price["caveats"])
     page = tiny_run.html.read_text()
-    assert "declared, list price as of 2024-06, not verified here" in page
-    assert "same kind of offering (self-managed instance)" in page and "EC2 instance hours only" in page
-    # The price rows' sources whole, not cut at pandas' 50 characters.
-    assert "Amazon EC2 on-demand price list; declared by hand, not fetched from this host" in page
-    # The knee's rule, what n = 2 cannot tell apart, and seed 004's settings beside this run's.
-    assert "throughput gain per doubling of threads was at least 10%" in page
-    assert "Nothing in this report is coloured" in page
-    assert "seed 004 (its text)" in page and "--rand-seed=1234567" in page
-    # Up to 4 threads on loopback the 60 ms goal cannot bind: the table and the text say so.
-    assert "peak TPS: the goal never bound up to 4 threads" in page
-    assert "The p95 goal of 60 ms never bound for " in page and "PostgreSQL oltp_point_select (median p95 at most" in page
+    assert page.index('class="benchlib-answer"') < page.index('class="benchlib-findings"') < page.index(
+        'class="benchlib-appendix"')
+    appendix = page[page.index('class="benchlib-appendix"'):]
+    # The price rows' sources whole (not cut at pandas' 50 characters), and seed 004's settings.
+    assert "Amazon EC2 on-demand price list; declared by hand, not fetched from this host" in appendix
+    assert "seed 004 (its text)" in appendix and "--rand-seed=1234567" in appendix
     assert "--create_secondary=false --auto_inc=false" in page

@@ -37,6 +37,14 @@ def test_cells_land_in_the_store_with_log_bytes_or_not_reported(tiny_run, run_id
     # and the hypervisor's steal time over each window (host).
     assert set(df[df["engine"] == "postgres"]["scope"]) == {"server", "client", "harness", "calibration", "host"}
     assert set(df[(df["engine"] == "postgres") & (df["phase"] == "insert")]["window"]) == {"phase", "settle"}
+    # Issue 37 item 1: every server cell is followed by an idle window of its own (its labels), the
+    # idle rate its windows are net of; the start's baseline stays, with the start's labels.
+    idle = df[(df["window"] == "baseline") & (df["metric"] == "cpu_time") & df["scope"].isin(["server", "embedded"])]
+    for engine in ("postgres", "mysql"):
+        mine = idle[idle["engine"] == engine]
+        assert {json.loads(x).get("rows_per_txn") for x in mine["labels"]} == {None, 1, 100}
+        assert set(mine.groupby("instance_id").size()) == {1 + 5}  # per start: its own, then one per cell
+    assert set(idle[idle["engine"] == "sqlite"]["labels"]) == {"{}"}  # no settle window, no idle window per cell
 
 
 def test_report_has_heatmaps_and_reference_only_engines(tiny_run):
@@ -45,12 +53,13 @@ def test_report_has_heatmaps_and_reference_only_engines(tiny_run):
     assert "CockroachDB" in page
     assert "the write_cost workload has no dialect for it" in page.replace("&#39;", "'")
     names = {p.name for p in tiny_run.figures}
-    assert {"write-cost-cpu.png", "write-cost-ratio.png"} <= names
+    assert {"write-cost-parts.png", "write-cost-cpu.png", "write-cost-ratio.png"} <= names
+    assert "This run asks:" not in page  # the title asks it; a run with clusters asks what replication adds
 
 
 def test_report_splits_a_server_write_into_engine_and_driver_and_states_durability(tiny_run):
     page = tiny_run.html.read_text().replace("&#39;", "'")
-    assert "commit: engine µs/row" in page and "commit: driver µs/row" in page
+    assert "commit (µs/row)" in page and ">driver</td>" in page
     # What each engine's commit waited for, as it reported it at start.
     assert "Durability as each engine started" in page and "synchronous_commit=on" in page
     assert "innodb_flush_log_at_trx_commit=1" in page and "synchronous=" in page

@@ -13,10 +13,11 @@ T0 = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 def write_run(store: Store, run_id: str, day: int, costs: dict[str, dict[str, list[float]]], *,
               experiment: str = "dml", parameters: dict | None = None, hostname: str = "host-a",
               versions: dict[str, str] | None = None, git_sha: str = "1111111111aaaa", status: str = "ok",
-              transactions: float | None = None, host: dict | None = None) -> str:
+              transactions: float | None = None, host: dict | None = None, configs: dict | None = None) -> str:
     """`costs`: engine -> phase -> engine CPU seconds per repetition. `transactions`: a sysbench-like
     reading of operations in every phase window. `host`: the run's host identity columns
-    (host_class, host_fingerprint, ...)."""
+    (host_class, host_fingerprint, ...). `configs`: engine -> what its starts read (the instance's
+    stored configuration: durability, isolation, client path)."""
     started = T0 + dt.timedelta(days=day)
     store.write_run({"run_id": run_id, "experiment": experiment, "notebook": f"{experiment}-notebook",
                      "status": status, "started_at": started, "ended_at": started + dt.timedelta(minutes=5),
@@ -33,7 +34,7 @@ def write_run(store: Store, run_id: str, day: int, costs: dict[str, dict[str, li
             store.write_instance({"run_id": run_id, "instance_id": instance, "engine": engine, "kind": "server",
                                   "image_ref": f"{engine}:local", "image_source": "local-build",
                                   "server_version": (versions or {}).get(engine, f"{engine} 1.0"),
-                                  "started_at": started})
+                                  "config": json.dumps((configs or {}).get(engine, {})), "started_at": started})
             rows = _window(run_id, instance, engine, experiment, "sleep", "baseline", repetition, 0.01, started)
             for phase, values in phases.items():
                 rows += _window(run_id, instance, engine, experiment, phase, "phase", repetition,

@@ -96,3 +96,181 @@ def test_contended_mix_keeps_seed_002s_proportions():
     # ODB's threads driver: 32 workers x 200 iterations reproduce the seed's four counts exactly.
     iterations = 32 * 600 // contended.OBJECTS_PER_ITERATION
     assert {k: iterations * n for k, n in contended.PER_ITERATION.items()} == contended.SEED_COUNTS
+
+
+# -- findings: verdict rules on rows, the chart, the rendered findings approved as a snapshot -------
+import json  # noqa: E402
+import datetime as dt  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from benchlib import findings as F  # noqa: E402
+from benchlib.workloads.client_api import analysis  # noqa: E402
+
+# µs per load: (wall, client CPU, server CPU) for a server, (wall, in-process CPU) for an embedded engine.
+PG = {"driver": (330, 110, 230), "prepared": (290, 180, 100), "core": (560, 400, 165), "orm_object": (1050, 800, 250)}
+SQLITE = {"driver": (30, 28), "core": (200, 195), "orm_object": (680, 670)}
+MYSQL = {"driver": (400, 250, 120), "c_driver": (260, 90, 120), "c_prepared": (280, 100, 110)}
+SPREAD = (1.0, 1.02, 0.98)  # each repetition's factor: CIs exist and are known
+
+
+def _windows(engine, transport, layers, operations=("load",), objects=100, spread=SPREAD):
+    """Per repetition, the harness window and each layer's windows, in the store's shape."""
+    out = []
+    for repetition, f in enumerate(spread, 1):
+        out.append({"engine": engine, "transport": transport, "layer": "harness", "phase": "load", "objects": 10_000,
+                    "repetition": repetition, "loop_s": 0.002, "client_s": 0.012, "server_s": 0.0,
+                    "process_s": 0.012})
+        for layer, figures in layers.items():
+            for operation in operations:
+                wall, *cpu = (x * f * objects / 1e6 for x in figures)
+                out.append({"engine": engine, "transport": transport, "layer": layer, "phase": operation,
+                            "objects": objects, "repetition": repetition, "loop_s": wall,
+                            # The window's fixed cost, 10 ms, as the harness window measured it.
+                            "client_s": cpu[0] + 0.01 if transport != "in-process" else None,
+                            "server_s": cpu[1] if transport != "in-process" else None,
+                            "process_s": cpu[0] + 0.01 if transport == "in-process" else None})
+    return out
+
+
+def write_client_api_run(store, windows, run_id="20261201T000000Z-capi00"):
+    at = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+    engines = list(dict.fromkeys(w["engine"] for w in windows))
+    store.write_run({"run_id": run_id, "experiment": "client_api", "notebook": "04-client-api-overhead",
+                     "status": "ok", "started_at": at, "ended_at": at + dt.timedelta(minutes=1), "hostname": "host-a",
+                     "cpu_model": "Test CPU", "cpu_cores": 2, "cgroup_layout": "v2", "git_sha": "1111111111",
+                     "git_dirty": False, "benchlib_version": "0.1.0", "perf_support": "{}",
+                     "parameters": json.dumps({"engines": engines, "layers": list(LAYERS_RUN), "orm_batch_size": 25,
+                                               "contended_modes": []})})
+    for engine in engines:
+        store.write_instance({"run_id": run_id, "instance_id": f"{engine}-1", "engine": engine,
+                              "kind": "embedded" if engine == "sqlite" else "server", "image_ref": f"{engine}:local",
+                              "image_source": "local-build", "server_version": "1.0", "config": "{}",
+                              "started_at": at})
+    for seq, w in enumerate(windows, 1):
+        common = {"run_id": run_id, "instance_id": f"{w['engine']}-1", "engine": w["engine"],
+                  "experiment": "client_api", "phase": w["phase"], "repetition": w["repetition"], "window": "phase",
+                  "status": "ok", "started_at": at, "ended_at": at, "seq": seq,
+                  "labels": json.dumps({"layer": w["layer"], "transport": w["transport"], "objects": w["objects"]})}
+        embedded = w["transport"] == "in-process"
+        rows = [{**common, "metric": "loop_time", "value": w["loop_s"], "unit": "s", "source": "clock",
+                 "scope": "client"},
+                {**common, "metric": "wall_time", "value": w["loop_s"] + 0.005, "unit": "s", "source": "clock",
+                 "scope": "embedded" if embedded else "server"}]
+        if embedded:
+            rows.append({**common, "metric": "cpu_time", "value": w["process_s"], "unit": "s", "source": "process",
+                         "scope": "embedded"})
+        else:
+            rows += [{**common, "metric": "cpu_time", "value": w["client_s"], "unit": "s", "source": "rusage",
+                      "scope": "client"},
+                     {**common, "metric": "cpu_time", "value": w["server_s"], "unit": "s", "source": "cgroup",
+                      "scope": "server"}]
+        store.append_measurements(run_id, seq, rows)
+    store.compact(run_id)
+    return run_id
+
+
+LAYERS_RUN = ("driver", "prepared", "c_driver", "c_prepared", "core", "orm_object")
+
+
+def _summary(*windows):
+    frames = [pd.DataFrame(w) for w in windows]
+    m = pd.concat(frames, ignore_index=True)
+    per_op = m.assign(seq=range(len(m)))
+    for col in ("loop", "client", "server", "process"):
+        per_op[f"{col}_us"] = per_op[f"{col}_s"] / per_op["objects"] * 1e6
+    per_op["window_overhead_ms"] = 5.0
+    # The harness's fixed cost, as analysis.per_operation subtracts it.
+    for col in ("client_us", "process_us"):
+        per_op[col] = per_op[col] - (0.01 / per_op["objects"] * 1e6).where(per_op["layer"] != "harness", 0.0)
+    return analysis.summarize(per_op)
+
+
+def test_each_layer_is_judged_against_the_raw_driver_on_the_client_and_the_server():
+    tcp_pg = {layer: (wall * 1.3, *cpu) for layer, (wall, *cpu) in PG.items()}
+    found = analysis.findings(_summary(_windows("postgres", "unix", PG), _windows("postgres", "tcp", tcp_pg)))
+    layers = found[found["kind"] == "layer"].set_index(["layer", "metric"])
+    orm_client = layers.loc[("orm_object", "client CPU per operation")]
+    assert orm_client["ratio"] == pytest.approx(800 / 110, rel=1e-6) and orm_client["verdict"] == "worse"
+    # The same statements reach the server whichever layer sends them: identical spread, ratio 250 / 230.
+    assert layers.loc[("orm_object", "server CPU per operation"), "verdict"] == "worse"
+    assert layers.loc[("prepared", "server CPU per operation"), "verdict"] == "better"
+    assert set(found[found["kind"] == "layer"]["regime"].str.endswith("(unix)")) == {True}  # the most local transport
+    tcp = found[found["kind"] == "transport"].iloc[0]
+    assert (tcp["ratio"], tcp["verdict"]) == (pytest.approx(1.3), "worse")
+    # Seed 002's remote crossed gigabit Ethernet: 2.56x, the same direction, a size not reproduced here.
+    assert tcp["seed_ratio"] == pytest.approx(410 / 160) and tcp["seed"] == "same_direction"
+    assert found["headline"].sum() <= 5
+
+
+def test_seed_002s_order_is_judged_on_the_odb_like_layer_with_the_seeds_ratio():
+    found = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE), _windows("postgres", "unix", PG),
+                                       _windows("mariadb", "unix", MYSQL)), drift=lambda e, b: 0.0)
+    order = found[found["kind"] == "order"].set_index("engine")
+    # SQLite's ODB-like layer is sqlite3 itself; PostgreSQL's is `prepared`, MariaDB's `c_prepared`.
+    assert order.loc["sqlite", "ratio"] == pytest.approx(30 / 290) and order.loc["sqlite", "verdict"] == "better"
+    assert order.loc["sqlite", "seed_ratio"] == pytest.approx(17 / 65)
+    assert order.loc["mariadb", "ratio"] == pytest.approx(280 / 290, rel=1e-6)
+    # 3.4% apart with a 2% spread in three repetitions: Welch cannot tell them apart.
+    assert order.loc["mariadb", "verdict"] == "noise" and "stand-in" in order.loc["mariadb", "caveats"]
+    assert order.loc["mariadb", "seed_ratio"] == pytest.approx(55 / 65)  # MySQL's, which MariaDB stands in for
+    # With MySQL in the run, MariaDB has no seed figure and no order row of its own.
+    both = analysis.findings(_summary(_windows("postgres", "unix", PG), _windows("mysql", "unix", MYSQL),
+                                      _windows("mariadb", "unix", MYSQL)))
+    assert list(both[both["kind"] == "order"]["engine"]) == ["mysql"]
+    assert set(found[found["headline"]]["kind"]) >= {"order", "layer"}
+    sqlite_rows = found[(found["kind"] == "layer") & (found["engine"] == "sqlite")]
+    assert set(sqlite_rows["metric"]) == {"in-process CPU per operation"}
+
+
+def test_the_contended_test_is_one_window_per_mode_so_untested():
+    c = pd.DataFrame({"engine": ["postgres", "sqlite"], "mode": "threads", "transport": ["tcp", "in-process"],
+                      "workers": 32, "ops_per_s": [1_000.0, 600.0]})
+    found = analysis.findings(_summary(_windows("postgres", "unix", PG)), c)
+    row = found[found["kind"] == "contended"].iloc[0]
+    assert row["verdict"] == "untested" and row["seed_ratio"] == pytest.approx(92 / 154)
+    assert row["seed"] == "untested"
+
+
+def test_the_cpu_charts_keep_each_engine_in_one_panel_with_horizontal_labels(tmp_path):
+    # Issue 37 item 9: SQLite's driver bar, 50x below PostgreSQL's ORM, got a magnitude panel of its
+    # own, which overlaid the first panel's rotated layer labels, themselves cut ("orm_obj").
+    from benchlib.store import Store
+    from benchlib.workloads.client_api import ClientApiReport
+
+    store = Store(tmp_path / "results")
+    run_id = write_client_api_run(store, _windows("sqlite", "in-process", SQLITE, OPERATIONS)
+                                  + _windows("postgres", "unix", PG, OPERATIONS)
+                                  + _windows("postgres", "tcp", PG, OPERATIONS))
+    figures = ClientApiReport(run_id, store).cpu_figures()
+    panels: dict[tuple, set] = {}  # (engine and transport, operation) -> the axes its bars are drawn on
+    for number, fig in enumerate(figures):
+        for trace in fig.data:
+            if trace.type != "bar":
+                continue
+            assert trace.orientation == "h", "layer labels must run horizontally, never rotated and cut"
+            values = [v for v in trace.x if v is not None and v == v and v > 0]
+            if values:
+                panels.setdefault((trace.meta["panel"], trace.meta["row"]), set()).add(trace.xaxis)
+    assert {operation for _, operation in panels} == set(OPERATIONS)
+    assert {group for group, _ in panels} == {"sqlite in-process", "postgres unix", "postgres tcp"}
+    assert all(len(axes) == 1 for axes in panels.values()), panels  # each group whole in one panel
+    assert len({axis for axes in panels.values() for axis in axes}) == 3 * len(OPERATIONS)
+
+
+def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):
+    from benchlib.store import Store
+    from benchlib.workloads.client_api import ClientApiReport
+
+    store = Store(tmp_path / "results")
+    run_id = write_client_api_run(store, _windows("sqlite", "in-process", SQLITE) + _windows("postgres", "unix", PG)
+                                  + _windows("postgres", "tcp", PG) + _windows("mysql", "unix", MYSQL))
+    report = ClientApiReport(run_id, store)
+    found = report.findings()
+    assert {c for cs in found["caveats"] for c in cs} <= {c.id for c in report.caveat_notes()}
+    rendered = [f"{row['verdict']} {list(row['caveats'])}: {F.render(row, report.phrases, with_seed=True)}"
+                for row in found.to_dict("records")]
+    assert rendered == snapshot
+
+
+OPERATIONS = ("persist", "load", "update", "erase")

@@ -83,16 +83,20 @@ def test_report_colours_only_changes_beyond_noise_and_threshold_and_survives_unt
     assert html.count("#f4c7c3") == 1 and "#c8e6c9" not in html  # one dearer cell, nothing cheaper
     cells = report.compared.set_index("phase")
     assert cells.loc["insert", "flagged"] and cells.loc["update", "beyond_noise"] is None
-    assert "**1** changed beyond noise" in report.findings()
+    assert list(cells["verdict"]) == ["worse", "untested"]  # findings.judge's, on the log scale
+    verdicts = report.findings().set_index("step")["verdict"]
+    assert verdicts.to_dict() == {"insert": "worse", "update": "untested"}
+    assert report.answer_lines()[0].startswith("SQLite, insert: 1.3x")
 
 
-def test_an_empty_comparison_reads_as_nothing_to_compare(store):
+def test_an_empty_comparison_has_no_findings_and_no_chart(store):
     from benchlib.compare import ComparisonReport
 
     with Run("t", {}, store=store) as a, Run("t", {}, store=store) as b:
         pass
     report = ComparisonReport([a.run_id, b.run_id], store=store)
-    assert report.compared.empty and "nothing to compare" in report.findings()
+    assert report.compared.empty and report.findings().empty
+    assert report.answer_lines() == [] and report.headline_figure() is None
 
 
 def test_the_comparison_shows_each_runs_host_class_and_says_when_hosts_differ(tmp_path):
@@ -109,8 +113,34 @@ def test_the_comparison_shows_each_runs_host_class_and_says_when_hosts_differ(tm
     report = ComparisonReport(["a", "b"], store=store)
     classes = list(report.runs_table().data["host class"])
     assert classes == ["c6i.large (0.085 USD/h), fingerprint aaaaaaaaaaaa", "m7g.large, fingerprint bbbbbbbbbbbb"]
-    assert "**Unlike hosts:** the runs come from 2 host fingerprints" in report.caveats()
+    assert [c.id for c in report.caveat_notes()] == ["unlike-hosts"]
+    assert set(report.findings()["caveats"]) == {("unlike-hosts",)}  # cited by every row it changes
     assert "not recorded (an older run)" in set(ComparisonReport(["a", "old"], store=store).runs_table().data["host class"])
+
+
+def test_the_chart_and_tables_say_what_was_compared_in_the_runs_unit(tmp_path):
+    """Issue 37 item 12: the chart's title was two run ids and its axis "ratio of cpu_time"; values
+    read 2.89e-06 s; a table of server versions was NaN wherever an engine did not run."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    write_run(store, "20261101T000000Z-aaaaaa", 1, {"postgres": {"insert": [2.9e-3, 3.0e-3, 2.8e-3]},
+                                                    "mysql": {"insert": [4.0e-3, 4.1e-3, 3.9e-3]}})
+    write_run(store, "20261102T000000Z-bbbbbb", 2, {"postgres": {"insert": [3.5e-3, 3.6e-3, 3.4e-3]}})
+    report = ComparisonReport(["20261101T000000Z-aaaaaa", "20261102T000000Z-bbbbbb"], store=store)
+    figure = report.headline_figure()
+    assert "aaaaaa" not in figure.layout.title.text and "bbbbbb" not in figure.layout.title.text
+    # Same parameters, host and code: the second run repeats the first.
+    assert figure.layout.title.text.startswith("The rerun over the base run: engine CPU time per row")
+    assert figure.layout.yaxis.title.text == "× the base run"
+    line = report.answer_lines()[0]
+    assert "2.9 µs/row → 3.5 µs/row" in line and "e-0" not in line, line  # 1,000 rows per window
+    assert "e-0" not in report.findings_table().data
+    assert not hasattr(report, "versions_table")
+    assert list(report.runs_table().data["servers"]) == ["MySQL mysql 1.0, PostgreSQL postgres 1.0",
+                                                          "PostgreSQL postgres 1.0"]
 
 
 def test_a_run_repeats_another_only_when_parameters_host_code_and_builds_match():

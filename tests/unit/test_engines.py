@@ -98,19 +98,18 @@ def test_credentials_repr_hides_password():
     assert "s3cret" not in repr(Credentials("root", "s3cret", "db"))
 
 
-def test_the_isolation_note_says_what_each_start_read_and_whether_the_levels_differ():
-    import json
-
-    import pandas as pd
-
+def test_the_isolation_note_says_what_each_start_read_and_whether_the_levels_differ(store):
     from benchlib.report import RunReport
+    from synthetic_runs import write_run
+
+    runs = iter(range(100))
 
     def report(readings: dict[str, str | None]):
-        r = object.__new__(RunReport)  # the note's rule alone, on instances shaped as the store keeps them
-        r.instances = pd.DataFrame({"engine": list(readings), "kind": ["server"] * len(readings), "config": [
-            json.dumps({"isolation": v} if v else {}) for v in readings.values()]})
-        r.engines = list(readings)
-        return r.isolation_note()
+        # A run stored as the driver stores one: each start's configuration holds what it read.
+        run_id = write_run(store, f"iso-{next(runs)}", 0, {e: {"insert": [1.0]} for e in readings},
+                           parameters={"engines": list(readings)},
+                           configs={e: {"isolation": v} if v else {} for e, v in readings.items()})
+        return RunReport(run_id, store).isolation_note()
 
     # Values as PostgreSQL 17.12, MySQL 9.7.4 (no innodb_snapshot_isolation) and SQLite's declared level gave them.
     mixed = report({"postgres": "transaction_isolation=read committed",

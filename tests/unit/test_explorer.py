@@ -63,7 +63,11 @@ def test_site_index_writes_a_self_contained_explorer_of_every_run(site):
     assert links == {"r1": None, "r2": "20261102T000000Z-abcdef-01-dml-cpu-cost/01-dml-cpu-cost.html", "r3": None}
     metrics = [m["id"] for m in data["metrics"]]
     assert metrics[0] == "engine:cpu_time/op" and "engine:wall_time" in metrics
-    (change,) = [c for c in data["changes"] if abs(c["ratio"] - 1) > data["threshold"]]
+    (change,) = data["changes"]  # judged worse by findings.judge; the steady runs are not listed
+    assert data["verdicts"][change["verdict"]]["key"] == "worse"
+    compared = data["compare"]["dml|0"]  # each engine's newest run, against every other as base
+    assert {data["runs"][r]["id"] for r in compared["runs"].values()} == {"r3"}
+    assert len(compared["rows"]) == 4 and all(data["verdicts"][r[6]]["decided"] for r in compared["rows"])
     assert data["runs"][change["to"]]["id"] == "r3" and change["direction"] == "regression"
     assert (change["from_version"], change["to_version"]) == ("PostgreSQL 17.2", "PostgreSQL 17.3")
     assert "explorer.html" in (site / "index.html").read_text()
@@ -152,7 +156,15 @@ def test_a_selection_in_the_url_draws_bars_relative_to_the_base_offline(site):
     expected = results.contrast(summary.iloc[0], summary.iloc[1], "value")
     ratio, ci = (float(x) for x in rows[("postgres", "r3")]["cells"][7].split(" ± "))
     assert ratio == pytest.approx(expected["ratio"], rel=1e-3) and ci == pytest.approx(expected["ratio_ci95"], rel=0.02)
-    assert "worse, beyond noise" in rows[("postgres", "r3")]["cells"][8]
+    # The page opens on the comparison: each engine's newest run against the base engine (PostgreSQL,
+    # first in catalog order), its ratio, CI and verdict from findings rows written by Python.
+    compare = re.search(r'<table id="compare-table">(.*?)</table>', body, re.S).group(1)
+    cell = re.search(r'<tr data-engine="mariadb"><th>MariaDB</th><td class="verdict-better" data-verdict="better">'
+                     r'<a href="#([^"]+)">0.385x \(0.376–0.393\)</a>', compare)
+    assert cell, compare
+    assert "runs=r3" in cell[1] and "phases=insert" in cell[1]  # one click to the raw figures of that cell
+    assert re.search(r'<div id="compare".*?class="trace scatter', body, re.S)
+    assert body.index('id="compare"') < body.index('id="bars"')
     assert rows[("postgres", "r1")]["cells"][1] == "PostgreSQL 17.1"  # provenance beside the figure
     assert "20261102T000000Z-abcdef-01-dml-cpu-cost/01-dml-cpu-cost.html" not in rows[("postgres", "r1")]["cells"][2]
     changes = re.findall(r'<tr class="change" data-engine="(\w+)" data-direction="(\w+)"', body)

@@ -193,49 +193,115 @@ def test_what_a_commit_waits_for_is_read_from_each_start_not_assumed():
     assert analysis.reads_direct(READINGS["postgres"]) is None
 
 
-def _confounders(a, b, *, mib, cache=None, settle=None, sides=None, readings=READINGS):
-    return analysis.confounders(a, b, reading=readings, mib=mib, memtable_mib={b: 64.0},
-                                settle_cpu_s=settle or {}, python_side=sides or {}, cache_mib=cache or {})
+SQLITE = analysis.Side(reading=READINGS["sqlite"], mib=13.8, cache_mib=float("nan"))
+ROCKSDB = analysis.Side(reading=READINGS["rocksdb"], mib=7.84, memtable_mib=64.0, lookup_in_python=True)
 
 
-def test_a_pair_is_not_a_test_of_the_structure_where_the_run_sees_other_differences():
-    # The review's run: SQLite (synchronous=2) against RocksDB (sync=false), RocksDB's 7.8 MiB in a
-    # 64 MiB memtable, its fetch lookup in Python.
-    sides = {"sqlite": "index lookup and row decoding in C", "rocksdb": "index scan and decoding in Python"}
-    embedded = _confounders("sqlite", "rocksdb", mib={"sqlite": 13.8, "rocksdb": 7.84}, settle={"rocksdb": 0.0063},
-                            sides=sides)
-    assert len(embedded) == 3
-    assert embedded[0].startswith("durability differs (sqlite syncs to disk at each commit: synchronous=2")
-    assert "rocksdb's whole data (7.84 MiB) is smaller than one memtable (64 MiB)" in embedded[1] and "0.0063 s" in embedded[1]
-    assert "in Python" in embedded[2] and "in C" in embedded[2]
-    # MariaDB against MyRocks with an 8 MiB pool: O_DIRECT against the page cache, MyRocks' 7.4 MiB
-    # on disk (compressed) beside an 8 MiB cache while InnoDB's 20 MiB is not: not the same pressure.
-    limited = _confounders("mariadb", "mariadb-myrocks", mib={"mariadb": 20.0, "mariadb-myrocks": 7.37},
-                           cache={"mariadb": 8.0, "mariadb-myrocks": 8.0})
-    assert limited[0] == "mariadb reads past the OS page cache (O_DIRECT), mariadb-myrocks through it"
-    assert limited[2].startswith("not the same cache pressure: mariadb-myrocks's table is 7.37 MiB on disk")
-    assert "mariadb's 20 MiB against 8 MiB" in limited[2]
-    # Same durability, same reads, the LSM tree beyond its memtable, both tables in cache: nothing to say.
-    same = {"a": READINGS["mariadb-myrocks"], "b": READINGS["mariadb-myrocks"]}
-    assert _confounders("a", "b", mib={"a": 900.0, "b": 700.0}, cache={"a": 1024.0, "b": 1024.0},
-                        readings=same) == []
+def test_differences_between_the_two_sides_are_read_from_the_run_not_assumed():
+    # The review's run: SQLite (synchronous=2) against RocksDB (sync=false), RocksDB's 7.8 MiB inside
+    # one 64 MiB memtable, its fetch lookup in Python.
+    assert analysis.differences(SQLITE, ROCKSDB).flags() == ["durability", "below_memtable", "lookup"]
+    # MariaDB against MyRocks with an 8 MiB pool: O_DIRECT against the page cache where InnoDB's 20 MiB
+    # outgrows its cache and MyRocks' 7.4 MiB (compressed) does not.
+    innodb = analysis.Side(reading=READINGS["mariadb"], mib=20.0, cache_mib=8.0)
+    myrocks = analysis.Side(reading=READINGS["mariadb-myrocks"], mib=7.37, memtable_mib=64.0, cache_mib=8.0)
+    assert analysis.differences(innodb, myrocks).flags() == ["direct_reads", "below_memtable", "cache_pressure"]
+    # Both tables inside a 256 MiB pool: reads past the page cache change nothing there.
+    cached = [analysis.Side(reading=s.reading, mib=s.mib, memtable_mib=s.memtable_mib, cache_mib=256.0)
+              for s in (innodb, myrocks)]
+    assert analysis.differences(*cached).flags() == ["below_memtable"]
+    # Same durability, same reads, the LSM tree beyond its memtable, both tables in cache: nothing.
+    big = analysis.Side(reading=READINGS["mariadb-myrocks"], mib=900.0, memtable_mib=64.0, cache_mib=1024.0)
+    assert analysis.differences(big, big).flags() == []
 
 
-def test_the_lowest_figure_is_named_only_with_the_engines_it_is_not_told_apart_from():
-    # The review's fetch: SQLite 0.814 ± 0.141 ms against PostgreSQL 0.872 ± 0.184 (n=3): not told apart;
-    # MySQL's 4.92 ms is.
-    summary = analysis.summarize_operations(_ops({"sqlite": [0.76, 0.81, 0.87], "postgres": [0.80, 0.86, 0.95],
-                                                  "mysql": [4.5, 4.9, 5.3]})).set_index("engine")
-    assert analysis.not_told_apart(summary, "latency_mean", "sqlite") == ["postgres"]
+MAIN_LOADS = pd.DataFrame([("cached", e, r) for e, r in (("mariadb", 40_000.0), ("mariadb-myrocks", 50_000.0),
+                                                        ("sqlite", 120_000.0), ("rocksdb", 140_000.0))],
+                          columns=["regime", "engine", "rows_per_s"])
 
 
-def test_report_wording_for_verdicts_and_shrinking_data_directories():
-    from benchlib.workloads.load_fetch.report import _datadir_text, _verdict, regime_title
+def _summary() -> pd.DataFrame:
+    """Three repetitions per engine and operation: MyRocks' fetch costs the engine twice InnoDB's
+    CPU while its latency (PyMySQL decoding ~300 rows) is within noise; RocksDB's insert is 30x
+    faster than SQLite's, which syncs at each commit."""
+    figures = {("mariadb", FETCH): (2.5, 250.0), ("mariadb-myrocks", FETCH): (2.6, 500.0),
+               ("sqlite", FETCH): (1.2, 1200.0), ("rocksdb", FETCH): (1.6, 1700.0)}
+    for engine, (ms, us) in (("mariadb", (0.40, 300.0)), ("mariadb-myrocks", (0.42, 310.0)),
+                             ("sqlite", (0.90, 310.0)), ("rocksdb", (0.03, 80.0))):
+        figures.update({(engine, op): (ms, us) for op in INSERT.values()})
+    rows = [{"regime": "cached", "engine": e, "operation": op, "repetition": i + 1,
+             "latency_mean": ms * (1 + 0.03 * (i - 1)), "engine_cpu_us": us * (1 + 0.02 * (i - 1)),
+             **{c: 1.0 for c in analysis.SUMMARY_VALUES if c not in ("latency_mean", "engine_cpu_us")}}
+            for (e, op), (ms, us) in figures.items() for i in range(3)]
+    return analysis.summarize_operations(pd.DataFrame(rows))
 
-    assert _verdict(False, 3) == "not resolved at n=3" and _verdict(True, 3) == "beyond noise"
-    assert _verdict(None) == "untested"
-    assert _datadir_text(-9.12) == "-9.12 (shrank: earlier tables compacted)" and _datadir_text(50.2) == "50.2"
-    assert regime_title("memory-limited") == "small buffer pool"
+
+def _findings() -> pd.DataFrame:
+    reference = results.reference("seed001_load_fetch")
+    pairs = [c for c in dialects.COMPARISONS if c.kind == dialects.STRUCTURE]
+    innodb = analysis.Side(reading=READINGS["mariadb"], mib=20.0, cache_mib=256.0)
+    myrocks = analysis.Side(reading=READINGS["mariadb-myrocks"], mib=7.4, memtable_mib=64.0, cache_mib=256.0)
+    differences = {(pairs[0], "cached"): analysis.differences(innodb, myrocks),
+                   (pairs[1], "cached"): analysis.differences(SQLITE, ROCKSDB)}
+    return analysis.findings(MAIN_LOADS, _summary(), pairs, ["cached"], differences_of=differences,
+                             drift={pairs[0]: 0.02, pairs[1]: 0.02},
+                             seed={c: analysis.seed_ratios(reference, c) for c in pairs})
+
+
+def test_findings_verdicts_come_from_the_one_rule_and_the_differences():
+    found = _findings().set_index(["engine", "step", "metric"])
+    verdict = found["verdict"]
+    # One load each: a ratio, never a verdict.
+    assert verdict[("mariadb-myrocks", "load", "load rate")] == "untested"
+    assert found.at[("mariadb-myrocks", "load", "load rate"), "ratio"] == pytest.approx(1.25)
+    # The server pair: the engines' CPU apart from the shared driver tells them apart; latency does not.
+    assert verdict[("mariadb-myrocks", FETCH, "engine CPU")] == "worse"
+    assert verdict[("mariadb-myrocks", FETCH, "latency")] == "noise"
+    # Different work is never judged: SQLite syncs each commit, RocksDB does not; RocksDB's lookup is Python.
+    assert {verdict[("rocksdb", op, m)] for op in INSERT.values() for m in ("latency", "engine CPU")} == {"not_comparable"}
+    assert {verdict[("rocksdb", FETCH, m)] for m in ("latency", "engine CPU")} == {"not_comparable"}
+    # A difference that changes a row's meaning is cited by it, and only by the rows it changes.
+    assert "below_memtable:mariadb/mariadb-myrocks:cached" in found.at[("mariadb-myrocks", "load", "load rate"), "caveats"]
+    assert not any(c.startswith("durability") for c in found.at[("rocksdb", FETCH, "latency"), "caveats"])
+    # Seed 001's RocksDB over MySQL stands beside both pairs: load 91,364 / 24,491 rows/s, fetch 8 / 1.5 ms;
+    # its insert ("< 1 ms" against 5 ms) is a bound, not a ratio.
+    assert found.at[("rocksdb", "load", "load rate"), "seed_ratio"] == pytest.approx(91364 / 24491)
+    assert found.at[("mariadb-myrocks", FETCH, "latency"), "seed_ratio"] == pytest.approx(8 / 1.5)
+    assert found.loc[("rocksdb", INSERT["key"], "latency"), "seed_ratio"] != found.loc[("rocksdb", INSERT["key"], "latency"), "seed_ratio"]
+    # The answer's rows: per pair the load, the insert's latency and the fetch's engine CPU (issue 37.7:
+    # a fetch compared by the engines' own CPU, the driver apart).
+    marked = _findings()
+    marked = marked[marked["headline"] == True]  # noqa: E712
+    assert list(zip(marked["engine"], marked["step"], marked["metric"])) == [
+        (e, s, m) for e in ("mariadb-myrocks", "rocksdb")
+        for s, m in (("load", "load rate"), (INSERT["key"], "latency"), (FETCH, "engine CPU"))]
+
+
+def test_rendered_findings_match_the_approved_snapshot(snapshot):
+    from benchlib import findings as F
+    from benchlib.workloads.load_fetch.report import PHRASES
+
+    found = _findings()
+    rendered = [f"{F.render(row, PHRASES, with_seed=True)} [{', '.join(row['caveats'])}]"
+                for row in found.to_dict("records")]
+    assert rendered + [F.certainty(found), F.seed_line(found)] == snapshot
+
+
+def test_a_run_without_a_btree_lsm_pair_asks_what_it_compares():
+    # Issue 37.12: FerretDB beside the PostgreSQL it runs on is no B-tree against an LSM tree.
+    import nbformat
+
+    from benchlib import batch
+    from benchlib.workloads.load_fetch.report import question
+
+    by_subject = {c.subject: c for c in dialects.COMPARISONS}
+    ferret = question([by_subject["ferretdb"]])
+    assert "FerretDB" in ferret and "PostgreSQL" in ferret and "LSM" not in ferret
+    structure = dialects.QUESTIONS[dialects.STRUCTURE]
+    assert question([by_subject["rocksdb"], by_subject["ferretdb"]]) == question([]) == structure
+    # The notebook's title is the question a B-tree/LSM run answers.
+    cell = nbformat.read(batch.find_notebook("07-btree-vs-lsm"), as_version=4).cells[0]
+    assert cell.source.splitlines()[0] == f"# {structure}"
 
 
 def test_rocksdb_memtable_size_is_read_from_the_options_file_it_writes(tmp_path):
@@ -245,3 +311,28 @@ def test_rocksdb_memtable_size_is_read_from_the_options_file_it_writes(tmp_path)
     db.close()
     assert dialects.rocksdb_write_buffer_size(tmp_path) == 64 * 2 ** 20  # RocksDB's default, as rocksdict keeps it
     assert dialects.rocksdb_write_buffer_size(tmp_path / "nowhere") is None
+
+
+def test_duckdb_names_the_access_path_of_its_fetch(tmp_path):
+    """Issue 37.7: DuckDB's fetch by customer is an index scan of its ART index (a few hundred
+    matches, under index_scan_max_count), which then fetches each match's 17 columns by row id out of
+    compressed column segments. A real DuckDB, the table as the workload creates and loads it."""
+    import duckdb
+
+    from benchlib.datagen import ssb
+    from benchlib.engines.clients import SqlSession
+
+    generator = ssb.LineOrder(ssb.Scale.from_lineorders(30_000), seed=1)
+    staged = dialects.Staged(tmp_path / "lineorder.csv", "key", generator)
+    ssb.write_csv(generator.chunks("key"), staged.path)
+    session = SqlSession(duckdb.connect(str(tmp_path / "bench.duckdb")), get_engine("duckdb").client)
+    try:
+        h = dialects.Handle(None, session, session)
+        d = load_fetch.dialect_for(get_engine("duckdb"))
+        d.create(h, "lineorder")
+        d.load(session, d.methods[0], staged, "lineorder")
+        custkey = int(generator.rows_per_customer().nonzero()[0][0])
+        assert d.plan(h, "lineorder", custkey) == "Index Scan"
+        assert load_fetch.dialect_for(get_engine("sqlite")).plan(h, "lineorder", custkey) is None
+    finally:
+        session.close()

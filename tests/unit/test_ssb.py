@@ -64,41 +64,116 @@ def test_answers_match_across_driver_number_types_and_row_order():
     assert Answer.of(postgres).ordered == Answer.of(list(postgres)).ordered
 
 
-def _per_query(engine, hot, std=None, n=3, cold_rows_read=float("nan")):
-    return pd.DataFrame({"engine": engine, "query": list(hot), "hot_s": list(hot.values()),
+def _per_query(engine, hot, std=None, n=3, cold_rows_read=float("nan"), variant=""):
+    return pd.DataFrame({"engine": engine, "variant": variant, "query": list(hot), "hot_s": list(hot.values()),
                          "hot_std": [std if std is not None else v * 0.02 for v in hot.values()], "n": n,
                          "hot_ci95": 0.0, "cold_rows_read": cold_rows_read})
 
 
-def test_fine_grained_advantage_compares_the_seeds_three_queries_with_the_rest():
-    fast = {q: 0.01 for q in NAMES}
-    full_scan = {q: (0.2 if q in FINE_GRAINED else 0.05) for q in NAMES}
-    pq = pd.concat([_per_query("chdb", fast), _per_query("duckdb", full_scan)])
-    ratios = analysis.contrast(pq, "chdb", "duckdb")
-    assert len(ratios) == 13 and ratios["beyond_noise"].all()
-    adv = analysis.fine_grained_advantage(ratios)
-    assert adv["fine"] == pytest.approx(20.0) and adv["rest"] == pytest.approx(5.0) and adv["separated"]
-    same = analysis.fine_grained_advantage(analysis.contrast(pd.concat([_per_query("chdb", fast),
-                                                                        _per_query("duckdb", fast)]), "chdb", "duckdb"))
-    assert not same["separated"] and same["fine"] == pytest.approx(same["rest"])
+def _windows(times: dict[tuple[str, str], float], repetitions: int = 3) -> pd.DataFrame:
+    """Hot windows per engine (and variant) and query over repetitions, each repetition 2% apart,
+    and one cold run per query in the first."""
+    rows = []
+    for (engine, variant), seconds in times.items():
+        for query in NAMES:
+            scale = 0.2 if (engine == "chdb" and query in FINE_GRAINED) else 1.0
+            for r in range(1, repetitions + 1):
+                rows.append({"engine": engine, "variant": variant, "query": query, "run": "hot", "repetition": r,
+                             "wall_s": seconds * scale * (1 + 0.02 * (r - 2))})
+            if not variant:
+                rows.append({"engine": engine, "variant": "", "query": query, "run": "cold", "repetition": 1,
+                             "wall_s": 3 * seconds * scale})
+    return pd.DataFrame(rows)
 
 
-def test_matched_pairs_set_each_fine_query_beside_its_year_grained_twin():
-    chdb = {q: 0.01 for q in NAMES}
-    duckdb = {**{q: 0.02 for q in NAMES}, "Q1.2": 0.08, "Q1.3": 0.021, "Q3.4": 0.05}
-    pairs = analysis.matched_pairs(analysis.contrast(pd.concat([_per_query("chdb", chdb),
-                                                                _per_query("duckdb", duckdb)]), "chdb", "duckdb"))
-    assert list(zip(pairs["coarse"], pairs["fine"])) == [("Q1.1", "Q1.2"), ("Q1.1", "Q1.3"), ("Q3.3", "Q3.4")]
-    assert list(pairs["grows"]) == [True, True, True]
-    # 2.0x against 2.1x with 2% spreads over three runs: larger, but the CIs overlap.
-    assert list(pairs["apart"]) == [True, False, True]
+def _findings(wrong=()):
+    w = _windows({("postgres", ""): 0.5, ("postgres", "jit=off"): 0.45, ("chdb", ""): 0.01, ("duckdb", ""): 0.02})
+    per_query = w.groupby(["engine", "variant", "query"], sort=False).apply(
+        lambda g: pd.Series({"hot_s": g[g["run"] == "hot"]["wall_s"].mean(),
+                             "hot_std": g[g["run"] == "hot"]["wall_s"].std(ddof=1), "n": (g["run"] == "hot").sum(),
+                             "cold_s": g[g["run"] == "cold"]["wall_s"].max()}), include_groups=False).reset_index()
+    per_query["hot_ci95"] = 0.0
+    loads = pd.DataFrame({"engine": ["postgres", "chdb", "duckdb"], "step": "load lineorder",
+                          "rows_per_s": [200_000.0, 2_000_000.0, 1_000_000.0]})
+    sizes = pd.DataFrame({"engine": ["postgres", "chdb", "duckdb"] * 2, "table": ["lineorder_flat"] * 3 + ["lineorder"] * 3,
+                          "table_bytes": [900e6, 150e6, 200e6, 400e6, 60e6, 80e6]})
+    return analysis.findings(w, per_query, loads, sizes, base="postgres", subjects=["chdb", "duckdb"],
+                             drift={"chdb": 0.05, "duckdb": 0.05, "postgres": 0.0},
+                             seed={("chdb", "Q1.2", "hot"): 127 / 784337, ("chdb", "load lineorder", "one load"): 13.0},
+                             wrong=wrong)
 
 
-def test_a_ratio_within_noise_is_not_called_beyond_it():
-    noisy = pd.concat([_per_query("chdb", {"Q1.1": 0.010}, std=0.004, n=2),
-                       _per_query("duckdb", {"Q1.1": 0.011}, std=0.004, n=2)])
-    row = analysis.contrast(noisy, "chdb", "duckdb").iloc[0]
-    assert not row["beyond_noise"] and row["low"] < 1 < row["high"]
+def test_findings_set_each_column_store_against_the_row_store_hot_and_cold():
+    found = _findings().set_index(["engine", "step", "regime"])
+    # Hot: a geometric mean per repetition, so a CI over repetitions; cold: one run each, untested.
+    assert found.at[("chdb", "all 13 queries", "hot"), "verdict"] == "better"
+    assert found.at[("chdb", "all 13 queries", "hot"), "n"] == 3
+    assert found.at[("chdb", "all 13 queries", "cold"), "verdict"] == "untested"
+    assert found.at[("duckdb", "flight Q2", "hot"), "ratio"] == pytest.approx(0.04)
+    # PostgreSQL without JIT against itself with it: a row of its own, hot only.
+    assert found.at[("postgres", "all 13 queries", "hot, jit=off"), "ratio"] == pytest.approx(0.9)
+    assert ("postgres", "all 13 queries", "cold, jit=off") not in found.index
+    # Loads and sizes: one each; bytes are counted, so no drift band.
+    assert found.at[("chdb", "load lineorder", "one load"), "verdict"] == "untested"
+    assert found.at[("chdb", "lineorder_flat on disk", "after the load"), "drift"] == 0.0
+    assert found.at[("chdb", "Q1.2", "hot"), "seed_ratio"] == pytest.approx(127 / 784337)
+    # The answer's rows come first: all queries, hot then cold, each column store, then PostgreSQL without JIT.
+    head = _findings()
+    assert list(zip(head["engine"], head["regime"]))[:5] == [("chdb", "hot"), ("duckdb", "hot"),
+                                                             ("postgres", "hot, jit=off"), ("chdb", "cold"),
+                                                             ("duckdb", "cold")]
+    assert head["headline"].head(5).all() and not head["headline"].iloc[5:].any()
+
+
+def test_a_wrong_answer_is_not_compared_nor_any_mean_that_holds_it():
+    found = _findings(wrong={("duckdb", "Q2.2")}).set_index(["engine", "step", "regime"])["verdict"]
+    assert found[("duckdb", "Q2.2", "hot")] == "not_comparable"
+    assert found[("duckdb", "flight Q2", "hot")] == found[("duckdb", "all 13 queries", "cold")] == "not_comparable"
+    assert found[("duckdb", "flight Q1", "hot")] == "better" and found[("chdb", "flight Q2", "hot")] == "better"
+
+
+def test_rendered_findings_match_the_approved_snapshot(snapshot):
+    from benchlib import findings as F
+    from benchlib.workloads.ssb.report import PHRASES
+
+    found = _findings(wrong={("duckdb", "Q4.3")})
+    rendered = [F.render(row, PHRASES, with_seed=True) for row in found.to_dict("records")]
+    assert rendered + [F.certainty(found), F.seed_line(found)] == snapshot
+
+
+def test_settings_readings_say_whether_the_condition_cache_was_off():
+    from benchlib.workloads.ssb.report import condition_cache_off, settings_of
+
+    assert settings_of("max_threads=2, use_query_condition_cache=0") == {"max_threads": "2",
+                                                                         "use_query_condition_cache": "0"}
+    assert condition_cache_off("max_threads=2, use_query_condition_cache=0") is True
+    assert condition_cache_off("max_threads=2, use_query_condition_cache=true") is False
+    assert condition_cache_off("jit=on, shared_buffers=128MB") is None
+
+
+def test_clickhouse_tables_take_the_ssb_pages_types_and_dates(tmp_path):
+    """Issue 37.5: String where the page declares LowCardinality, signed integers where it declares
+    unsigned ones, dates as integers where it declares Date. A real chDB loads a staged table."""
+    from chdb import dbapi
+
+    from benchlib.datagen import ssb as data
+    from benchlib.engines import get_engine
+    from benchlib.engines.clients import SqlSession
+    from benchlib.workloads.ssb.dialects import CLICKHOUSE, DELIMITER
+
+    assert {c.name for t in data.TABLES.values() for c in t.columns} == set(CLICKHOUSE.column_types)
+    session = SqlSession(dbapi.connect(str(tmp_path / "db")), get_engine("chdb").client)
+    try:
+        path = tmp_path / "lineorder.tbl"
+        rows = data.write_csv(data.generator("lineorder", data.Scale(0.0005), 1).chunks(), path, delimiter=DELIMITER)
+        name = CLICKHOUSE.create(session, data.LINEORDER)
+        CLICKHOUSE.load(session, name, path, data.LINEORDER)
+        types = dict(session.execute("select name, type from system.columns where table = 'lineorder'"))
+        assert types["lo_shipmode"] == "LowCardinality(String)" and types["lo_quantity"] == "UInt8"
+        assert types["lo_orderdate"] == "Date"
+        assert session.execute("select count(), min(lo_orderdate) >= '1992-01-01' from lineorder")[0] == (rows, 1)
+    finally:
+        session.close()
 
 
 def test_share_read_divides_the_cold_runs_rows_read_by_the_flat_tables_rows():

@@ -187,3 +187,47 @@ def test_finished_run_is_compacted_into_one_file_without_losing_rows(store):
     files = list((store.root / "measurements" / run.run_id).glob("*.parquet"))
     assert [f.name for f in files] == ["compacted.parquet"]
     assert len(results.measurements(run.run_id, store)) == 15
+
+
+def _profile_rows(run_id: str, seq: int, window: str = "phase") -> list[dict]:
+    common = {"run_id": run_id, "instance_id": "sqlite-0001", "engine": "sqlite", "phase": "insert",
+              "repetition": 1, "labels": "{}", "window": window, "seq": seq, "window_instructions": 1000,
+              "files": 1, "source": "valgrind callgrind", "tool_version": "valgrind-3.19.0", "reader": "gprof2dot x"}
+    return [{**common, "kind": "function", "name": "sqlite3VdbeExec", "object": "libsqlite3.so.0",
+             "subsystem": "executor", "self_instructions": 600, "inclusive_instructions": 990, "self_rank": 1,
+             "inclusive_rank": 1},
+            {**common, "kind": "subsystem", "name": "executor", "subsystem": "executor", "self_instructions": 600},
+            {**common, "kind": "subsystem", "name": "other", "subsystem": "other", "self_instructions": 400}]
+
+
+def test_profiles_round_trip_through_compaction_export_and_import(store, tmp_path):
+    with Run("t", {}, store=store) as run:
+        store.append_measurements(run.run_id, 1, _rows(run.run_id, 2))
+        store.append_profile(run.run_id, 1, "phase", _profile_rows(run.run_id, 1))
+        store.append_profile(run.run_id, 1, "settle", _profile_rows(run.run_id, 1, "settle"))
+        # Readable while the run is going, one file per window.
+        assert len(results.instruction_profile(run.run_id, store=store)) == 4
+    assert [p.name for p in (store.root / "profiles" / run.run_id).iterdir()] == ["compacted.parquet"]
+    subsystems = results.instruction_profile(run.run_id, store=store)
+    assert subsystems.groupby("window")["self_instructions"].sum().to_dict() == {"phase": 1000, "settle": 1000}
+    assert subsystems.groupby("window")["self_share"].sum().to_dict() == {"phase": 1.0, "settle": 1.0}
+    functions = results.instruction_profile(run.run_id, "function", store=store)
+    assert functions[["name", "self_instructions", "inclusive_share"]].iloc[0].tolist() == ["sqlite3VdbeExec", 600, 0.99]
+    other = Store(tmp_path / "other")
+    assert other.import_runs(store.export_runs([run.run_id], tmp_path / "export")) == [run.run_id]
+    assert len(results.instruction_profile(run.run_id, "function", store=other)) == 2
+    with pytest.raises(ParameterError, match="kind must be one of"):
+        results.instruction_profile(run.run_id, "functions", store=store)
+
+
+def test_v4_store_gains_an_empty_profiles_table_and_an_export_without_one_imports(store, tmp_path):
+    with Run("t", {}, store=store) as run:
+        store.append_measurements(run.run_id, 1, _rows(run.run_id, 2))
+    (store.root / "schema_version").write_text("4\n")
+    assert results.instruction_profile(run.run_id, store=store).empty  # measured, nothing under valgrind
+    assert (store.root / "schema_version").read_text().strip() == str(SCHEMA_VERSION) == "5"
+    exported = store.export_runs([run.run_id], tmp_path / "export")
+    (exported / "profiles.parquet").unlink()  # as a v4 benchlib exported it
+    other = Store(tmp_path / "other")
+    assert other.import_runs(exported) == [run.run_id]
+    assert len(results.measurements(run.run_id, other)) == 2

@@ -54,14 +54,6 @@ def test_a_knee_is_claimed_only_where_the_gains_cis_clear_the_rule():
     # The 4 -> 8 gain (2%, CI +-35%) is not clearly flat either: the knee is at 2 threads or beyond.
     assert pd.isna(k["knee_threads"]) and k["knee_low"] == 2 and pd.isna(k["knee_high"])
     assert k["gain_after_low"] < 0.10 < k["gain_after_high"]
-    from benchlib.workloads.sweep.report import knee_text
-    assert knee_text(k) == "not determined (at 2 threads or beyond, up to the last step run)"
-    # Run 20261124T124310Z-df05c2 printed "between 2 and 32.0 threads" and "at 1 threads": a float
-    # column (NaN elsewhere) and no singular.
-    assert knee_text(pd.Series({"knee_threads": float("nan"), "knee_low": 2.0, "knee_high": 32.0})) == \
-        "not determined (between 2 and 32 threads)"
-    assert knee_text(pd.Series({"knee_threads": float("nan"), "knee_low": 1.0, "knee_high": float("nan")})) == \
-        "not determined (at 1 thread or beyond, up to the last step run)"
     # Narrow CIs: 90% then 58% clearly above, then 6.7% +- ~1.5% clearly below: the knee is 4 threads.
     tight = _summary("mysql", [(1, 100, 1.0), (2, 190, 1.2), (4, 300, 1.9), (8, 320, 2.5)]).assign(tps_ci95=2.0)
     k = analysis.knee(tight).iloc[0]
@@ -168,23 +160,6 @@ def test_missing_client_cpu_is_not_read_as_zero():
     assert pd.isna(analysis.summarize(analysis.steps(m), cores=2)["host_cpu_util"].iloc[0])
 
 
-def test_the_report_says_whether_the_p95_goal_bound():
-    from benchlib.workloads.sweep.report import SweepReport
-
-    report = object.__new__(SweepReport)  # the narrative rule alone, on a known summary
-    report.goal_ms = 60.0
-    report.info = {"parameters": {"threads": [1, 8]}}
-    report.summary = pd.concat([_summary("postgres", [(1, 100, 10.0), (8, 300, 40.0)]),
-                                _summary("mysql", [(1, 90, 20.0), (8, 200, 75.0)])])
-    lines = report._goal_lines()
-    # 1 to 8 threads is a bracket of 8x with nothing run between: the crossing is named, not a binding point.
-    assert any(line.startswith("**MySQL, t:** the p95 goal of 60 ms was crossed between 1 thread (median p95 under it) "
-                               "and 8 (over it), where it binds was not located (no step between them was run) "
-                               "(median p95 at 8 threads of 1 repetition(s) 75 ms, from 75 to 75 ms): the highest "
-                               "throughput within it, 90 TPS at 1 thread,") for line in lines)
-    assert lines[-1].startswith("The p95 goal of 60 ms never bound for PostgreSQL t (median p95 at most 40 ms, 8 threads)")
-
-
 def _summarized(rows):
     """Per-repetition rows (engine, test, threads, repetition, tps, p95) summarized as the report reads them."""
     steps = pd.DataFrame(rows, columns=["engine", "test", "threads", "repetition", "tps", "latency_p95"])
@@ -205,79 +180,7 @@ def test_one_slow_repetition_does_not_decide_the_goal():
     p = analysis.price_performance(summary, 60.0, {}).iloc[0]
     assert p["threads"] == 45 and p["p95_ms"] == pytest.approx(49.2)
     assert p["repetitions split at threads"] == "45" and p["tps_ci95"] > 0
-    line = _report(summary, threads=(32, 64))._goal_lines()[0]
-    assert "bound at 64 threads (median p95 at 64 threads of 3 repetition(s) 80 ms, from 70 to 90 ms)" in line
-    assert "Repetitions disagree at 45 threads (p95 46.6 to 84.5 ms)" in line and "between 32 and 64 threads" in line
-
-
-def test_a_step_some_repetitions_ran_over_the_goal_is_not_called_never_bound():
-    # Run 20261124T220931Z-461d23's MariaDB read/write: median p95 49.2 ms at 128 threads, one repetition over
-    # 60 ms (it bisected 64 threads), yet the report said the goal "never bound".
-    rows = [("mariadb", "t", 32, r, 4_073.0, p95) for r, p95 in enumerate([11.0, 11.5, 12.0])]
-    rows += [("mariadb", "t", 128, r, 4_074.0 + r, p95) for r, p95 in enumerate([45.0, 49.2, 72.3])]
-    report = _report(_summarized(rows), threads=(32, 128))
-    lines = report._goal_lines()
-    assert lines[0].startswith("**MariaDB, t:** the median p95 stayed under the goal of 60 ms up to 128 threads, but "
-                               "not every repetition did. Repetitions disagree at 128 threads (p95 45 to 72.3 ms)")
-    assert "never bound" not in " ".join(lines)
-    assert "by every repetition the goal is crossed between 32 threads and beyond the last step run." in lines[0]
-    assert report.tps_basis(False, "mariadb", "t") == ("peak TPS: the median p95 stayed under the goal up to 128 "
-                                                       "threads, but a repetition crossed it at 128 threads")
-
-
-def test_a_step_more_than_doubling_per_doubling_is_flagged():
-    # Run 20261124T220931Z-461d23: PostgreSQL point selects 6.45x from 1 to 2 threads, engine CPU per
-    # transaction 0.0336 ms at 1 thread against 0.0118 at 2.
-    s = _summary("postgres", [(1, 14_000, 0.1), (2, 90_300, 0.1), (4, 90_000, 0.2)])
-    s["engine_cpu_ms_per_txn"] = [0.0336, 0.0118, 0.0120]
-    line = _report(s).superlinear_line()
-    assert line.startswith("**Faster than linear:** PostgreSQL t 1 to 2 threads 6.45x; engine CPU per transaction "
-                           "0.0336 ms against 0.0118 ms. Adding threads cannot more than double")
-    assert _report(_summary("postgres", [(1, 100, 0.1), (2, 190, 0.1)])).superlinear_line() == ""
-
-
-def test_prices_carry_cis_and_one_price_for_all_is_called_1_over_tps():
-    s = pd.concat([_summary("postgres", [(2, 1_000, 10.0)]).assign(tps_ci95=200.0, cpu_ms_per_txn=1.5,
-                                                                     cpu_ms_per_txn_ci95=0.25),
-                   _summary("mariadb-myrocks", [(2, 500, 10.0)]).assign(tps_ci95=600.0)], ignore_index=True)
-    report = _report(s)
-    p = report.price_perf.set_index("engine")
-    usd = 0.096 * 730 / (1_000 * 86_400 * 30) * 1e6
-    assert p.loc["postgres", "usd_per_million_txn_ci_low"] == pytest.approx(usd / 1.2)
-    assert p.loc["postgres", "usd_per_million_txn_ci_high"] == pytest.approx(usd / 0.8)
-    assert p.loc["postgres", "cpu_s_per_million_txn_ci95"] == pytest.approx(250)
-    assert pd.isna(p.loc["mariadb-myrocks", "usd_per_million_txn_ci_high"])  # a TPS CI reaching zero
-    table = report.price_table().data.set_index("engine")
-    assert table.loc["PostgreSQL", "TPS (± 95% CI)"] == "1,000 ± 200"
-    assert table.loc["MyRocks" if "MyRocks" in table.index else table.index[1], "USD per M txn (95% CI)"].endswith(
-        "to unbounded)")
-    # The managed class beside it prices engines differently; MyRocks has no RDS price.
-    rds = "USD per M txn priced as aws-us-east-1-2vcpu-rds"
-    assert table.loc["PostgreSQL", rds] != "n/a" and table[rds].iloc[1] == "n/a"
-    assert "the USD column adds nothing beyond TPS" in report.price_sentence()
-    assert "PostgreSQL $0.178/h" in report.price_sentence()
-    # Run 20261124T124310Z-df05c2's host table read "priced as if Amazon EC2 m5.large (2 vCPU (price ...": unbalanced.
-    assert report.priced_as() == "Amazon EC2 m5.large, price host_class aws-us-east-1-2vcpu"
-    from benchlib.report import host_label
-    label = host_label({"host_fingerprint": "ab12", "host_class": None}, report.priced_as())
-    assert label.startswith("priced as if Amazon EC2 m5.large") and "undeclared" not in label
-    assert label.count("(") == label.count(")")
-
-
-def test_write_rows_say_each_servers_durability_as_read_at_start():
-    # Run 20261124T085813Z-eb681a: MySQL wrote a binary log synced at every commit, MariaDB did not.
-    s = pd.concat([_summary("mysql", [(2, 769, 5.0)]), _summary("mariadb", [(2, 1_416, 3.0)])],
-                  ignore_index=True).assign(test="oltp_read_write_90_10")
-    report = _report(s)
-    report.durability = lambda: {"mysql": "innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1",
-                                 "mariadb": "innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0"}
-    note = report.write_durability_note()
-    assert note.startswith("Durability on oltp_read_write_90_10 (each server's default, as read at its start)")
-    assert "MySQL (innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1): a commit waits for its log flush " \
-           "(by its settings) and also writes a binary log, synced at every commit" in note
-    assert "MariaDB (innodb_flush_log_at_trx_commit=1, log_bin=0, sync_binlog=0): a commit waits for its log flush " \
-           "(by its settings)." in note and "compare different work" in note
-    assert _report(s.assign(test="oltp_point_select")).write_durability_note() == ""
+    assert p["goal_bound"]  # every repetition was over it at 64 threads
 
 
 def test_a_settle_bound_below_the_quiet_interval_is_refused_for_every_workload():
@@ -291,98 +194,6 @@ def test_a_settle_bound_below_the_quiet_interval_is_refused_for_every_workload()
     assert validate_parameters({**GOOD, "max_settle_seconds": 1}).max_settle_seconds == 1
     from benchlib.workloads.sweep.workload import TESTS, WRITE_TESTS
     assert WRITE_TESTS <= set(TESTS) and "oltp_point_select" not in WRITE_TESTS
-
-
-def test_connection_set_up_in_the_window_is_stated_with_each_engines_figures():
-    # Run 20261124T085813Z-eb681a's PostgreSQL: 0.05 ms of engine CPU per transaction at 32 threads, 0.12 at 128.
-    s = _summary("postgres", [(2, 9_000, 1.0), (32, 10_000, 3.0), (128, 9_500, 14.0)]).assign(
-        engine_cpu_ms_per_txn=[0.07, 0.05, 0.12])
-    report = _report(s)
-    report.info["parameters"]["step_seconds"] = 2
-    note = report.connection_note()
-    assert "every step starts a new sysbench process" in note and "none of it is subtracted" in note
-    assert "PostgreSQL t 0.12 ms at 128 threads against 0.05 ms at 32 (2.4x)" in note
-
-
-def test_connections_opened_before_the_window_are_stated_with_how_long_they_took():
-    s = _summary("postgres", [(2, 9_000, 1.0), (128, 9_500, 14.0)]).assign(connect_s=[0.01, 0.42])
-    note = _report(s).connection_note()
-    # Threads up to 256: the connection limit raised first, then how the connections were counted.
-    assert note.startswith("Every server's max_connections was raised to 272") and \
-        "the one server setting the sweep changes. Connection set-up is outside each measured window" in note
-    assert "max_connections" not in _report(s, threads=(1, 8, 64)).connection_note()  # within every default
-    assert "PostgreSQL 0.42 s for 128 threads" in note and "inside each measured window of this run" not in note
-    assert "Closing the connections at the step's end is inside." in note
-
-
-def test_connections_closed_after_the_window_are_stated_as_outside():
-    s = _summary("postgres", [(2, 9_000, 1.0), (128, 9_500, 14.0)]).assign(connect_s=[0.01, 0.42],
-                                                                           events_s=[1.0, 1.1])
-    note = _report(s).connection_note()
-    assert "before the threads disconnect: closing the connections is outside too." in note
-    assert "is inside" not in note
-
-
-def test_the_client_path_is_the_recorded_one_not_loopback():
-    report = _report(_summary("postgres", [(2, 100, 1.0)]))
-    report.instances = pd.DataFrame({"engine": ["postgres"], "kind": ["server"], "config": [
-        '{"client_path": "the container\'s address 172.17.0.3:5432 on Docker network bridge (no docker-proxy)"}']})
-    assert report.client_path_text() == ("PostgreSQL at the container's address 172.17.0.3:5432 on Docker network "
-                                         "bridge (no docker-proxy)")
-
-
-def test_threads_are_drawn_on_a_log_axis_and_an_undetermined_knee_gets_no_star():
-    s = _summary("postgres", [(2, 100, 1.0), (8, 300, 2.0), (32, 320, 5.0), (45, 321, 9.0)])
-    knees = pd.DataFrame({"engine": ["postgres"], "knee_threads": [float("nan")], "knee_p95_ms": [float("nan")]})
-    from benchlib.plots import throughput_latency
-    fig = throughput_latency(s, title="t", name="t", knees=knees)
-    assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [2, 8, 32, 45]
-    assert [tr.name for tr in fig.data] == ["PostgreSQL TPS", "PostgreSQL p95"]
-
-
-def test_seed_004_curves_are_drawn_against_threads_per_server_vcpu():
-    report = _report(_summary("postgres", [(2, 100, 1.0), (8, 200, 2.0)]).assign(test="oltp_point_select"))
-    report.info["cpu_cores"] = 2
-    (fig,) = report.reference_figures()
-    ours = next(tr for tr in fig.data if tr.name.endswith("(this run)"))
-    theirs = [tr for tr in fig.data if tr.name.endswith("(seed 004)")][0]
-    assert list(ours.x) == [1.0, 4.0]  # 2 and 8 threads on 2 cores
-    assert min(theirs.x) == pytest.approx(32 / 48)  # the published data start at 32 threads
-    assert fig.layout.xaxis.title.text.startswith("threads per server vCPU")
-
-
-def test_precision_is_counted_in_the_report_and_a_fixed_repetition_count_is_said():
-    s = _summary("postgres", [(1, 100, 1.0), (2, 150, 1.0), (4, 160, 1.0)]).assign(
-        cpu_ms_per_txn=1.0, cpu_ms_per_txn_ci95=[0.04, 0.08, 0.3])
-    report = _report(s)
-    report.info["parameters"].update(ci_target=0.05, repetitions=3, max_repetitions=3)
-    text = report.precision_sentence()
-    assert text.startswith("Precision: of 3 steps with a CI, 1 have a 95% CI of CPU per transaction (engine + "
-                           "client) within ±5% of the mean and 2 within ±10%.")
-    assert "max_repetitions = repetitions = 3: the adaptive rule" in text and "could add none" in text
-
-
-def test_errors_sysbench_went_on_past_are_failures_named_with_their_codes():
-    report = _report(_summary("mysql", [(2, 100, 1.0)]))
-    report.info["parameters"]["step_seconds"] = 2
-    report.steps = pd.DataFrame({"engine": ["mysql", "mysql", "mariadb"], "test": ["rw", "rw", "rw"],
-                                 "errors": [3.0, 0.0, 0.0]})
-    line = report.client_errors_line()
-    assert line.startswith("**Errors sysbench went on past:** MySQL rw: 3 in 1 step window(s) (of 3 step windows)")
-    assert "1213 (deadlock), 1020 (record changed) and 1205 (lock wait timeout)" in line
-    assert "mean count per step window of 2 s, not a rate" in line
-    report.info.update(status="ok", error=None, failures=None)
-    report.check_mismatches = lambda: pd.DataFrame(columns=["labels"])
-    assert "Errors sysbench went on past" in report.problems()
-    report.steps = report.steps.assign(errors=0.0)
-    assert report.client_errors_line() == ""
-
-
-def test_the_cpu_share_is_named_as_engine_plus_sysbench_not_the_host():
-    s = _summary("postgres", [(1, 100, 1.0)]).assign(
-        qps=1.0, latency_avg=1.0, latency_p99=1.0, errors=0.0, n=1, host_cpu_util=0.5)
-    columns = _report(s).step_table().data.columns
-    assert "engine + sysbench CPU (share of host cores)" in columns and "host CPU" not in columns
 
 
 def test_missing_price_row_fails_before_docker_is_asked():
@@ -453,137 +264,6 @@ def test_seed_004_table_options_reach_prepare_and_every_run():
     assert options["create_secondary"] == "false" and options["auto_inc"] == "false"
 
 
-def _report(summary, goal=60.0, threads=(1, 8, 64, 256), host_class="aws-us-east-1-2vcpu"):
-    from benchlib.workloads.sweep.report import SweepReport
-
-    report = object.__new__(SweepReport)  # the narrative rules alone, on a known summary
-    report.goal_ms, report.summary, report.host_class = goal, summary, host_class
-    report.info = {"parameters": {"threads": list(threads), "until_p95_goal": True, "create_secondary": False,
-                                  "auto_inc": False, "p95_goal_ms": goal, "host_class": host_class}}
-    report.price_rows = prices.for_host(host_class, list(dict.fromkeys(summary["engine"])))
-    report.prices = {k: p.usd_per_hour for k, p in report.price_rows.items()}
-    report.price_perf = analysis.price_performance(summary, goal, report.prices)
-    return report
-
-
-def test_the_price_table_names_a_peak_as_a_peak_where_the_goal_never_bound():
-    # Shaped like a 2-core loopback run: point selects stay fast up to the bound, the 90:10 mix
-    # crosses the goal at 256 threads.
-    point = _summary("postgres", [(1, 11_000, 0.13), (8, 21_000, 0.9), (64, 20_500, 5.8), (256, 19_800, 24.0)])
-    mix = _summary("postgres", [(1, 700, 1.9), (8, 2_300, 6.5), (64, 2_400, 41.0), (256, 2_350, 170.0)]).assign(test="mix")
-    report = _report(pd.concat([point, mix], ignore_index=True))
-    p = report.price_perf.set_index("test")
-    assert (p.loc["t", "goal_bound"], p.loc["mix", "goal_bound"]) == (False, True)
-    assert p.loc["mix", "max_tps_under_goal"] == 2_400 and p.loc["t", "max_tps_under_goal"] == 21_000
-    assert report.tps_basis(False, "postgres", "t") == "peak TPS: the goal never bound up to 256 threads"
-    # 2,400 TPS at 64 threads is under the goal and the peak of every step: the goal cut nothing.
-    assert report.tps_basis(True, "postgres", "mix") == ("max TPS within the p95 goal of 60 ms, also the peak of every "
-                                                         "step run (the goal bound only past it)")
-    cut = _report(pd.concat([point, mix.assign(tps=[700, 2_300, 2_400, 2_600])], ignore_index=True))
-    assert cut.tps_basis(True, "postgres", "mix") == "max TPS within the p95 goal of 60 ms"
-    lines = report._goal_lines()
-    assert lines[0].startswith("**PostgreSQL, mix:** the p95 goal of 60 ms was crossed between 64 threads (median p95 "
-                               "under it) and 256 (over it), where it binds was not located (no step between them "
-                               "was run) (median p95 at 256 threads of 1 repetition(s) 170 ms, "
-                           "from 170 to 170 ms): "
-                               "the highest throughput within it, 2,400 TPS at 64 threads")
-    # 2,400 TPS at 64 threads is the highest mean, and the last step under the goal: whether throughput
-    # would have risen further before the crossing is unknown (run 20261124T124310Z-df05c2 said "peaked well before").
-    assert "the last step under the goal and the highest mean of every step run" in lines[0]
-    assert "well before" not in lines[0] and "CIs may overlap" in lines[0]
-    early_mix = mix.assign(tps=[700, 2_450, 2_400, 2_350])
-
-    def with_repetitions(tps_at_64):  # three repetitions at 8 and 64 threads, each one's own TPS
-        report = _report(pd.concat([point, early_mix], ignore_index=True))
-        report.steps = pd.DataFrame([("postgres", "mix", t, r, tps) for t, values in ((8, (2_450, 2_460, 2_440)),
-                                                                                      (64, tps_at_64))
-                                     for r, tps in enumerate(values, 1)],
-                                    columns=["engine", "test", "threads", "repetition", "tps"])
-        return report._goal_lines()[0]
-
-    # Every repetition fell from 8 to 64 threads: the fall is claimed, with its paired CI.
-    fell = with_repetitions((2_400, 2_390, 2_410))
-    assert "throughput fell past it (" in fell and "paired by repetition) before p95 reached the goal" in fell
-    # Repetitions that disagree (run 20261124T160439Z-c1dfdc's MariaDB 8 -> 32: 1,463 -> 1,450, 995 -> 1,111):
-    # no fall is claimed.
-    mixed = with_repetitions((2_300, 2_600, 2_380))
-    assert "whether throughput fell past it is not shown (" in mixed and "fell past it (" not in mixed
-    assert "never bound for PostgreSQL t" in lines[-1] and "the sweep's bound at 256 threads" in lines[-1]
-    assert "peak TPS of the steps run" in lines[-1]
-
-
-def test_a_goal_that_cuts_the_curve_before_its_peak_is_not_called_idle():
-    mix = _summary("postgres", [(1, 700, 1.9), (8, 2_300, 30.0), (64, 2_500, 70.0)])
-    line = _report(mix)._goal_lines()[0]
-    assert "2,300 TPS at 8 threads" in line and "did not change" not in line
-
-
-def test_the_report_says_the_price_is_declared_and_what_it_includes():
-    report = _report(_summary("mariadb-myrocks", [(1, 100, 10.0)]))
-    sentence = report.price_sentence()
-    assert "as the same kind of offering (self-managed instance)" in sentence
-    assert "declared, list price as of 2024-06, not verified here" in sentence and "EC2 instance hours only" in sentence
-    assert "x 730 h a month" in sentence
-    assert "(720 h: seed 004's own mismatch, kept so its published costs recompute; it puts USD 1.4% high" in sentence
-    assert "`--create_secondary=false --auto_inc=false` (seed 004's options for oltp_point_select)" in \
-        report.table_options_sentence()
-
-
-def test_two_repetitions_claim_nothing_within_their_wide_cis():
-    report = _report(_summary("postgres", [(1, 100, 10.0)]).assign(n=2))
-    sentence = report.noise_sentence()
-    assert "n = 2" in sentence and "t = 12.7" in sentence and "Nothing in this report is coloured" in sentence
-    assert "t = 4.3" in _report(_summary("postgres", [(1, 100, 10.0)]).assign(n=3)).noise_sentence()
-    # One bisected step with n = 1 among steps with n = 3 is named; it does not make every step "ran once".
-    mixed = _report(_summary("mariadb", [(32, 100, 10.0), (64, 90, 30.0), (128, 95, 49.0)]).assign(n=[3, 1, 3]))
-    assert mixed.noise_sentence().startswith("Steps have n = 3 repetitions except MariaDB t at 64 threads (n = 1: no "
-                                             "CI): their 95% CIs use Student's t = 4.3")
-    assert "knee" in report.knee_rule_sentence() and "at least 10%" in report.knee_rule_sentence()
-
-
-def test_seed_004_settings_not_reproduced_are_stated_beside_this_runs():
-    summary = _summary("postgres", [(2, 100, 10.0), (45, 300, 50.0), (64, 310, 70.0)])
-    report = _report(summary, threads=(2, 32, 64))
-    report.info.update(cpu_cores=2)
-    report.info["parameters"].update(tables=1, table_size=100_000, step_seconds=2, warmup_seconds=2,
-                                     max_settle_seconds=2, rand_type="uniform", repetitions=2,
-                                     tests=["oltp_point_select"])
-    report.instances = pd.DataFrame({"engine": [], "kind": [], "config": []})
-    # Six settle windows: four ended at the 2 s bound, two on quiet.
-    report.measurements = pd.DataFrame({"window": "settle", "metric": "wall_time",
-                                        "value": [2.0, 2.01, 2.0, 2.02, 1.1, 1.3]})
-    table = report.seed_settings_table().data.set_index("setting")
-    between = table.loc["between steps", "this run"]
-    assert between.startswith("after each step that writes (oltp_read_write_90_10, oltp_write_only; none after reads")
-    assert "at most 2 s" in between and "4 of 6 ended at the bound" in between
-    # A bound equal to the 1 s quiet interval: every window lasts it, quiet or not (run 20261124T124310Z-df05c2
-    # said "84 of 84 ended at the bound"). The settle windows' share of engine CPU is what tells.
-    report.info["parameters"]["max_settle_seconds"] = 1
-    report.measurements = pd.DataFrame({"window": ["settle", "settle", "phase"], "metric": "cpu_time",
-                                        "scope": "server", "value": [0.01, 0.02, 3.0]})
-    between = report.seed_settings_table().data.set_index("setting").loc["between steps", "this run"]
-    assert "cannot tell an engine that went quiet from one still busy" in between and "ended at the bound" not in between
-    assert "settle windows held 1.0% of the engine CPU" in between
-    report.info["parameters"]["settle_after_writes"] = False
-    between = report.seed_settings_table().data.set_index("setting").loc["between steps", "this run"]
-    assert between.startswith("no settle window after any step (settle_after_writes false)")
-    assert table.loc["data"].tolist() == ["--tables=10 --table-size=1000000", "--tables=1 --table-size=100000"]
-    assert table.loc["threads", "seed 004 (its text)"] == (
-        "8 16 32 64 128 256 512 1024 (its commands; its CockroachDB bottleneck script 32 64 128 256 512; its published "
-        "data start at 32 threads)")
-    assert table.loc["consistency", "this run"].startswith("each engine at its own default isolation, as read")
-    assert table.loc["threads", "this run"].startswith("2 32 64, bisected where the goal bound: 45")
-    assert "--rand-seed=1234567" in table.loc["random seed", "seed 004 (its text)"]
-    assert "sysbench's default, 10 s" in table.loc["step length", "seed 004 (its text)"]
-    assert "730 h" in table.loc["price arithmetic", "seed 004 (its text)"]
-    assert table.loc["step length", "this run"].startswith("2 s per step after a 2 s warm-up per test (the sysbench "
-                                                          "warm-up, warmup_seconds:")
-    assert "the driver's warmup parameter, a whole discarded repetition, is another mechanism" in \
-        table.loc["step length", "this run"]
-    assert table.loc["random seed", "this run"].startswith("not set: sysbench 1.0.20 then seeds from the clock")
-    assert table.loc["repetitions"].tolist() == ["one run per step", "at least 2 per step, 95% CIs given"]
-
-
 def test_a_gain_is_judged_on_each_repetitions_own_ratio():
     # Run 20261124T133330Z-5c5934's shape: repetition 3 ran 15% slow at both steps. Over the means the
     # 2 -> 4 gain's CI is wide (the slow repetition widens both CIs); paired, the repetitions agree
@@ -606,30 +286,208 @@ def test_a_gain_is_judged_on_each_repetitions_own_ratio():
     assert pd.isna(analysis.gain_ci_paired(pd.Series([100.0]), pd.Series([200.0]), 1, 2)[1])
 
 
-def test_the_p95_window_and_the_write_prices_say_what_they_rest_on():
-    # Run 20261124T220931Z-461d23: 2 s steps, about 5,500 transactions at 128 threads in the slowest engine's window.
-    s = pd.concat([_summary("postgres", [(8, 4_000, 10.0), (128, 4_141, 78.6)]),
-                   _summary("mysql", [(8, 2_900, 12.0), (128, 2_750, 77.2)])], ignore_index=True)
-    report = _report(s.assign(test="oltp_read_write_90_10"))
-    report.info["parameters"]["step_seconds"] = 2
-    text = report.p95_window_sentence()
-    assert text.startswith("Each p95 comes from one 2 s window per repetition: at 128 threads the fewest transactions "
-                           "in one was about 5,500 (MySQL oltp_read_write_90_10)")
-    assert "seed 004's read/write steps ran 300 s" in text and "its slowest 5% are about 275 transactions" in text
-    # The one server setting the sweep changes (threads up to 256 here), named beside the connection note.
-    report.summary = report.summary.assign(connect_s=0.5, events_s=2.0)
-    assert report.connection_note().startswith("Every server's max_connections was raised to 272 (the largest step "
-                                               "plus the harness's own sessions; PostgreSQL's default is 100")
-    assert "part of a gap between their prices is those settings, not the engine" in report.price_sentence()
-    assert "part of a gap" not in _report(s.assign(test="oltp_point_select")).price_sentence()
 
 
-def test_seed_004s_costs_recompute_and_its_ratio_is_shown():
-    # The seed writes "355.66% more" for CockroachDB's cost per operation; its own inputs give 3.56x (255.66% more).
+# -- findings: verdict rules on rows, the rendered findings approved as a snapshot ------------------
+def _reps(engine, test, steps, *, cpu=0.02, p95=None, spread=(1.0, 1.01, 0.99)):
+    """Per-repetition step rows, as analysis.steps gives them: `steps` is [(threads, tps)]; every
+    repetition scales a step's TPS by its factor in `spread` (so CIs exist and are known)."""
+    rows = []
+    for threads, tps in steps:
+        for repetition, f in enumerate(spread, 1):
+            rows.append({"engine": engine, "test": test, "threads": threads, "repetition": repetition, "tps": tps * f,
+                         "latency_p95": (p95 or {}).get(threads, 0.2 * threads), "engine_cpu_ms_per_txn": cpu / f,
+                         "client_cpu_ms_per_txn": 0.01})
+    return rows
+
+
+def _analysed(rows, goal=60.0, prices=None, base="postgres", **kw):
+    steps = pd.DataFrame(rows)
+    for col in ("qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_s", "client_cpu_s", "wall_s",
+                "engine_phase_cpu_s", "client_phase_cpu_s"):
+        steps[col] = 1.0
+    steps["cpu_ms_per_txn"] = steps["engine_cpu_ms_per_txn"] + steps["client_cpu_ms_per_txn"]
+    summary = analysis.summarize(steps, cores=2)
+    knees = analysis.knee(summary, step_rows=steps)
+    prices = {"postgres": 0.096, "mysql": 0.096} if prices is None else prices
+    price_perf = analysis.price_performance(summary, goal, prices)
+    return analysis.findings(summary, knees, price_perf, base_engine=base, goal_ms=goal, prices=prices, **kw)
+
+
+# Run 20261124T220931Z-461d23's shape: point selects 5.6-6.5x from 1 to 2 threads, flat after.
+PG = [(1, 14_000), (2, 82_700), (4, 83_000), (8, 82_500)]
+MY = [(1, 9_000), (2, 55_000), (4, 55_400), (8, 55_100)]
+
+
+def test_a_faster_than_linear_first_step_is_left_out_of_the_knee():
+    summary = analysis.summarize(pd.DataFrame(_reps("postgres", "t", PG)).assign(
+        **{c: 1.0 for c in ("qps", "latency_avg", "latency_p99", "errors", "reconnects", "client_cpu_ms_per_txn",
+                            "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s", "engine_phase_cpu_s",
+                            "client_phase_cpu_s")}), 2)
+    assert analysis.slow_start([1, 2, 4], [14_000, 82_700, 83_000]) == 1
+    assert analysis.slow_start([1, 2, 4], [100, 190, 300]) == 0  # 1.9x per doubling: an engine can do that
+    k = analysis.knee(summary).iloc[0]
+    # From 2 threads on the gain is 0.4% then -0.6%, with the three repetitions' spread: the knee is 2.
+    assert (k["slow_start_threads"], k["knee_threads"]) == (1, 2)
+
+
+def test_capacity_rows_compare_each_engine_at_its_knee_with_judges_verdict():
+    found = _analysed(_reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", MY, cpu=0.03))
+    by = found.set_index("kind")
+    capacity, cost, price = by.loc["capacity"], by.loc["cost"], by.loc["price"]
+    assert (capacity["threads"], capacity["base_threads"]) == (2, 2)
+    assert capacity["ratio"] == pytest.approx(55_000 / 82_700, rel=1e-3)
+    # Fewer TPS is worse, more CPU per transaction is worse, more USD per transaction is worse.
+    assert (capacity["verdict"], cost["verdict"], price["verdict"]) == ("worse", "worse", "worse")
+    # The 1-thread step measured the VM's wake-up, not the engine: both sides say so.
+    assert "slow-start" in capacity["caveats"] and "knee-undetermined" not in capacity["caveats"]
+    # One price for both engines: USD is 1 / TPS scaled, and the row says so.
+    assert "one-price" in price["caveats"]
+    assert price["ratio"] == pytest.approx(1 / (55_400 / 83_000), rel=1e-3)  # each engine's best step
+    assert set(found[found["headline"]]["kind"]) == {"capacity", "price"}
+
+
+def test_a_ratio_inside_the_hosts_drift_is_not_a_difference():
+    # MySQL 3% slower with tight CIs: beyond noise and over the 5% threshold? No: within 5%, so `same`;
+    # at 8% slower it is worse, unless the host's speed moved 10% between the two engines.
+    slower = [(t, tps * 0.92) for t, tps in PG]
+    assert _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", [(t, x * 0.97) for t, x in PG])) \
+        .set_index("kind").loc["capacity", "verdict"] == "same"
+    assert _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", slower)).set_index("kind").loc[
+        "capacity", "verdict"] == "worse"
+    drifted = _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", slower), drift=lambda e, b: 0.10)
+    assert drifted.set_index("kind").loc["capacity", "verdict"] == "drift"
+
+
+def test_an_undetermined_knee_makes_its_rows_not_comparable():
+    # Still gaining 40% per doubling at the last step run: the capacity lies beyond it.
+    rising = [(1, 100), (2, 190), (4, 270), (8, 380)]
+    found = _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", rising)).set_index("kind")
+    assert found.loc["capacity", "verdict"] == found.loc["cost", "verdict"] == "not_comparable"
+    assert "knee-undetermined" in found.loc["capacity", "caveats"] and found.loc["capacity", "threads"] == 8
+    assert found.loc["price", "verdict"] == "worse"  # price/performance does not need a knee
+
+
+def test_price_rows_say_where_the_goal_never_bound_or_repetitions_split():
+    # PostgreSQL crosses the 60 ms goal at 8 threads; MySQL never does, and one of its repetitions
+    # crossed at 4 threads (the median stayed under).
+    rows = _reps("postgres", "t", PG, p95={1: 1, 2: 5, 4: 30, 8: 90})
+    rows += _reps("mysql", "t", MY, p95={1: 1, 2: 5, 4: 40, 8: 50})
+    for r in rows:
+        if r["engine"] == "mysql" and r["threads"] == 4 and r["repetition"] == 2:
+            r["latency_p95"] = 70.0
+    price = _analysed(rows).set_index("kind").loc["price"]
+    assert {"goal-never-bound", "goal-split"} <= set(price["caveats"])
+    assert (price["threads"], price["base_threads"]) == (4, 4)  # PostgreSQL's best step under the goal
+
+
+def test_per_engine_prices_scale_the_usd_ratio_and_nothing_priced_compares_throughput():
+    rows = _reps("postgres", "t", PG) + _reps("mysql", "t", MY)
+    rds = _analysed(rows, prices={"postgres": 0.178, "mysql": 0.171}).set_index("kind").loc["price"]
+    assert rds["ratio"] == pytest.approx(0.171 / 0.178 * 83_000 / 55_400, rel=1e-3) and "one-price" not in rds["caveats"]
+    unpriced = _analysed(rows, prices={}).set_index("kind").loc["price"]
+    assert (unpriced["metric"], unpriced["unit"], unpriced["verdict"]) == ("throughput within the p95 goal", "TPS",
+                                                                          "worse")
+
+
+def test_write_rows_name_differing_commits_and_read_rows_do_not():
+    commits = {"postgres": (True, False), "mysql": (True, True)}  # MySQL also syncs a binary log per commit
+    rows = _reps("postgres", "oltp_read_write_90_10", PG) + _reps("mysql", "oltp_read_write_90_10", MY)
+    write = _analysed(rows, commits=commits)
+    assert all("durability" in c for c in write["caveats"])
+    reads = _analysed([{**r, "test": "oltp_point_select"} for r in rows], commits=commits)
+    assert not any("durability" in c for c in reads["caveats"])
+
+
+def test_the_answer_states_at_most_five_rows():
+    rows = []
+    for engine, f in (("postgres", 1.0), ("mysql", 0.7), ("mariadb", 0.75), ("mariadb-myrocks", 0.5)):
+        for test in ("oltp_point_select", "oltp_read_write_90_10"):
+            rows += _reps(engine, test, [(t, tps * f) for t, tps in PG])
+    found = _analysed(rows, prices={})
+    assert len(found) == 18 and found["headline"].sum() == 5
+
+
+def test_useful_capacity_is_starred_on_the_throughput_axis_in_a_panel_of_its_own():
+    # Issue 37 item 10: the star was drawn at the knee's p95 on the p95 axis (PostgreSQL's at 0.027 ms,
+    # on the floor) of a figure that overlaid TPS and p95.
+    from benchlib.plots import throughput_latency
+
+    summary = _summary("postgres", [(2, 80_000, 0.03), (4, 82_000, 0.05), (8, 81_000, 0.2)])
+    knees = pd.DataFrame({"engine": ["postgres"], "test": ["t"], "knee_threads": [4.0], "knee_tps": [82_000.0],
+                          "knee_p95_ms": [0.027]})
+    fig = throughput_latency(summary, title="t", name="t", knees=knees)
+    star = next(tr for tr in fig.data if tr.marker.symbol == "star")
+    tps = next(tr for tr in fig.data if list(tr.y) == list(summary["tps"]))
+    p95 = next(tr for tr in fig.data if list(tr.y) == list(summary["latency_p95"]))
+    assert list(star.y) == [82_000] and star.yaxis == tps.yaxis
+    # Panels of their own: the two traces' axes do not overlay one another and their domains are apart.
+    axis = lambda name: fig.layout["yaxis" + name[1:]]  # noqa: E731
+    assert p95.yaxis != tps.yaxis and axis(p95.yaxis).overlaying is None and axis(tps.yaxis).overlaying is None
+    low, high = sorted([axis(tps.yaxis).domain, axis(p95.yaxis).domain])
+    assert low[1] <= high[0]
+    assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [2, 4, 8]
+
+
+def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):
+    """Every findings row of a stored synthetic run, through the report and its phrase table."""
+    from benchlib import findings as F
+    from benchlib.store import Store
     from benchlib.workloads.sweep.report import SweepReport
 
-    table = object.__new__(SweepReport).reference_price_table().set_index("seed 004 system")
-    recomputed, published = table["USD/operation (recomputed here)"], table["USD/operation (published)"]
-    assert (abs(recomputed / published - 1) < 1e-6).all()
-    ratio = table.filter(like="cost per operation / the cheaper").iloc[:, 0]
-    assert ratio["cockroachdb"] == pytest.approx(3.5566, abs=1e-3) and ratio["xpand"] == 1
+    store = Store(tmp_path / "results")
+    rows = []
+    for test, f in (("oltp_point_select", 1.0), ("oltp_read_write_90_10", 0.1)):
+        rows += _reps("postgres", test, [(t, tps * f) for t, tps in PG], p95={1: 1, 2: 5, 4: 30, 8: 90})
+        rows += _reps("mysql", test, [(t, tps * f) for t, tps in MY], cpu=0.03)
+    run_id = write_sweep_run(store, rows)
+    report = SweepReport(run_id, store)
+    found = report.findings()
+    assert list(found.columns[:len(F.FINDING_COLUMNS)]) == F.FINDING_COLUMNS
+    cited = {c for cs in found["caveats"] for c in cs}
+    assert cited <= {c.id for c in report.caveat_notes()}  # every cited caveat has its sentence
+    rendered = [f"{row['verdict']} {list(row['caveats'])}: {F.render(row, report.phrases)}"
+                for row in found.to_dict("records")]
+    assert rendered == snapshot
+    assert report.answer_lines() == [F.render(r, report.phrases) for r in found[found["headline"]].to_dict("records")]
+
+
+def write_sweep_run(store, step_rows, *, run_id="20261201T000000Z-sweep0", goal=60.0):
+    """A sweep run through the real Store API: per engine one start, per step and repetition one
+    phase window with sysbench's readings, the engine's cgroup CPU and sysbench's own."""
+    import datetime as dt
+    import json
+
+    at = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+    engines = list(dict.fromkeys(r["engine"] for r in step_rows))
+    params = {"engines": engines, "tests": list(dict.fromkeys(r["test"] for r in step_rows)),
+              "threads": sorted({r["threads"] for r in step_rows}), "p95_goal_ms": goal,
+              "host_class": "aws-us-east-1-2vcpu", "step_seconds": 2, "warmup_seconds": 2, "tables": 1,
+              "table_size": 1000, "repetitions": 3, "max_repetitions": 3, "until_p95_goal": True,
+              "rand_type": "uniform", "create_secondary": False, "auto_inc": False, "max_settle_seconds": 0}
+    store.write_run({"run_id": run_id, "experiment": "sweep", "notebook": "03-concurrency-sweep", "status": "ok",
+                     "started_at": at, "ended_at": at + dt.timedelta(minutes=5), "hostname": "host-a",
+                     "cpu_model": "Test CPU", "cpu_cores": 2, "cgroup_layout": "v2", "git_sha": "1111111111",
+                     "git_dirty": False, "benchlib_version": "0.1.0", "parameters": json.dumps(params),
+                     "perf_support": "{}", "host_fingerprint": "ab12"})
+    for engine in engines:
+        store.write_instance({"run_id": run_id, "instance_id": f"{engine}-1", "engine": engine, "kind": "server",
+                              "image_ref": f"{engine}:local", "image_source": "local-build",
+                              "server_version": f"{engine} 1.0", "config": "{}", "started_at": at})
+    for seq, r in enumerate(step_rows, 1):
+        common = {"run_id": run_id, "instance_id": f"{r['engine']}-1", "engine": r["engine"], "experiment": "sweep",
+                  "phase": r["test"], "repetition": r["repetition"], "window": "phase", "status": "ok",
+                  "started_at": at, "ended_at": at, "labels": json.dumps({"test": r["test"], "threads": r["threads"]})}
+        transactions = r["tps"] * 2
+        readings = {"transactions": transactions, "tps": r["tps"], "qps": r["tps"], "latency_avg": 1.0,
+                    "latency_p95": r["latency_p95"], "latency_p99": r["latency_p95"], "errors": 0.0, "reconnects": 0.0}
+        store.append_measurements(run_id, seq, [
+            *({**common, "metric": k, "value": v, "unit": "", "source": "sysbench", "scope": "client"}
+              for k, v in readings.items()),
+            {**common, "metric": "cpu_time", "value": r["engine_cpu_ms_per_txn"] * transactions / 1e3, "unit": "s",
+             "source": "cgroup", "scope": "server"},
+            {**common, "metric": "cpu_time", "value": r["client_cpu_ms_per_txn"] * transactions / 1e3, "unit": "s",
+             "source": "rusage", "scope": "client"},
+            {**common, "metric": "wall_time", "value": 2.0, "unit": "s", "source": "clock", "scope": "server"}])
+    store.compact(run_id)
+    return run_id

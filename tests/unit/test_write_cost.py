@@ -6,6 +6,7 @@ import json
 import pandas as pd
 import pytest
 
+from benchlib import results
 from benchlib.errors import ParameterError
 from benchlib.engines import get_engine
 from benchlib.workloads.write_cost import analysis, dialect_for, validate_parameters
@@ -122,55 +123,97 @@ def _frame():
 def test_cells_per_row_arithmetic_with_idle_subtracted():
     cells = analysis.cells(_frame(), row_bytes=24).set_index(["engine", "rows_per_txn", "rows_per_stmt"])
     pg = cells.loc[("postgres", 1, 1)]
-    assert pg["phase_us_per_row"] == pytest.approx(410.0)  # (0.51 - 0.01 x 10 s) / 1000 rows
-    assert pg["after_us_per_row"] == pytest.approx(100.0)  # 0.11 - 0.01 x 1 s
-    assert pg["cpu_us_per_row"] == pytest.approx(510.0)
+    assert pg["phase_per_row"] == pytest.approx(410e-6)  # (0.51 - 0.01 x 10 s) / 1000 rows, in seconds per row
+    assert pg["after_per_row"] == pytest.approx(100e-6)  # 0.11 - 0.01 x 1 s
+    assert pg["engine_per_row"] == pytest.approx(510e-6)
     assert pg["after_share"] == pytest.approx(100 / 510)
-    assert pg["client_us_per_row"] == pytest.approx(200.0)
-    assert pg["wall_us_per_row"] == pytest.approx(10_000.0)
+    assert pg["client_per_row"] == pytest.approx(200e-6)
+    assert pg["total_per_row"] == pytest.approx(710e-6)
+    assert pg["wall_per_row"] == pytest.approx(10e-3)
     assert pg["log_bytes_per_row"] == pytest.approx(240.0) and pg["log_amplification"] == pytest.approx(10.0)
     assert pg["io_bytes_per_row"] == pytest.approx(480.0)
     lite = cells.loc[("sqlite", 1, 1)]
-    assert lite["cpu_us_per_row"] == pytest.approx(400.0)
-    assert pd.isna(lite["after_us_per_row"]) and pd.isna(lite["client_us_per_row"])
+    assert lite["engine_per_row"] == pytest.approx(400e-6) and lite["total_per_row"] == pytest.approx(400e-6)
+    assert pd.isna(lite["after_per_row"]) and pd.isna(lite["client_per_row"])
     assert pd.isna(lite["log_bytes_per_row"]) and lite["log_status"] == "not reported"  # never 0
+
+
+def test_costs_follow_the_runs_cost_metric_and_a_driver_not_counted_in_it_is_no_zero():
+    """Instructions where they were counted (valgrind's server counter): the same arithmetic in the
+    metric's own unit; a server's driver, counted in CPU seconds only, leaves engine + driver empty."""
+    frame = _frame()
+    counted = frame[(frame["metric"] == "cpu_time") & (frame["scope"] != "client")].assign(
+        metric="instructions_user", value=lambda d: d["value"] * 1e9, unit="instructions")
+    cells = analysis.cells(pd.concat([frame, counted]), row_bytes=24, metric="instructions_user")
+    pg = cells.set_index(["engine", "rows_per_txn", "rows_per_stmt"]).loc[("postgres", 1, 1)]
+    assert pg["engine_per_row"] == pytest.approx(510e3)  # instructions per row
+    assert pd.isna(pg["client_per_row"]) and pd.isna(pg["total_per_row"])
 
 
 def test_ratio_to_postgres_and_decomposition():
     summary = analysis.summarize(analysis.cells(_frame(), row_bytes=24))
     ratio = summary.set_index(["engine", "rows_per_txn", "rows_per_stmt"])["ratio_to_postgres"]
     assert ratio[("postgres", 1, 1)] == pytest.approx(1.0)
-    # Engine + driver CPU: PostgreSQL's client CPU is added (510 + 200 µs), SQLite's driver is inside it.
+    # Engine + driver: PostgreSQL's client is added (510 + 200 µs), SQLite's driver is inside its process.
     assert ratio[("sqlite", 1, 1)] == pytest.approx(400 / 710)
     assert ratio[("sqlite", 100, 100)] == pytest.approx(10 / 20)
     parts = analysis.decompose(analysis.cells(_frame(), row_bytes=24)).set_index("engine")
-    assert parts.loc["postgres", "commit_us"] == pytest.approx(510 - 110)
-    assert parts.loc["postgres", "statement_us"] == pytest.approx(110 - 10)
-    assert parts.loc["postgres", "row_us"] == pytest.approx(10)
-    assert parts.loc["postgres", "dominant"] == "commit (one repetition: untested)"
-    assert parts.loc["sqlite", "statement_us"] == pytest.approx(30)
-    assert pd.isna(parts.loc["sqlite", "after_share"]) and pd.isna(parts.loc["sqlite", "commit_ci95"])
+    # The engine's own cost: PostgreSQL's driver is not in it.
+    assert parts.loc["postgres", "commit"] == pytest.approx((510 - 110) * 1e-6)
+    assert parts.loc["postgres", "statement"] == pytest.approx((110 - 10) * 1e-6)
+    assert parts.loc["postgres", "row"] == pytest.approx(10e-6)
+    assert parts.loc["sqlite", "statement"] == pytest.approx(30e-6)
+    assert pd.isna(parts.loc["sqlite", "commit_ci95"])  # one repetition: no CI
 
 
-def _cell_rows(values_by_rep: list[dict[tuple[int, int], float]]) -> pd.DataFrame:
-    return pd.DataFrame([{"engine": "postgres", "repetition": rep, "rows_per_txn": t, "rows_per_stmt": s,
-                          "rows_from": "client VALUES", "cpu_us_per_row": v, "after_share": 0.1}
+def _cell_rows(values_by_rep: list[dict[tuple[int, int], float]], engine: str = "postgres") -> pd.DataFrame:
+    return pd.DataFrame([{"engine": engine, "repetition": rep, "rows_per_txn": t, "rows_per_stmt": s,
+                          "rows_from": "client VALUES", "engine_per_row": v, "after_share": 0.1}
                          for rep, cells in enumerate(values_by_rep, start=1) for (t, s), v in cells.items()])
 
 
 def test_decomposition_parts_are_taken_per_repetition_with_a_ci():
     reps = [{(1, 1): 500 + d, (100, 1): 100 + d, (100, 100): 10.0} for d in (-10.0, 0.0, 10.0)]
     p = analysis.decompose(_cell_rows(reps)).iloc[0]
-    assert p["n"] == 3 and p["commit_us"] == pytest.approx(400) and p["commit_ci95"] == pytest.approx(0)
-    assert p["one_row_txn_us"] == pytest.approx(500)
+    assert p["n"] == 3 and p["commit"] == pytest.approx(400) and p["commit_ci95"] == pytest.approx(0)
+    assert p["one_row_txn"] == pytest.approx(500)
     # sd 10 over 3 repetitions: t(2) = 4.303, half width 4.303 x 10 / sqrt(3)
     assert p["one_row_txn_ci95"] == pytest.approx(4.303 * 10 / 3 ** 0.5, rel=1e-3)
-    assert p["dominant"] == "commit"
 
 
-def test_a_part_is_not_called_dominant_when_the_cis_overlap():
+def _verdicts(cell_rows: pd.DataFrame) -> dict[str, str]:
+    rows = analysis.decomposition_findings(cell_rows, metric="cpu_time", unit="s")
+    return {r["engine"]: (r["step"], r["verdict"]) for r in rows}
+
+
+def test_the_largest_part_is_separable_when_it_clears_the_next_within_the_repetitions():
+    # Commit 400 against statement ~90: apart in every repetition, whatever the spread of the whole.
+    reps = [{(1, 1): 500 + d, (100, 1): 100 + d / 2, (100, 100): 10.0} for d in (-40.0, 0.0, 40.0)]
+    assert _verdicts(_cell_rows(reps)) == {"postgres": ("commit vs statement", "worse")}
+
+
+def test_parts_that_cross_within_the_repetitions_are_not_separable():
     reps = [{(1, 1): 200 + d, (100, 1): 100 - d, (100, 100): 10.0} for d in (-60.0, 0.0, 60.0)]
-    assert analysis.decompose(_cell_rows(reps)).iloc[0]["dominant"] == "not separable at this precision"
+    step, verdict = _verdicts(_cell_rows(reps))["postgres"]
+    assert verdict == "noise"
+
+
+def test_parts_of_one_repetition_are_untested():
+    reps = [{(1, 1): 500.0, (100, 1): 100.0, (100, 100): 10.0}]
+    assert _verdicts(_cell_rows(reps))["postgres"] == ("commit vs statement", "untested")
+
+
+def test_parts_are_tested_paired_not_as_independent_means():
+    """Commit and statement share the many-single cell: a slow repetition of that cell moves them
+    in opposite directions. Paired within repetitions, a steady 2:1 split is separable although the
+    parts' own CIs overlap."""
+    reps = [{(1, 1): 310 + 3 * d + j, (100, 1): 110 + d, (100, 100): 10.0}
+            for d, j in ((-60.0, 1.0), (0.0, -2.0), (60.0, 0.5), (10.0, 1.0))]
+    parts = analysis.decompose(_cell_rows(reps)).iloc[0]
+    assert parts["commit"] - parts["commit_ci95"] < parts["statement"] + parts["statement_ci95"]  # CIs overlap
+    (row,) = analysis.decomposition_findings(_cell_rows(reps), metric="cpu_time", unit="s")
+    assert row["verdict"] == "worse" and row["ratio"] == pytest.approx(2.0, rel=0.02)
+    assert row["ratio_low"] < 2.0 < row["ratio_high"] < 2.1
 
 
 def test_heatmaps_share_one_colour_scale_and_keep_missing_cells_empty():
@@ -201,10 +244,10 @@ def _replication_rows():
                                        ("postgres-replica-sync", (200.0, 230.0), (15.0, 15.0), 0.0005)):
         for rep in (0, 1):
             rows.append({"engine": engine, "repetition": rep + 1, "rows_per_txn": 1, "rows_per_stmt": 1,
-                         "rows_from": CLIENT_VALUES, "cpu_us_per_row": one_row[rep], "txn_latency_p50": p50,
+                         "rows_from": CLIENT_VALUES, "engine_per_row": one_row[rep], "txn_latency_p50": p50,
                          "txn_latency_p95": 2 * p50})
             rows.append({"engine": engine, "repetition": rep + 1, "rows_per_txn": 100, "rows_per_stmt": 100,
-                         "rows_from": CLIENT_VALUES, "cpu_us_per_row": bulk[rep], "txn_latency_p50": 100 * p50,
+                         "rows_from": CLIENT_VALUES, "engine_per_row": bulk[rep], "txn_latency_p50": 100 * p50,
                          "txn_latency_p95": 200 * p50})
     return pd.DataFrame(rows)
 
@@ -213,14 +256,13 @@ def test_replication_compares_each_cluster_with_its_single_node_per_cell():
     r = analysis.replication(_replication_rows()).set_index(["rows_per_txn", "rows_per_stmt"])
     one = r.loc[(1, 1)]
     assert one["cluster"] == "postgres-replica-sync" and one["single"] == "postgres"
-    assert one["single_us"] == pytest.approx(105.0) and one["cluster_us"] == pytest.approx(215.0)
+    assert one["base_mean"] == pytest.approx(105.0) and one["mean"] == pytest.approx(215.0)
     assert one["ratio"] == pytest.approx(215 / 105)
-    assert one["added_us_per_commit"] == pytest.approx(110.0)  # one row per commit
-    assert one["single_ci95"] == pytest.approx(12.706 * 7.0710678 / 2 ** 0.5)  # t(1) x sd / sqrt(n)
+    assert one["added_per_commit"] == pytest.approx(110.0)  # one row per commit
+    assert one["base_ci95"] == pytest.approx(12.706 * 7.0710678 / 2 ** 0.5)  # t(1) x sd / sqrt(n)
     assert one["cluster_txn_latency_p50"] == pytest.approx(0.0005) and one["n"] == 2
     bulk = r.loc[(100, 100)]
-    assert bulk["added_us_per_row"] == pytest.approx(4.0) and bulk["added_us_per_commit"] == pytest.approx(400.0)
-    assert bulk["cluster_us_per_commit"] == pytest.approx(1500.0)
+    assert bulk["added_per_row"] == pytest.approx(4.0) and bulk["added_per_commit"] == pytest.approx(400.0)
 
 
 def test_replication_needs_the_single_node_in_the_same_run():
@@ -250,11 +292,69 @@ def test_node_cells_give_each_node_its_own_idle_rate_and_bytes():
                                "config": json.dumps({"role": r, "node": n})}
                               for n, r in (("primary1", "primary"), ("standby1", "standby"))])
     nodes = analysis.node_cells(pd.DataFrame(rows), instances).set_index("node")
-    assert nodes.loc["primary1", "cpu_us_per_row"] == pytest.approx((0.52 - 0.02 * 11) * 1e3)  # 300 µs
-    assert nodes.loc["standby1", "cpu_us_per_row"] == pytest.approx((0.21 - 0.01 * 11) * 1e3)  # 100 µs
+    assert nodes.loc["primary1", "engine_per_row"] == pytest.approx((0.52 - 0.02 * 11) / 1000)  # 300 µs
+    assert nodes.loc["standby1", "engine_per_row"] == pytest.approx((0.21 - 0.01 * 11) / 1000)  # 100 µs
     assert nodes.loc["standby1", "role"] == "standby"
     assert nodes.loc["primary1", "net_rx_per_row"] == pytest.approx(300.0)
     assert nodes.loc["standby1", "net_tx_per_row"] == pytest.approx(2.0)  # both windows
     shares = analysis.node_summary(nodes.reset_index()).set_index("node")["share"]
     assert shares["primary1"] == pytest.approx(0.75) and shares["standby1"] == pytest.approx(0.25)
 
+
+
+def test_a_starts_windows_are_net_of_the_idle_rate_of_its_engine_after_its_cells():
+    """Issue 37 item 1, as run 20261127T235402Z measured MySQL: the start's baseline, taken just
+    after start-up, ran 7-14 ms/s between starts; the settle windows after bulk cells ran 9 ms/s,
+    the engine's idle then. Net of the start's rate, a 1 s settle window came out up to 5 ms below
+    zero, more than half of a bulk cell's cost. The rate the windows are net of is the median of
+    the idle windows measured right after each cell (one of them caught 27 ms/s of work a cell set
+    off after its settle window: the median leaves it out); the start's first is not among them."""
+    cells = [{"rows_per_txn": 1, "rows_per_stmt": 1, "rows_from": CLIENT_VALUES},
+             {"rows_per_txn": 3000, "rows_per_stmt": 1, "rows_from": CLIENT_VALUES},
+             {"rows_per_txn": 3000, "rows_per_stmt": 3000, "rows_from": SERVER_GENERATOR}]
+    rows = [_rows("mysql", {}, "baseline", "cpu_time", 0.0142, phase="idle", seq=1),
+            _rows("mysql", {}, "baseline", "wall_time", 1.0, phase="idle", seq=1)]
+    for seq, (labels, cpu, idle) in enumerate(zip(cells, (1.5, 0.5, 0.0330), (0.0270, 0.0088, 0.0090)), start=2):
+        rows += [_rows("mysql", labels, window, metric, value, seq=seq, check=3000)
+                 for window, metric, value in (("phase", "cpu_time", cpu), ("phase", "wall_time", 0.05),
+                                               ("settle", "cpu_time", 0.0088), ("settle", "wall_time", 1.01))]
+        rows += [_rows("mysql", labels, "baseline", "cpu_time", idle, phase="idle", seq=seq),
+                 _rows("mysql", labels, "baseline", "wall_time", 1.0, phase="idle", seq=seq)]
+    costs = results.phase_costs(pd.DataFrame(rows), "cpu_time")
+    cell = costs[(costs["phase"] == "insert")].set_index("labels")
+    assert cell["idle_rate"].tolist() == pytest.approx([0.0090] * 3)  # the median of 27.0, 8.8 and 9.0 ms/s
+    after = (cell["net_with_settle"] - cell["net"])[json.dumps(cells[2], sort_keys=True)]
+    assert after == pytest.approx(0.0088 - 0.0090 * 1.01)  # -0.3 ms: within the idle rate's noise, not -5.5
+    assert results.phase_costs(pd.DataFrame(rows[:2] + rows[2:6]), "cpu_time")["idle_rate"].iloc[0] == \
+        pytest.approx(0.0142)  # one baseline: the start's own
+
+
+def test_work_after_the_commit_within_the_idle_rates_noise_is_no_share():
+    """A share of the cost after the commit is drawn only where that work is resolved above zero:
+    net of an idle rate it can come out negative, which is no share of anything."""
+    reps = []
+    for rep, after in enumerate((-2e-6, 1e-6, -1e-6), start=1):
+        for (t, s), engine in (((1, 1), 100e-6), ((100, 100), 10e-6)):
+            reps.append({"engine": "mysql", "repetition": rep, "rows_per_txn": t, "rows_per_stmt": s,
+                         "rows_from": CLIENT_VALUES, **{v: float("nan") for v in analysis.VALUES},
+                         "engine_per_row": engine, "after_per_row": after if t == 100 else 20e-6,
+                         "after_share": (after if t == 100 else 20e-6) / engine, "log_status": "ok"})
+    summary = analysis.summarize(pd.DataFrame(reps)).set_index("rows_per_txn")
+    assert summary.loc[100, "after_share"] < 0 and not summary.loc[100, "after_resolved"]
+    assert summary.loc[1, "after_resolved"] and summary.loc[1, "after_share"] == pytest.approx(0.2)
+
+
+def test_heatmap_axis_titles_sit_on_the_outer_panels_only():
+    """Issue 37 item 11: an x-axis title under an upper panel collided with the engine title of the
+    panel below it (and a y title beside an inner panel with the panel to its left)."""
+    from benchlib.plots import heatmaps
+
+    engines = ["postgres", "mysql", "mariadb", "sqlite", "duckdb"]
+    df = pd.DataFrame({"engine": engines, "x": ["1"] * 5, "y": [1] * 5, "v": [1.0, 2.0, 3.0, 4.0, 5.0]})
+    fig = heatmaps(df, x="x", y="y", value="v", facet="engine", title="t", name="n", unit="µs", x_title="rows per "
+                   "statement", y_title="rows per transaction")
+    x_titles = [fig.layout[f"xaxis{i or ''}"].title.text for i in ["", 2, 3, 4, 5]]
+    y_titles = [fig.layout[f"yaxis{i or ''}"].title.text for i in ["", 2, 3, 4, 5]]
+    # Three columns: panels 1 and 2 have panels below them; panel 3 has none.
+    assert x_titles == [None, None, "rows per statement", "rows per statement", "rows per statement"]
+    assert y_titles == ["rows per transaction", None, None, "rows per transaction", None]

@@ -54,6 +54,10 @@ class NotebookOutcome:
     # be read, [] when everything does; None: not checked (no report, or no chromium).
     layout_problems: list[str] | None = None
     layout: str | None = None  # the check's one-line summary, or why it did not run
+    # The report's answer (RunReport.answer's output metadata): its first line and how sure the
+    # run is; None where the report states none (a notebook not yet ported, or one that failed first).
+    answer: str | None = None
+    certainty: str | None = None
 
     @property
     def wall_seconds(self) -> float:
@@ -150,11 +154,13 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
             figures, figure_error = _publish(lambda: export_figures(executed, out_dir / "figures" / name))
     layout_problems, layout_summary = check_layout(html_path)
     spec = read_notebook(executed if executed.exists() else notebook)
+    answered = answer_of(executed) if executed.exists() else {}
     outcome = NotebookOutcome(
         name, params_file_name, error is None and render_error is None, seconds, executed, html_path,
         figures or [], error, figure_error, run_ids, spec.title, spec.question, engines_of(run_ids),
         started_at.isoformat(timespec="seconds"), render_error, time.perf_counter() - published,
-        measured_seconds(run_ids), layout_problems=layout_problems, layout=layout_summary)
+        measured_seconds(run_ids), layout_problems=layout_problems, layout=layout_summary,
+        answer=answered.get("answer"), certainty=answered.get("certainty"))
     if interrupted:
         raise Interrupted(outcome)
     return outcome
@@ -210,6 +216,18 @@ def recorded_runs(executed: Path) -> list[str]:
             if run_id and run_id not in run_ids:
                 run_ids.append(run_id)
     return run_ids
+
+
+def answer_of(executed: Path) -> dict[str, Any]:
+    """The answer a report stated (RunReport.answer's output metadata `benchlib`: answer, lines,
+    certainty, seed), from the executed notebook; {} when it states none."""
+    nb = json.loads(Path(executed).read_text())
+    for cell in nb.get("cells", []):
+        for output in cell.get("outputs", []):
+            found = (output.get("metadata") or {}).get("benchlib")
+            if isinstance(found, dict) and "answer" in found:
+                return found
+    return {}
 
 
 def _from_store(sql: str, run_ids: list[str]) -> list[tuple] | None:

@@ -120,19 +120,75 @@ def available() -> bool:
 
 def check(page: Path, width: int = WIDTH) -> Layout:
     """Load a copy of `page` with the check script in headless Chromium at `width` px."""
+    data = _probe(page, CHECK_SCRIPT, width)
+    return Layout(Path(page), data["innerWidth"], data["scrollWidth"], data["figures"])
+
+
+HEIGHT = 900  # a laptop's browser window: the first screen
+
+# The text a reader sees without scrolling: every text node whose box starts above the first
+# screen's bottom edge (SVG text included: a chart's title and ticks), in document order, and how
+# far down the answer's chart ends. The edge is HEIGHT px from the page's top, not the headless
+# window's inner height: Chromium takes its own window chrome out of --window-size (900 gives an
+# 813 or 757 px viewport), and a page 1280 px wide lays out the same whatever the window's height.
+FIRST_SCREEN_SCRIPT = """
+<pre id="benchlib-check"></pre>
+<script>
+window.addEventListener("load", function () { setTimeout(function () {
+  window.scrollTo(0, 0);
+  var seen = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  var range = document.createRange();
+  while (walker.nextNode()) {
+    var node = walker.currentNode, text = node.textContent.trim();
+    if (!text || node.parentElement.closest("script, style, pre#benchlib-check")) { continue; }
+    range.selectNodeContents(node);
+    var box = range.getBoundingClientRect();
+    if (box.height > 0 && box.top < SCREEN && box.bottom > 0) { seen.push(text); }
+  }
+  var answer = document.querySelector(".benchlib-answer");
+  var chart = null;
+  if (answer) {
+    var after = Array.from(document.querySelectorAll(".js-plotly-plot")).filter(function (gd) {
+      return answer.compareDocumentPosition(gd) & Node.DOCUMENT_POSITION_FOLLOWING; })[0];
+    if (after) { chart = after.getBoundingClientRect().bottom; }
+  }
+  document.getElementById("benchlib-check").textContent = JSON.stringify({
+    text: seen.join(" "), answer: !!answer, chartBottom: chart, height: SCREEN});
+}, 1000); });
+</script>
+"""
+
+
+@dataclass
+class FirstScreen:
+    page: Path
+    text: str  # what is readable without scrolling, in document order
+    answered: bool  # the page has an answer (RunReport.answer's block)
+    chart_bottom: float | None  # where the chart after the answer ends, in px from the top
+    height: int
+
+
+def first_screen(page: Path, width: int = WIDTH, height: int = HEIGHT) -> FirstScreen:
+    """What a reader sees of `page` at width x height before scrolling."""
+    data = _probe(page, FIRST_SCREEN_SCRIPT.replace("SCREEN", str(int(height))), width, height)
+    return FirstScreen(Path(page), data["text"], data["answer"], data["chartBottom"], data["height"])
+
+
+def _probe(page: Path, script: str, width: int, height: int = HEIGHT) -> dict:
+    """Load a copy of `page` with `script` (which writes JSON into pre#benchlib-check) in headless
+    Chromium at width x height, and return what it wrote."""
     if not available():
         raise LayoutError("chromium is not installed (make setup installs it)")
     page = Path(page)
     with tempfile.TemporaryDirectory(prefix="benchlib-layout-") as tmp:
         probe = Path(tmp) / page.name
         text = page.read_text()
-        probe.write_text(text.replace("</body>", CHECK_SCRIPT + "</body>") if "</body>" in text
-                         else text + CHECK_SCRIPT)
+        probe.write_text(text.replace("</body>", script + "</body>") if "</body>" in text else text + script)
         try:
             dom = subprocess.run([
                 "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                f"--user-data-dir={Path(tmp) / 'profile'}", f"--window-size={width},900",
+                f"--user-data-dir={Path(tmp) / 'profile'}", f"--window-size={width},{height}",
                 "--virtual-time-budget=5000", "--dump-dom", probe.as_uri(),
             ], check=True, capture_output=True, text=True, timeout=120).stdout
         except (subprocess.SubprocessError, OSError) as exc:
@@ -140,6 +196,5 @@ def check(page: Path, width: int = WIDTH) -> Layout:
     match = re.search(r'<pre id="benchlib-check">(.*?)</pre>', dom, re.S)
     if not match or not match[1]:
         raise LayoutError(f"the layout check did not run in {page.name}")
-    data = json.loads(match[1].replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
+    return json.loads(match[1].replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
                       .replace("&amp;", "&"))
-    return Layout(page, data["innerWidth"], data["scrollWidth"], data["figures"])

@@ -17,13 +17,18 @@ def render_html(executed: Path, dest: Path) -> Path:
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import Preprocessor
 
+    from ..measure import RUN_MIME
+
     class DropStderr(Preprocessor):
-        """Progress bars and warnings go to stderr: useful live, noise in a published report."""
+        """Progress bars and warnings go to stderr: useful live, noise in a published report. The
+        run's announcement (its id, for the batch to read) stays in the executed notebook: in the
+        report it would stand between the question and the answer, and the appendix has the id."""
 
         def preprocess_cell(self, cell, resources, index):
             if cell.cell_type == "code":
-                cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "stream"
-                                                                and o.get("name") == "stderr")]
+                cell.outputs = [o for o in cell.outputs
+                                if not (o.get("output_type") == "stream" and o.get("name") == "stderr")
+                                and RUN_MIME not in o.get("data", {})]
             return cell, resources
 
     exporter = HTMLExporter(template_name="benchlib", extra_template_basedirs=[str(REPORT_TEMPLATE_DIR)])

@@ -42,6 +42,9 @@ def point_latest(root: Path, out_dir: Path) -> None:
     os.replace(tmp, latest)  # never a moment without `latest`
 
 
+NO_ANSWER = "none stated (the report has no answer() output)"
+
+
 def _outcome_line(o: NotebookOutcome) -> str:
     if not o.ok:
         status = f"FAILED: {o.error}" if o.error else "FAILED"
@@ -53,7 +56,8 @@ def _outcome_line(o: NotebookOutcome) -> str:
     where = f" on {o.worker}" if o.worker else ""
     published = f"; runs not published: {o.publish_error}" if o.publish_error else ""
     layout = f"; report {o.layout}" if o.layout else ""
-    return f"{o.notebook}: {status} ({o.seconds:.0f} s{where}, {figures}){published}{layout}"
+    answer = (f"{o.answer} ({o.certainty})" if o.certainty else o.answer) if o.answer else NO_ANSWER
+    return f"{o.notebook}: {status} ({o.seconds:.0f} s{where}, {figures}){published}{layout}\n  answer: {answer}"
 
 
 def write_folder(out_dir: Path, kind: str, name: str, outcomes: list[NotebookOutcome], started_at,
@@ -75,7 +79,8 @@ def write_folder(out_dir: Path, kind: str, name: str, outcomes: list[NotebookOut
                     "preparing_engines_s": preparing_seconds},
     }
     write_text(out_dir / "manifest.json", json.dumps(manifest, indent=2, default=str) + "\n")
-    write_text(out_dir / "index.html", render_template("folder.html.j2", manifest=_with_status(manifest)))
+    write_text(out_dir / "index.html", render_template("folder.html.j2", manifest=_with_status(manifest),
+                                                       no_answer=NO_ANSWER))
 
 
 def read_manifests(root: Path) -> list[dict]:
@@ -119,7 +124,7 @@ def write_site_index(root: Path | None = None) -> Path:
             if outcome["notebook"] not in latest:
                 latest[outcome["notebook"]] = {**outcome, "folder": manifest["folder"]}
     path = root / "index.html"
-    write_text(path, render_template("index.html.j2", folders=manifests,
+    write_text(path, render_template("index.html.j2", folders=manifests, no_answer=NO_ANSWER,
                              notebooks=[latest[k] for k in sorted(latest)], generated=utc_now()))
     from ..explorer import write_explorer  # late: the explorer reads manifests through this module
 

@@ -1,186 +1,128 @@
-"""The cross-run comparison's tables, figures and narrative: seed 003's spreadsheet (ratios to a
-base run, geometric mean per column, changes beyond ±5% highlighted), with each change tested
-against the runs' own repetition noise."""
+"""The cross-run comparison's report: did anything change, by the one noise rule, between runs of one
+experiment? Its findings are `results.compare_runs` rows (each engine, variant and phase of a
+compared run against the base run: the ratio with its 95% CI and Welch's test), and beside them
+the throughput and p95 latency of windows that report them; every verdict is `findings.judge`'s.
+Seed 003's spreadsheet (ratios per engine and phase, a geometric mean per column) is drawn from
+the same rows."""
 from __future__ import annotations
 
 import json
 
 import pandas as pd
 
+from .. import findings as F
 from .. import results
 from ..plots import bars_by_phase, engine_order, engine_title
-from ..report import RunReport, fmt, fmt_ci, fmt_ratio_ci, host_label, known
+from ..report import RunReport, fmt, host_label, known
+from ..workloads import by_experiment
 from .selection import differ_by_time_only
 
-THROUGHPUT_TITLES = {"tps": "TPS", "latency_p95": "p95 latency (ms)"}
-# Highlights: only changes that are both beyond noise and beyond the threshold are coloured;
-# one that is beyond noise but small is shaded, so a reader sees it is real but minor.
-_SLOWER, _FASTER, _MINOR = "background-color: #f4c7c3", "background-color: #c8e6c9", "background-color: #eeeeee"
+# Readings of a window compared beside its cost, and which way is better.
+READINGS = {"tps": ("TPS", True), "latency_p95": ("p95 latency", False)}
+RERUN, UNLIKE_HOSTS = "rerun", "unlike-hosts"
+# Spreadsheet cells by verdict: red dearer, green cheaper, grey real but under the threshold.
+_COLOURS = {F.Verdict.WORSE.value: "background-color: #f4c7c3", F.Verdict.BETTER.value: "background-color: #c8e6c9",
+            F.Verdict.SAME.value: "background-color: #eeeeee"}
 
 
-class ComparisonReport:
+class ComparisonReport(RunReport):
+    """Runs of one experiment against the first (the base). The shared report layer draws the
+    answer, the findings table and the appendix from `findings()`."""
+
     def __init__(self, run_ids: list[str], *, match: str = "engine", threshold: float = 0.05, store=None):
         self.run_ids = list(run_ids)
+        super().__init__(self.run_ids[0], store)
         self.match, self.threshold = match, threshold
-        self.reports = [RunReport(r, store) for r in self.run_ids]
-        self.base = self.reports[0]
+        self.reports = [self] + [RunReport(r, store) for r in self.run_ids[1:]]
+        self.base = self
         self.comparison = results.compare_runs(self.run_ids, match=match, threshold=threshold, store=store)
         self.compared = self.comparison[self.comparison["run_id"] != self.run_ids[0]]
-        first = self.comparison.iloc[0] if not self.comparison.empty else None
-        self.metric = first["metric"] if first is not None else self.base.metric
-        self.unit = first["unit"] if first is not None else self.base.metric_unit
+        per = getattr(by_experiment(self.info["experiment"]).WORKLOAD, "per_operation", None) \
+            if self._known_experiment() else None
+        self.noun = per.noun if per is not None else "window"
+        # The metric's own unit (seconds, instructions): how its values are shown, per operation.
+        self.cost_unit = dict(results.COST_METRICS).get(self.metric, self.metric_unit)
+        self.phrases = F.Phrases(
+            default="{subject}, {step}: {ratio} the base run ({base_value} → {value}, {words})",
+            unit_scale={"s": (1e-6, f"µs/{self.noun}"), "instructions": (1.0, f"instructions/{self.noun}"),
+                        "ms": (1.0, "ms"), "1/s": (1.0, "/s")})
+        self._findings = self._build_findings()
 
-    # -- tables ------------------------------------------------------------------------------------
-    def runs_table(self):
-        """What was compared: each run's host, code and the parameters that differ from the base."""
-        base_params = self.base.info["parameters"]
+    def _known_experiment(self) -> bool:
+        try:
+            by_experiment(self.info["experiment"])
+            return True
+        except Exception:  # a run of an experiment this benchlib does not have (imported, or a test's)
+            return False
+
+    # -- findings ------------------------------------------------------------------------------------
+    def findings(self) -> pd.DataFrame:
+        return self._findings
+
+    def _step(self, phase: str, labels, run_id: str) -> str:
+        parsed = json.loads(labels) if isinstance(labels, str) else {}
+        variant = f" ({', '.join(f'{k}={v}' for k, v in parsed.items())})" if parsed else ""
+        run = f" (run #{self.run_ids.index(run_id)})" if len(self.run_ids) > 2 else ""
+        return f"{phase}{variant}{run}"
+
+    def _caveats(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.caveat_notes())
+
+    def _build_findings(self) -> pd.DataFrame:
+        """One row per compared cell's cost, then one per window reading (TPS, p95) where the
+        windows report them. No drift band across runs (as results.compare_runs): a run's
+        calibration loop shares its engine's CPUs, so a change to them would move the band with the
+        very change it should reveal. A cost row keeps compare_runs' verdict where it carries one."""
+        caveats = self._caveats()
         rows = []
-        for position, report in enumerate(self.reports):
-            i = report.info
-            params = i["parameters"]
-            differs = {k: v for k, v in params.items() if k != "skipped" and base_params.get(k) != v}
-            rows.append({
-                "run": i["run_id"], "role": "base" if position == 0 else f"compared #{position}",
-                "notebook": i["notebook"], "started (UTC)": f"{i['started_at']:%Y-%m-%d %H:%M}", "status": i["status"],
-                "host": f"{i['hostname']}: {i['cpu_model']} ({i['cpu_cores']} cores), kernel {i['kernel']}",
-                "host class": host_label(i),
-                "benchlib": f"{i['benchlib_version']} ({str(i['git_sha'])[:10]}{'+' if i['git_dirty'] else ''})",
-                "parameters differing from the base": "none" if position == 0 or not differs else
-                ", ".join(f"{k}={json.dumps(v)}" for k, v in differs.items()),
-            })
-        return pd.DataFrame(rows).style.hide(axis="index").set_properties(**{"text-align": "left"})
+        for c in self._ordered(self.compared).to_dict("records"):
+            given = c.get("verdict")
+            rows.append(F.finding(
+                engine=c["key"], base_engine=c["key"], step=self._step(c["phase"], c["labels"], c["run_id"]),
+                metric=c["metric"], unit=self.cost_unit, contrast=c, threshold=self.threshold,
+                caveats=caveats,
+                verdict=F.Verdict(given) if isinstance(given, str) else None) | {"run_id": c["run_id"]})
+        rows += self._reading_findings(caveats)
+        return F.table(rows)
 
-    def versions_table(self):
-        """Server versions per engine and run: what "other versions" means in this comparison."""
-        frames = [r.instances.drop_duplicates("engine").assign(run=r.run_id) for r in self.reports]
-        inst = pd.concat(frames, ignore_index=True)
-        table = inst.pivot_table(index="engine", columns="run", values="server_version", aggfunc="first")
-        table = table.reindex(columns=[r for r in self.run_ids if r in table.columns])
-        table.index = [engine_title(e) for e in table.index]
-        return table
-
-    def _cells(self) -> pd.DataFrame:
-        """Compared cells in catalog engine order and the base run's phase order."""
-        c = self.compared.copy()
-        c["row"] = [self._row_name(e, lab) for e, lab in zip(c["key"], c["labels"])]
-        engines = {e: i for i, e in enumerate(engine_order(c["key"]))}
-        phases = {p: i for i, p in enumerate(dict.fromkeys(self.base.measurements["phase"]))}
-        c["_order"] = [(engines[e], phases.get(p, len(phases))) for e, p in zip(c["key"], c["phase"])]
-        return c.sort_values("_order", kind="stable").drop(columns="_order")
-
-    @staticmethod
-    def _row_name(key: str, labels) -> str:
-        variant = "" if labels in (None, "{}") else f" {labels}"
-        return f"{engine_title(key)}{variant}"
-
-    def ratio_table(self):
-        """Compared run / base run per engine (rows) and phase (columns), one block of columns per
-        compared run, with the geometric mean per column; cells changed beyond noise and by more
-        than the threshold are red (dearer) or green (cheaper)."""
-        c = self._cells()
-        if c.empty:
-            return pd.DataFrame({"": ["no engine and phase measured in both runs"]})
-        multi = len(self.run_ids) > 2
-        c["column"] = [f"{p} (#{self.run_ids.index(r)})" if multi else p for p, r in zip(c["phase"], c["run_id"])]
-        values = c.pivot_table(index="row", columns="column", values="ratio", sort=False)
-        geo = pd.DataFrame([{col: results.geometric_mean(values[col]) for col in values.columns}],
-                           index=["geometric mean"])
-        table = pd.concat([values, geo])
-
-        def colour(frame: pd.DataFrame) -> pd.DataFrame:
-            styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
-            for cell in c.itertuples():  # from the cells themselves: untested ones (None) stay uncoloured
-                if cell.flagged:
-                    styles.at[cell.row, cell.column] = _SLOWER if cell.ratio > 1 else _FASTER
-                elif cell.beyond_noise is True or cell.beyond_noise == True:  # noqa: E712 (numpy bools)
-                    styles.at[cell.row, cell.column] = _MINOR
-            return styles
-
-        return table.style.format("{:.3f}", na_rep="n/a").apply(colour, axis=None)
-
-    def detail_table(self):
-        """Every compared cell: both means with their 95% CIs, the ratio with its CI, Welch's t
-        and degrees of freedom, and the verdict."""
-        c = self._cells()
-        unit = self.unit
-
-        def verdict(row) -> str:
-            if row.beyond_noise is None:
-                return "untested (fewer than 2 repetitions)"
-            if not row.beyond_noise:
-                return "within noise"
-            direction = "dearer" if row.ratio > 1 else "cheaper"
-            return f"{direction}, beyond noise" + ("" if row.flagged else f" but < {self.threshold:.0%}")
-
-        table = pd.DataFrame({
-            "engine": c["row"], "phase": c["phase"], "run": c["run_id"],
-            f"base ({unit})": [fmt_ci(m, h) for m, h in zip(c["base_mean"], c["base_ci95"])],
-            f"compared ({unit})": [fmt_ci(m, h) for m, h in zip(c["mean"], c["ci95"])],
-            "ratio": [fmt_ratio_ci(r, lo, hi) for r, lo, hi in zip(c["ratio"], c["ratio_low"], c["ratio_high"])],
-            "Welch t": [fmt(t) for t in c["welch_t"]], "dof": [fmt(d, digits=2) for d in c["welch_dof"]],
-            "n (base, compared)": [f"{a}, {b}" for a, b in zip(c["base_n"], c["n"])],
-            "verdict": [verdict(r) for r in c.itertuples()],
-        })
-        for name, title in THROUGHPUT_TITLES.items():
-            if c[f"{name}_ratio"].notna().any():
-                table[f"{title}: base → compared (ratio)"] = [
-                    "n/a" if r != r else f"{fmt(b)} → {fmt(m)} ({fmt_ci(r, h)}x{', flagged' if f else ''})"
-                    for b, m, r, h, f in zip(c[f"base_{name}"], c[name], c[f"{name}_ratio"],
-                                             c[f"{name}_ratio_ci95"], c[f"{name}_flagged"])]
-        return table.style.hide(axis="index")
-
-    # -- figures -----------------------------------------------------------------------------------
-    def figures(self):
-        """Per compared run: the ratio per phase and engine with its 95% CI; 1 is no change."""
+    def _reading_findings(self, caveats: tuple[str, ...]) -> list[dict]:
+        """TPS and p95 latency of each compared cell against the base run's, where windows report them."""
+        m = self.all_measurements()
+        rows = m[m["metric"].isin(list(READINGS)) & (m["window"] == "phase")]
+        if rows.empty:
+            return []
+        rows = rows.assign(key=[results.product_key(e) if self.match == "product" else e for e in rows["engine"]])
+        per_rep = (rows.groupby(["metric", "run_id", "key", "labels", "phase", "repetition"], dropna=False)["value"]
+                   .sum(min_count=1).reset_index())
         out = []
-        for run_id in self.run_ids[1:]:
-            df = self.compared[self.compared["run_id"] == run_id].assign(engine=lambda d: d["key"])
-            df = df[df["labels"].isin([None, "{}"])] if df["labels"].nunique() > 1 else df
-            if df.empty:
-                continue
-            fig = bars_by_phase(df, "ratio", error="ratio_ci95", unit=f"ratio of {self.metric}",
-                                name=f"compare-{run_id}",
-                                title=f"{run_id} / {self.run_ids[0]}: engine cost per phase (error bars: 95% CI)")
-            fig.add_hline(y=1.0, line_dash="dot", line_color="#555")
-            out.append(fig)
+        for metric, df in per_rep.groupby("metric", sort=False):
+            stats = results.summarize(df, columns=("value",), by=("run_id", "key", "labels", "phase"))
+            stats = stats.set_index(["run_id", "key", "labels", "phase"])
+            title, higher = READINGS[metric]
+            unit = rows[rows["metric"] == metric]["unit"].iloc[0]
+            for (run_id, key, labels, phase), row in stats.iterrows():
+                if run_id == self.run_ids[0] or (self.run_ids[0], key, labels, phase) not in stats.index:
+                    continue
+                c = results.contrast(stats.loc[(self.run_ids[0], key, labels, phase)], row, "value", self.threshold)
+                out.append(F.finding(engine=key, base_engine=key, step=f"{self._step(phase, labels, run_id)}, {title}",
+                                     metric=metric, unit=unit, contrast=c, higher_is_better=higher,
+                                     threshold=self.threshold, caveats=caveats)
+                           | {"run_id": run_id})
         return out
 
-    # -- narrative ---------------------------------------------------------------------------------
-    def findings(self) -> str:
-        c = self._cells()
-        if c.empty:
-            return "- No engine and phase was measured in both runs: nothing to compare."
-        tested = c[c["beyond_noise"].notna()]
-        flagged = c[c["flagged"]]
-        minor = c[(c["beyond_noise"] == True) & ~c["flagged"]]  # noqa: E712 (None must not count)
-        lines = [f"{len(c)} engine-phase cells compared; {len(tested)} could be tested (both runs with ≥ 2 "
-                 f"repetitions); **{len(flagged)}** changed beyond noise and by more than {self.threshold:.0%}, "
-                 f"{len(minor)} beyond noise but by less."]
-        for row in flagged.reindex(flagged["ratio"].sub(1).abs().sort_values(ascending=False).index).itertuples():
-            lines.append(f"{row.row}, {row.phase}: {row.ratio:.2f}x the base "
-                         f"({fmt_ci(row.base_mean, row.base_ci95)} → {fmt_ci(row.mean, row.ci95)} {self.unit}; "
-                         f"Welch t = {row.welch_t:.2f}, {row.welch_dof:.1f} dof)")
-        for name, title in THROUGHPUT_TITLES.items():
-            moved = c[c[f"{name}_flagged"] == True]  # noqa: E712 (NaN where the windows had no such reading)
-            for row in moved.itertuples():
-                lines.append(f"{row.row}, {row.phase}: {title} {getattr(row, name + '_ratio'):.2f}x the base "
-                             f"({fmt(getattr(row, 'base_' + name))} → {fmt(getattr(row, name))}), beyond noise and "
-                             f"{self.threshold:.0%}.")
-        for run_id in self.run_ids[1:]:
-            geo = results.geometric_mean(c[c["run_id"] == run_id]["ratio"])
-            lines.append(f"Geometric mean of all ratios for {run_id}: {geo:.3f}.")
-        if self._is_rerun():
-            quiet = len(tested) - len(flagged) - len(minor)
-            subset = set(self.reports[1].info["parameters"].get("engines") or []) < \
-                set(self.reports[0].info["parameters"].get("engines") or [])
-            lines.append(f"This is a rerun with identical parameters on the same host"
-                         + (" (of some of the base run's engines)" if subset else "")
-                         + ": every flagged cell is run-to-"
-                         f"run variation the per-run CIs did not capture (drift, first-run effects, background "
-                         f"work); {quiet} of {len(tested)} tested cells stayed within noise.")
-        return "\n".join(f"- {line}" for line in lines)
+    def all_measurements(self) -> pd.DataFrame:
+        return pd.concat([r.measurements for r in self.reports], ignore_index=True)
 
-    def _is_rerun(self) -> bool:
+    def _ordered(self, cells: pd.DataFrame) -> pd.DataFrame:
+        """Cells in catalog engine order and the base run's phase order."""
+        if cells.empty:
+            return cells
+        engines = {e: i for i, e in enumerate(engine_order(cells["key"]))}
+        phases = {p: i for i, p in enumerate(dict.fromkeys(self.measurements["phase"]))}
+        order = [(engines[e], phases.get(p, len(phases))) for e, p in zip(cells["key"], cells["phase"])]
+        return cells.assign(_order=order).sort_values("_order", kind="stable").drop(columns="_order")
+
+    def is_rerun(self) -> bool:
         """Same parameters, host, benchlib code and server builds: only time differs. The rerun may
         take some of the base run's engines (notebook 06's rerun_engines), each on the same build."""
         if len(self.reports) != 2:
@@ -188,32 +130,119 @@ class ComparisonReport:
         base, rerun = self.reports
         return differ_by_time_only(base.info, base.instances, rerun.info, rerun.instances)
 
-    def caveats(self) -> str:
-        lines = [f"**Metric:** {self.base.metric_explanation}, per operation ({self.unit}): ratios are compared run "
-                 "/ base run of the engine's phase window divided by the operations it held (the settle window is "
-                 "not included). A fixed-duration window of a saturated engine costs cores x seconds whatever its "
-                 "throughput, so per window a real change would read as 1.0.",
-                 "**Test:** Welch's unequal-variances t test on the repetitions of each run, two-sided at 5%; with 2–3 "
-                 "repetitions per run it only detects large changes, and untested cells (1 repetition) say so.",
-                 f"**Highlight:** red or green only when a change is beyond noise *and* larger than "
-                 f"{self.threshold:.0%} (seed 003's rule for its spreadsheets); grey: beyond noise but smaller."]
-        hosts = {(r.info["hostname"], r.info["cpu_model"]) for r in self.reports}
+    def caveat_notes(self) -> list[F.Caveat]:
         fingerprints = {known(r.info.get("host_fingerprint")) for r in self.reports} - {None}
-        if len(fingerprints) > 1:
-            lines.append(f"**Unlike hosts:** the runs come from {len(fingerprints)} host fingerprints (CPU model, cores, "
-                         "memory, kernel, cgroup layout, PMU; the runs table's host class column): absolute costs "
-                         "depend on them, so these ratios mix the engine change with the host change.")
-        elif len(hosts) > 1:
-            lines.append("**Different hosts:** absolute CPU seconds depend on the CPU; ratios between hosts mix the "
-                         "engine change with the hardware change." if not fingerprints else
-                         "**Different hosts, one fingerprint:** the runs ran on several hosts of identical hardware, "
-                         "kernel and cgroup layout (like with like).")
-        if self.match == "product":
-            lines.append("**Pairing:** engines are paired by product across versions (postgres@15 in one run with "
-                         "postgres@17 in another).")
-        missing = set(self.comparison["key"]) if not self.comparison.empty else set()
-        for report in self.reports[1:]:
-            only = {results.product_key(e) if self.match == "product" else e for e in report.engines} - missing
+        hosts = {(r.info["hostname"], r.info["cpu_model"]) for r in self.reports}
+        if len(fingerprints) > 1 or (len(hosts) > 1 and not fingerprints):
+            return [F.Caveat(UNLIKE_HOSTS, "The runs come from unlike hosts: a ratio mixes the engine's change with "
+                                           "the host's.")]
+        if self.is_rerun():
+            return [F.Caveat(RERUN, "The two runs are the same work on the same host, code and builds: a change here "
+                                    "is run-to-run variation the runs' own CIs did not capture.")]
+        return []
+
+    def headline_figure(self):
+        figures = self.figures()
+        return figures[0] if figures else None
+
+    # -- figures -----------------------------------------------------------------------------------
+    def figures(self):
+        """Per compared run: each engine's cost per operation over the base run's, per phase,
+        with its 95% CI; 1 is no change."""
+        out = []
+        found = self.findings()
+        if found.empty:
+            return out
+        for position, run_id in enumerate(self.run_ids[1:], start=1):
+            df = found[(found["run_id"] == run_id) & (found["metric"] == self.metric)]
+            if df.empty:
+                continue
+            df = df.assign(phase=[s.rpartition(" (run #")[0] or s for s in df["step"]] if len(self.run_ids) > 2
+                           else df["step"], above=df["ratio_high"] - df["ratio"], below=df["ratio"] - df["ratio_low"])
+            which = f"Run #{position}" if len(self.run_ids) > 2 else ("The rerun" if self.is_rerun() else
+                                                                        "The compared run")
+            fig = bars_by_phase(df, "ratio", error="above", error_minus="below", unit="× the base run",
+                                name=f"compare-run-{position}",
+                                title=f"{which} over the base run: engine {self.metric_unit_words()} per "
+                                      f"{self.noun}, per phase (95% CI)")
+            fig.add_hline(y=1.0, line_dash="dot", line_color="#555")
+            out.append(fig)
+        return out
+
+    def metric_unit_words(self) -> str:
+        return {"s": "CPU time", "instructions": "instructions"}.get(self.cost_unit, self.metric)
+
+    def ratio_table(self):
+        """Seed 003's spreadsheet: compared run / base run per engine (rows) and phase (columns),
+        one block of columns per compared run, the geometric mean per column; red dearer, green
+        cheaper (the finding's verdict), grey a real change under the threshold."""
+        found = self.findings()
+        found = found[found["metric"] == self.metric]
+        if found.empty:
+            return pd.DataFrame({"": ["no engine and phase measured in both runs"]})
+        found = found.assign(row=[engine_title(e) for e in found["engine"]])
+        values = found.pivot_table(index="row", columns="step", values="ratio", sort=False)
+        geo = pd.DataFrame([{col: results.geometric_mean(values[col]) for col in values.columns}],
+                           index=["geometric mean"])
+        table = pd.concat([values, geo])
+
+        def colour(frame: pd.DataFrame) -> pd.DataFrame:
+            styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
+            for cell in found.itertuples():
+                styles.at[cell.row, cell.step] = _COLOURS.get(cell.verdict, "")
+            return styles
+
+        return table.style.format("{:.3f}", na_rep="n/a").apply(colour, axis=None)
+
+    # -- appendix ------------------------------------------------------------------------------------
+    def runs_table(self):
+        """What was compared: each run's host, code, server versions and the parameters that differ
+        from the base."""
+        base_params = self.info["parameters"]
+        rows = []
+        for position, report in enumerate(self.reports):
+            i = report.info
+            differs = {k: v for k, v in i["parameters"].items() if k != "skipped" and base_params.get(k) != v}
+            versions = report.instances.drop_duplicates("engine").dropna(subset=["server_version"])
+            rows.append({
+                "run": i["run_id"], "role": "base" if position == 0 else f"compared #{position}",
+                "started (UTC)": f"{i['started_at']:%Y-%m-%d %H:%M}", "status": i["status"],
+                "host": f"{i['hostname']}: {i['cpu_model']} ({i['cpu_cores']} cores), kernel {i['kernel']}",
+                "host class": host_label(i),
+                "benchlib": f"{i['benchlib_version']} ({str(i['git_sha'])[:10]}{'+' if i['git_dirty'] else ''})",
+                "servers": ", ".join(f"{engine_title(e)} {v}" for e, v in zip(versions["engine"],
+                                                                              versions["server_version"])),
+                "parameters differing from the base": "none" if position == 0 or not differs else
+                ", ".join(f"{k}={json.dumps(v)}" for k, v in differs.items()),
+            })
+        return pd.DataFrame(rows).style.hide(axis="index").set_properties(**{"text-align": "left"})
+
+    def detail_table(self):
+        """Every compared cell: both means with their 95% CIs (in the shown unit), the ratio with
+        its CI, Welch's t and degrees of freedom, the verdict."""
+        found = self.findings()
+        out = []
+        for row in found.to_dict("records"):
+            f = F.fields_of(row, self.phrases)
+            out.append({"engine": f["subject"], "step": row["step"], "base": f["base_value"], "compared": f["value"],
+                        "ratio (95% CI)": f["ratio"], "Welch t": fmt(row["welch_t"]), "dof": fmt(row["welch_dof"], digits=2),
+                        "n (base, compared)": f"{row['base_n']}, {row['n']}", "verdict": f["words"]})
+        return pd.DataFrame(out).style.hide(axis="index") if out else pd.DataFrame({"": ["no cell compared"]})
+
+    def rules(self) -> str:
+        lines = [f"**Metric:** {self.metric_explanation}, per {self.noun}: the engine's phase window divided by the "
+                 f"{self.noun}s it held (a fixed-duration window of a saturated engine costs cores x seconds whatever "
+                 "its throughput; per window a real change would read as 1.0).",
+                 "**Pairing:** " + ("engines by product across versions (postgres@15 with postgres@17)."
+                                    if self.match == "product" else "the same engine key in every run.")]
+        compared = set(self.comparison["key"]) if not self.comparison.empty else set()
+        for r in self.reports[1:]:
+            only = {results.product_key(e) if self.match == "product" else e for e in r.engines} - compared
             if only:
-                lines.append(f"Measured only in {report.run_id}: {', '.join(sorted(only))} (no base to compare with).")
+                lines.append(f"Measured only in {r.run_id}: {', '.join(sorted(only))} (no base to compare with).")
         return "\n".join(f"- {line}" for line in lines)
+
+    def appendix_parts(self) -> list:
+        return [("Runs compared", self.runs_table()), ("How cells are compared", self.rules()),
+                ("Every compared cell", self.detail_table()),
+                *[(f"Problems of {r.run_id}", r.problems()) for r in self.reports]]

@@ -1,6 +1,6 @@
 """Seed 003's way of reading results, across runs: two or more runs of one experiment (other
 versions, hosts or settings, or runs imported with `benchlib import`) as ratios to the first run,
-per engine, variant and phase, with Welch's test saying which changes are beyond noise.
+per engine, variant and phase, each change judged by the one verdict rule (findings.judge).
 
 With no run ids, the newest finished run of the experiment is compared with a fresh rerun of it
 on the same parameters: what a reader needs to trust any single run's differences."""

@@ -386,6 +386,18 @@ class Engine:
                 f"the two defaults cannot be the same major (use {self.key}@{server.default} or "
                 f"{self.key}@{local.version} to pin one); the server version column says which ran.")
 
+    def as_cluster(self, *, key: str, title: str, color: str, cluster: "Cluster", note: str,
+                   startup_timeout: float | None = None, **changes: Any) -> "Engine":
+        """This engine as N containers: the same client, dialects and isolation (a variant of this
+        engine, which it is compared with), its nodes this engine's server with `cluster`'s roles.
+        `changes`: what else differs (a server with other versions or settings, more durability
+        settings to read)."""
+        server = changes.pop("server", self.server)
+        if startup_timeout is not None:
+            server = replace(server, startup_timeout=startup_timeout)
+        return replace(self, key=key, title=title, color=color, variant_of=self.name, server=server,
+                       cluster=cluster, note=note, **changes)
+
     def at(self, version: str) -> "Engine":
         """This engine pinned to one of its declared versions."""
         if self.server is None:

@@ -2,8 +2,6 @@
 `cockroach init` once all run; replication factor 3, so every write is a Raft round among three
 replicas. Insecure mode as the single node (no authentication, 127.0.0.1 only). Official image
 only: where it cannot be pulled, the cluster is reported unavailable like the single node."""
-from dataclasses import replace
-
 from . import cockroachdb
 from .base import Cluster, Role
 
@@ -13,13 +11,11 @@ def _node(node, config):
     return ["start", "--insecure", f"--join={','.join(node.names())}", f"--advertise-addr={node.name}", *flags]
 
 
-ENGINE = replace(
-    cockroachdb.ENGINE,
+ENGINE = cockroachdb.ENGINE.as_cluster(
     key="cockroachdb-cluster",
     title="CockroachDB (3 nodes)",
     color="#9F7BFF",
-    variant_of="cockroachdb",
-    server=replace(cockroachdb.ENGINE.server, startup_timeout=180.0),
+    startup_timeout=180.0,
     cluster=Cluster(
         roles=(Role("node", _node),),
         nodes=3,

@@ -24,12 +24,10 @@ def _node(node, config):
 
 _BASE = mariadb.ENGINE.server.version(GALERA_VERSION)
 
-ENGINE = replace(
-    mariadb.ENGINE,
+ENGINE = mariadb.ENGINE.as_cluster(
     key="mariadb-galera",
     title="MariaDB Galera",
     color="#8C4A2F",
-    variant_of="mariadb",
     server=replace(
         mariadb.ENGINE.server,
         versions=(Version(GALERA_VERSION, _BASE.official_image,
@@ -55,7 +53,6 @@ ENGINE = replace(
                  "round) before the commit returns; each node certifies it locally and the others apply it on "
                  "their own schedule (virtually synchronous, multi-primary); clients write to node1",
     ),
-    isolation=mariadb.ENGINE.isolation,
     durability=(*mariadb.ENGINE.durability, ("wsrep_on", "select @@wsrep_on"),
                 ("wsrep_sync_wait", "select @@wsrep_sync_wait")),
     note="MariaDB Galera: 3 MariaDB 11.8 nodes in one cluster on one host (a Docker network between them), each in "

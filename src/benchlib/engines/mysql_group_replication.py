@@ -35,12 +35,10 @@ def _join(node, credentials):
     return ("reset binary logs and gtids", start)
 
 
-ENGINE = replace(
-    mysql.ENGINE,
+ENGINE = mysql.ENGINE.as_cluster(
     key="mysql-group-replication",
     title="MySQL Group Replication",
     color="#B36B00",
-    variant_of="mysql",
     server=replace(
         mysql.ENGINE.server,
         default_config={
@@ -65,7 +63,6 @@ ENGINE = replace(
                  "write to the primary (node1)",
     ),
     # The mode and consistency are the server's defaults (single primary, EVENTUAL): read, not assumed.
-    isolation=mysql.ENGINE.isolation,
     durability=(*mysql.ENGINE.durability,
                 ("group_replication_single_primary_mode", "select @@group_replication_single_primary_mode"),
                 ("group_replication_consistency", "select @@group_replication_consistency")),

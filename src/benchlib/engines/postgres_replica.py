@@ -63,16 +63,13 @@ def replica_cluster(synchronous: bool) -> Cluster:
 
 _BASE = postgres.ENGINE.server.version(REPLICA_VERSION)
 
-ENGINE = replace(
-    postgres.ENGINE,
+ENGINE = postgres.ENGINE.as_cluster(
     key="postgres-replica-sync",
     title="PostgreSQL + sync replica",
     color="#5B8DB8",
-    variant_of="postgres",
     server=replace(postgres.ENGINE.server, versions=(_BASE,), default=REPLICA_VERSION, socket_setting=None,
                    storage_engines=("heap",)),
     cluster=replica_cluster(synchronous=True),
-    isolation=postgres.ENGINE.isolation,
     durability=(*postgres.ENGINE.durability, ("synchronous_standby_names", "show synchronous_standby_names"),
                 ("standby sync_state", "select coalesce(string_agg(sync_state, ','), 'none') from pg_stat_replication")),
     note="PostgreSQL 17 primary and hot standby, each in its own container on one host; the standby is synchronous "

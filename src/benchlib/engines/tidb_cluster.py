@@ -28,13 +28,11 @@ def _tidb(node, config):
             *[f"--{k.replace('_', '-')}={v}" for k, v in config.items()]]
 
 
-ENGINE = replace(
-    tidb.ENGINE,
+ENGINE = tidb.ENGINE.as_cluster(
     key="tidb-cluster",
     title="TiDB (PD + 3 TiKV)",
     color="#F06A63",
-    variant_of="tidb",
-    server=replace(tidb.ENGINE.server, startup_timeout=300.0),
+    startup_timeout=300.0,
     cluster=Cluster(
         roles=(Role("pd", _pd, count=1, image=f"pingcap/pd:{TAG}", sql=False),
                Role("tikv", _tikv, image=f"pingcap/tikv:{TAG}", sql=False),

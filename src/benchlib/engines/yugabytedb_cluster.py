@@ -2,8 +2,6 @@
 `yugabyted start --join` on the others, each after the one before it answers; replication
 factor 3 once three nodes run. Official image only: where it cannot be pulled, the cluster is
 reported unavailable like the single node."""
-from dataclasses import replace
-
 from . import yugabytedb
 from .base import Cluster, Role
 
@@ -15,13 +13,11 @@ def _node(node, config):
             *([f"--tserver_flags={flags}"] if flags else [])]
 
 
-ENGINE = replace(
-    yugabytedb.ENGINE,
+ENGINE = yugabytedb.ENGINE.as_cluster(
     key="yugabytedb-cluster",
     title="YugabyteDB (3 nodes)",
     color="#FFA384",
-    variant_of="yugabytedb",
-    server=replace(yugabytedb.ENGINE.server, startup_timeout=300.0),
+    startup_timeout=300.0,
     cluster=Cluster(
         roles=(Role("node", _node),),
         nodes=3,

@@ -1,7 +1,9 @@
-/* The run explorer (benchlib.explorer writes the data). Cells are aggregated per run, engine,
-   phase and metric (mean, sd, n); the ratio to a base the reader picks is tested here with the
-   same arithmetic as benchlib.results.contrast (Welch's t test, delta-method CI of the ratio) and
-   the same t quantiles (DATA.t975, written by results.t_quantile_975). */
+/* The run explorer (benchlib.explorer writes the data). It opens on DATA.compare: findings rows
+   (benchlib.findings, every verdict decided in Python) of each engine against a base engine the
+   reader picks. Below, the raw figures: cells aggregated per run, engine, phase and metric (mean,
+   sd, n); the ratio to a base run the reader picks, with its CI by the same arithmetic as
+   benchlib.results.contrast and the same t quantiles (DATA.t975, written by
+   results.t_quantile_975). The page decides no verdict itself. */
 (function () {
   "use strict";
   const DATA = JSON.parse(document.getElementById("explorer-data").textContent);
@@ -37,14 +39,12 @@
     const dof = (va + vb) ** 2 / ((va ? va * va / (a.n - 1) : 0) + (vb ? vb * vb / (b.n - 1) : 0));
     return [(b.mean - a.mean) / Math.sqrt(va + vb), dof];
   }
-  function contrast(a, b, threshold) {
+  function contrast(a, b) {
     const ratio = a.mean ? b.mean / a.mean : NaN;
     const [t, dof] = welch(a, b);
-    const noise = isNaN(t) || isNaN(dof) ? null : Math.abs(t) > tq(dof);
     const relSe = a.mean && b.mean && a.n > 1 && b.n > 1
       ? Math.sqrt(a.sd * a.sd / a.n / (a.mean * a.mean) + b.sd * b.sd / b.n / (b.mean * b.mean)) : NaN;
-    return {ratio: ratio, ci: isNaN(dof) ? NaN : Math.abs(ratio) * tq(dof) * relSe, t: t, dof: dof, noise: noise,
-            flagged: !!noise && Math.abs(ratio - 1) > threshold};
+    return {ratio: ratio, ci: isNaN(dof) ? NaN : Math.abs(ratio) * tq(dof) * relSe, t: t, dof: dof};
   }
 
   // -- formatting --------------------------------------------------------------------------------
@@ -63,14 +63,12 @@
     const p = new URLSearchParams(location.hash.slice(1));
     const list = (k) => (p.get(k) ? p.get(k).split(",").filter(Boolean) : null);
     state = {experiment: p.get("experiment"), host: p.get("host"), metric: p.get("metric"), base: p.get("base"),
-             runs: list("runs"), engines: list("engines"), phases: list("phases"),
-             threshold: p.get("threshold") != null ? Number(p.get("threshold")) : DATA.threshold};
+             cbase: p.get("cbase"), runs: list("runs"), engines: list("engines"), phases: list("phases")};
   }
   function writeHash() {
     const p = new URLSearchParams();
-    for (const k of ["experiment", "host", "metric", "base"]) if (state[k] != null && state[k] !== "") p.set(k, state[k]);
+    for (const k of ["experiment", "host", "cbase", "metric", "base"]) if (state[k] != null && state[k] !== "") p.set(k, state[k]);
     for (const k of ["runs", "engines", "phases"]) if (state[k]) p.set(k, state[k].join(","));
-    if (state.threshold !== DATA.threshold) p.set("threshold", state.threshold);
     history.replaceState(null, "", "#" + p.toString());
   }
 
@@ -156,7 +154,6 @@
     }), state.runs || [], "run");
     fillChecks($("engines"), sel.engineKeys.map((e) => [e, DATA.engines[engineIndex.get(e)].title]), state.engines, "engine");
     fillChecks($("phases"), sel.variantNames.map((v) => [v, v]), state.phases, "phase");
-    $("threshold").value = state.threshold;
     return several;
   }
   function onControls(event) {
@@ -166,7 +163,7 @@
     else if (t.id === "host") Object.assign(state, {host: t.value, runs: null});
     else if (t.id === "metric") state.metric = t.value;
     else if (t.id === "base") state.base = t.value;
-    else if (t.id === "threshold") state.threshold = Number(t.value) || 0;
+    else if (t.id === "compare-base") state.cbase = t.value;
     else if (t.name === "runs-mode") state.runs = t.value === "chosen" ? checked("run") : null;
     else if (t.name === "run") { state.runs = checked("run"); if (!state.runs.length) state.runs = null; }
     else if (t.name === "engine") state.engines = checked("engine");
@@ -189,7 +186,7 @@
         const i = cellAt(s.run, s.engine, v, sel.metric);
         const b = sel.base ? cellAt(sel.base.run, sel.base.engine, v, sel.metric) : undefined;
         const own = i === undefined ? null : stat(i);
-        const vs = own && b !== undefined ? contrast(stat(b), own, state.threshold) : null;
+        const vs = own && b !== undefined ? contrast(stat(b), own) : null;
         y.push(own ? (sel.base ? (vs ? vs.ratio : null) : own.mean) : null);
         err.push(own ? (sel.base ? (vs ? vs.ci : null) : own.ci) : null);
         links.push(DATA.runs[s.run].report);
@@ -216,23 +213,14 @@
 
   function table(rows, sel, metric) {
     const head = ["engine", "server version", "run", "started", "phase / test", `mean ± 95% CI (${metric.unit})`, "n",
-      sel.base ? "ratio to base ± 95% CI" : null, sel.base ? "vs base" : null, "image", "benchlib (git)", "parameters"]
+      sel.base ? "ratio to base ± 95% CI" : null, "image", "benchlib (git)", "parameters"]
       .filter((h) => h !== null);
     const body = rows.map(({s, v, own, vs}) => {
       const r = DATA.runs[s.run], e = DATA.engines[s.engine];
       const ver = versionOf.get(`${s.run}|${s.engine}`) || [];
-      let verdict = "";
-      if (vs) {
-        if (vs.noise === null) verdict = "untested (< 2 repetitions)";
-        else if (!vs.noise) verdict = "within noise";
-        else {
-          const worse = metric.better === "higher" ? vs.ratio < 1 : vs.ratio > 1;
-          verdict = `<span class="${vs.flagged ? (worse ? "regression" : "improvement") : ""}">${worse ? "worse" : "better"}, beyond noise${vs.flagged ? "" : ` but < ${Math.round(state.threshold * 100)}%`}</span>`;
-        }
-      }
       const cols = [esc(e.title), esc(ver[2] || ""), runLink(r, r.id), esc(day(r.started)), esc(DATA.variants[v].name),
         `<span class="num">${esc(fmtCi(own.mean, own.ci))}</span>`, own.n,
-        sel.base ? esc(vs ? fmtCi(vs.ratio, vs.ci) : "no base figure") : null, sel.base ? verdict : null,
+        sel.base ? esc(vs ? fmtCi(vs.ratio, vs.ci) : "no base figure") : null,
         esc(ver[3] ? `${ver[3]} (${ver[4]})` : ""), esc(`${r.benchlib} (${r.git})`), esc(r.params)].filter((c) => c !== null);
       return `<tr data-engine="${esc(e.key)}" data-variant="${esc(DATA.variants[v].name)}" data-run="${esc(r.id)}">${cols.map((c) => `<td>${c}</td>`).join("")}</tr>`;
     });
@@ -276,12 +264,12 @@
   }
 
   function changesTable() {
-    $("pairing").textContent = `Pairing: ${DATA.pairing_rule}. Listed: beyond noise (Welch's t test on the repetitions, ` +
-      `two-sided 5%) and changed by more than the threshold (${Math.round(state.threshold * 1000) / 10}%), newest first. ` +
+    $("pairing").textContent = `Pairing: ${DATA.pairing_rule}. Listed: pairs judged better or worse by benchlib's one ` +
+      `verdict rule (Welch's t test on the repetitions, two-sided 5%, then a change of more than ` +
+      `${Math.round(DATA.threshold * 1000) / 10}%), newest first. ` +
       "`benchlib changes` prints the same list of the engine's cost and exits 3 on a regression.";
     const rows = DATA.changes.filter((c) => DATA.runs[c.to].experiment === state.experiment
-      && DATA.hosts[DATA.runs[c.to].host] === state.host && Math.abs(c.ratio - 1) > state.threshold)
-      .sort((a, b) => b.to - a.to);
+      && DATA.hosts[DATA.runs[c.to].host] === state.host).sort((a, b) => b.to - a.to);
     const head = ["when", "change", "engine", "phase / test", "metric", "ratio ± 95% CI", "from → to", "versions", "benchlib (git)", "Welch t (dof)"];
     const body = rows.map((c) => {
       const a = DATA.runs[c.from], b = DATA.runs[c.to], m = DATA.metrics[c.metric], e = DATA.engines[c.engine];
@@ -294,7 +282,76 @@
         `<td class="num">${esc(fmt(c.welch_t, 3))} (${esc(fmt(c.welch_dof, 2))})</td></tr>`;
     });
     $("changes").innerHTML = rows.length ? `<tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>${body.join("")}`
-      : "<tr><td>No change beyond noise and the threshold between consecutive runs here.</td></tr>";
+      : "<tr><td>No change judged better or worse between consecutive runs here.</td></tr>";
+  }
+
+  // -- the comparison: findings rows against a base engine (DATA.compare) --------------------------
+  const DASH = "–";
+  function compareView(sel) {
+    const c = DATA.compare[`${state.experiment}|${DATA.hosts.indexOf(state.host)}`];
+    if (!c) {
+      $("compare-base").innerHTML = "";
+      $("compare-note").textContent = "No finished run here to compare engines in.";
+      $("compare-table").innerHTML = "";
+      return null;
+    }
+    const engines = Object.keys(c.runs).map(Number).sort((a, b) => a - b);  // catalog order: the first is the default base
+    let base = engines.find((e) => DATA.engines[e].key === state.cbase);
+    if (base === undefined) base = engines[0];
+    state.cbase = DATA.engines[base].key;
+    fillSelect($("compare-base"), engines.map((e) => [DATA.engines[e].key, DATA.engines[e].title]), state.cbase);
+    const all = c.rows.filter((r) => r[1] === base);
+    const chosen = all.filter((r) => sel.selectedVariants.includes(r[2]));
+    const rows = chosen.length ? chosen : all;
+    const variants = [...new Set(rows.map((r) => r[2]))].sort((a, b) => a - b);
+    const others = engines.filter((e) => e !== base && rows.some((r) => r[0] === e));
+    const metric = DATA.metrics[c.metric], baseTitle = DATA.engines[base].title;
+    $("compare-note").textContent = `${metric.title}: each engine's newest finished run here against ${baseTitle}'s ` +
+      `(95% CI; open marker: ${DATA.verdicts.filter((v) => !v.decided).map((v) => v.words).join(", ")}). ` +
+      "Click a cell for its raw figures.";
+    const at = new Map(rows.map((r) => [`${r[0]}|${r[2]}`, r]));
+    const link = (e, v) => {
+      const runs = [c.runs[e], c.runs[base]].map((i) => DATA.runs[i].id);
+      const p = new URLSearchParams({experiment: state.experiment, host: state.host, cbase: state.cbase,
+        metric: metric.id, base: `${runs[1]}:${state.cbase}`, runs: [...new Set(runs)].join(","),
+        engines: [DATA.engines[e].key, state.cbase].join(","), phases: DATA.variants[v].name});
+      return "#" + p.toString();
+    };
+    const head = `<tr><th>engine / ${esc(baseTitle)}</th>${variants.map((v) => `<th>${esc(DATA.variants[v].name)}</th>`).join("")}</tr>`;
+    const body = others.map((e) => `<tr data-engine="${esc(DATA.engines[e].key)}"><th>${esc(DATA.engines[e].title)}</th>` +
+      variants.map((v) => {
+        const r = at.get(`${e}|${v}`);
+        if (!r) return `<td>${DASH}</td>`;
+        const verdict = DATA.verdicts[r[6]];
+        const ci = r[4] == null ? "" : ` (${fmt(r[4], 3)}${DASH}${fmt(r[5], 3)})`;
+        return `<td class="verdict-${verdict.key.replace("/", "")}" data-verdict="${verdict.key}"><a href="${link(e, v)}">` +
+          `${fmt(r[3], 3)}x${ci}</a>${verdict.decided ? ` <span class="muted">${esc(verdict.key === "same" ? verdict.words : verdict.key)}</span>` : ` <span class="muted">${esc(verdict.words)}</span>`}</td>`;
+      }).join("") + "</tr>");
+    $("compare-table").innerHTML = head + body.join("");
+    const SYMBOLS = ["circle", "diamond", "square", "triangle-up", "triangle-down", "star", "hexagon", "cross"];
+    const traces = variants.map((v, i) => {
+      const points = others.map((e) => at.get(`${e}|${v}`)).filter((r) => r && r[3] > 0);
+      return {type: "scatter", mode: "markers", orientation: "h", name: DATA.variants[v].name,
+        x: points.map((r) => r[3]), y: points.map((r) => DATA.engines[r[0]].title),
+        error_x: {type: "data", symmetric: false, array: points.map((r) => (r[5] == null ? 0 : r[5] - r[3])),
+                  arrayminus: points.map((r) => (r[4] == null ? 0 : r[3] - r[4]))},
+        marker: {size: 10, symbol: points.map((r) => SYMBOLS[i % SYMBOLS.length] + (DATA.verdicts[r[6]].decided ? "" : "-open"))},
+        customdata: points.map((r) => DATA.verdicts[r[6]].words),
+        hovertemplate: `%{y}, ${esc(DATA.variants[v].name)}: %{x:.3g}x ${esc(baseTitle)} (%{customdata})<extra></extra>`};
+    });
+    const layout = Object.assign({}, LAYOUT, {height: 140 + 44 * Math.max(others.length, 1), scattermode: "group",
+      margin: {l: 140, r: 20, t: 40, b: 50}, legend: {orientation: "h", y: 1.08},
+      xaxis: {type: "log", title: {text: `× ${baseTitle} (log scale)`}},
+      yaxis: {type: "category", categoryorder: "array", categoryarray: others.map((e) => DATA.engines[e].title).reverse()},
+      shapes: [{type: "line", yref: "paper", y0: 0, y1: 1, x0: 1, x1: 1, line: {dash: "dot", color: "#555"}}]});
+    return {traces, layout};
+  }
+  function openRaw(event) {
+    const a = event.target.closest("a");
+    if (!a || !a.hash) return;
+    event.preventDefault();
+    location.hash = a.hash;  // hashchange redraws the raw figures for that cell
+    $("raw").scrollIntoView();
   }
 
   // Controls and tables need no plotly.js: they are filled and painted before its 1.2 MB are
@@ -304,9 +361,11 @@
     const several = controls(sel);
     writeHash();
     changesTable();
-    return {sel, bars: barView(sel, several)};
+    return {sel, compare: compareView(sel), bars: barView(sel, several)};
   }
   function drawFigures(view) {
+    if (view.compare) Plotly.react($("compare"), view.compare.traces, view.compare.layout, CONFIG);
+    else Plotly.purge($("compare"));
     const bars = Plotly.react($("bars"), view.bars.traces, view.bars.layout, CONFIG);
     // The history is below the fold and the dearest figure to draw: after the bars are painted.
     const history = bars.then(() => new Promise((drawn) => setTimeout(() => historyFigure(view.sel).then(drawn), 0)));
@@ -321,11 +380,14 @@
 
   if (!DATA.runs.length || !Object.keys(DATA.experiments).length) {
     $("controls").hidden = true;
+    $("top-controls").hidden = true;
     document.body.dataset.ready = "empty";
     return;
   }
   readHash();
   $("controls").addEventListener("change", onControls);
+  $("top-controls").addEventListener("change", onControls);
+  $("compare-table").addEventListener("click", openRaw);
   window.addEventListener("hashchange", () => { readHash(); render(); });
   // Times from navigation start (what scripts/bench_explorer.py reports): controls and tables
   // filled, bars drawn, the history drawn.

@@ -1,38 +1,321 @@
 """The arithmetic of the clustered-vs-heap notebook, on plain frames so it is tested with known
-answers: per-step figures per operation, seed 003's ratios of engine B over engine A with their
-geometric means, and seed 001's key-kind table."""
+answers: per-step figures per operation, seed 003's spreadsheet as findings rows (each engine over
+the clustered base, judged by `findings.judge`), the host's drift per regime and step, and seed
+001's key-kind table."""
 from __future__ import annotations
 
 import json
-import math
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
+from ... import findings as F
 from ... import results
+from .workload import TESTS
 
-# Ratio columns of seed 003's spreadsheet: (column, per-step figure, higher is better).
+
+@dataclass(frozen=True)
+class Column:
+    """One ratio column of seed 003's spreadsheet: its name there, the per-step figure, and the
+    findings metric and unit it becomes (a counted unit takes no drift band: `findings.COUNTED_UNITS`)."""
+    name: str
+    figure: str
+    metric: str
+    unit: str
+    higher_is_better: bool
+    storage: bool = False  # storage reads: meaningless below STORAGE_FLOOR in both engines
+    judged: bool = True
+
+
 # pages/o and rKB/o are storage reads: what the engine's processes read from storage (read_bytes of
 # /proc/<pid>/io, which page-cache hits do not inflate), as the engine's own pages (seed 003's r/o,
 # storage reads per operation: a page read directly is one read, so the two agree wherever no
-# read-ahead merges pages) and as bytes. The engines' own read counters (PostgreSQL's blks_read
-# counts page-cache hits too) are in the absolute table.
-RATIO_COLUMNS = (("QPS", "ops_per_s", True), ("cpu/o", "cpu_us_per_op", False),
-                 ("pages/o", "storage_reads_per_op", False), ("rKB/o", "storage_kb_per_op", False))
-# rKB/o is pages/o again, weighted by page size (8 KiB against 16 KiB): judged once, as pages/o (the
-# two coloured the same reads red and green in run 20261124T220530Z-501225).
-UNJUDGED_COLUMNS = ("rKB/o",)
-THRESHOLD = 0.05  # seed 003 highlights changes beyond ~5%
+# read-ahead merges pages) and as KiB. rKB/o is pages/o again, weighted by page size (8 KiB against
+# 16 KiB): shown, judged once as pages/o (the two coloured the same reads red and green in run
+# 20261124T220530Z-501225). The engines' own read counters (PostgreSQL's blks_read counts page-cache
+# hits too) are in the absolute table.
+COLUMNS = (Column("QPS", "ops_per_s", "QPS", "ops/s", True),
+           Column("cpu/o", "cpu_us_per_op", "CPU per operation", "µs", False),
+           Column("pages/o", "storage_reads_per_op", "storage pages per operation", "pages", False, storage=True),
+           Column("rKB/o", "storage_kb_per_op", "storage KiB per operation", "KiB", False, storage=True, judged=False))
 STORAGE_REACHED = 0.5  # storage reads per operation above which a point query went to storage
 # Below this many storage reads per operation (one in a hundred operations) in both engines, a
-# storage ratio (r/o, rKB/o) divides two near-zeros (a cached test's stray reads): shown as n/a.
+# storage ratio divides two near-zeros (a cached test's stray reads): not comparable, no ratio.
 STORAGE_FLOOR = 0.01
-STORAGE_COLUMNS = ("pages/o", "rKB/o")
 # Per-step figures averaged over repetitions (means, with the spread of the ratio figures).
 FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
            "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
            "data_bytes", "pk_index_bytes", "wall_s", "client_cpu_us_per_op", "change_buffer_merges_per_op")
+# What the answer states, in seed 003's order (its bullets and outliers): per class of test, a
+# column of its first test that ran (its first step, before the writes), where that row has a ratio.
+CLASSES = (("covered PK reads", "QPS", ("points-covered-pk", "range-covered-pk")),
+           ("covered PK reads from storage", "pages/o", ("points-covered-pk", "range-covered-pk")),
+           ("reads of a column outside the PK", "QPS", ("points-notcovered-pk", "range-notcovered-pk")),
+           ("updates", "QPS", ("update-inlist", "update-nonindex")),
+           ("inserts", "QPS", ("insert",)))
+SEED_REGIME = "io-bound"  # seed 003 was IO-bound: its figures stand beside this regime's rows only
+
+# Caveat ids: why a findings row's meaning changes. The first five can void a verdict (the two sides
+# did different work, or the unit says nothing new: `_voided`); the rest qualify it. Texts: the
+# report's caveat_notes.
+PAGE_SIZE = "page-size"
+BELOW_FLOOR = "storage-floor"
+UNEQUAL_CACHE = "unequal-cache"
+BINARY_LOG = "binary-log"
+DEFERRED_VACUUM = "deferred-vacuum"
+DIRECT_IO = "direct-io"
+NO_CHECKPOINT = "no-checkpoint"
+PK_UNCACHED = "pk-uncached"
+ID_ORDER = "id-order"
+SEED_CLASS = "seed-class"
+SEED_BOUND = "seed-bound"
+NO_BINLOG = "no-binlog"
+NO_CHANGE_BUFFER = "no-change-buffer"
+
+
+def from_pool(engine: str) -> str:
+    """The caveat id of an IO-bound read test `engine` served from its buffer pool."""
+    return f"from-pool:{engine}"
+
+
+def spill(engine: str, write: str) -> str:
+    """The caveat id of a window that `write`'s leftover work ran into (its settle window hit its bound)."""
+    return f"spill:{engine}:{write}"
+
+
+def test_of(step: str) -> str:
+    return step.removesuffix(".pre")
+
+
+def writes(step: str) -> bool:
+    """A step of a test that writes (update, insert, delete): its commit work is in its figures."""
+    return TESTS.get(test_of(step), ("", {}, ""))[2] in ("write", "insert")
+
+
+def reads(step: str) -> bool:
+    return TESTS.get(test_of(step), ("", {}, ""))[2] == "read"
+
+
+def leaves_dead_rows(step: str) -> bool:
+    """An update or delete: the old row versions it leaves are cleaned up later (vacuum, purge)."""
+    test = test_of(step)
+    return test.startswith("update") or test == "delete"
+
+
+def costs_under_direct_io(step: str) -> bool:
+    """Where reading and writing data files directly is expected to cost: writes (an evicted dirty
+    buffer is written there and then) and ranges (no read-ahead); a point query's single random
+    reads lose neither."""
+    return writes(step) or test_of(step).startswith("range")
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """What the run's starts read that changes what a comparison means, as data (the report reads
+    it from the store); each field names the engines it bears on."""
+    unequal_cache: bool = False  # IO-bound: not every engine read past the OS page cache
+    binlog_base_only: bool = False  # the base alone synced a binary log at every commit
+    binary_log_off: bool = False  # binary_log=false: MySQL ran without its default binary log
+    defers_dead_rows: frozenset = frozenset()  # engines that leave dead rows to a vacuum no window ran
+    direct_io: frozenset = frozenset()  # engines made to read and write directly, IO-bound, by a developer option
+    checkpoint_deferred: frozenset = frozenset()  # engines whose data-file writes wait for a checkpoint
+    no_change_buffer: frozenset = frozenset()  # engines that read innodb_change_buffering=none (or lack it)
+    # (regime, engine, step) -> the writes whose leftover work ran in that step's window
+    spills: Mapping[tuple[str, str, str], tuple[str, ...]] = field(default_factory=dict)
+
+
+def seed_figures() -> dict[tuple[str, str], tuple[float, str]]:
+    """Seed 003's figures, (step, column) -> (ratio PostgreSQL / MySQL, its bound: "about", "more than")."""
+    ref = results.reference("seed003_direction")
+    out = {}
+    for step, qps, bound, read in zip(ref["step"], ref["qps_ratio_pg_over_mysql"], ref["ratio_bound"],
+                                      ref["reads_per_op_ratio_pg_over_mysql"]):
+        if pd.notna(qps):
+            out[(step, "QPS")] = (float(qps), bound)
+        if pd.notna(read):
+            out[(step, "pages/o")] = (float(read), "about")
+    return out
+
+
+def _contrast(base: pd.Series, other: pd.Series, figure: str) -> dict:
+    """`results.contrast` of one step's figure, other against base (n/a where a side is unmeasured;
+    two zeros are equal, a tie with nothing to test)."""
+    num, den = other.get(figure, np.nan), base.get(figure, np.nan)
+    n, base_n = int(other.get(f"{figure}_n", 1) or 0), int(base.get(f"{figure}_n", 1) or 0)
+    plain = {"mean": num, "ci95": other.get(f"{figure}_ci95", np.nan), "n": n, "base_mean": den,
+             "base_ci95": base.get(f"{figure}_ci95", np.nan), "base_n": base_n, "ratio": np.nan, "ratio_low": np.nan,
+             "ratio_high": np.nan, "beyond_noise": None}
+    if not (pd.notna(num) and pd.notna(den)):
+        return plain
+    if den == 0:
+        return {**plain, "ratio": 1.0, "beyond_noise": False} if num == 0 else plain
+
+    def summary(row: pd.Series, k: int) -> dict:
+        return {figure: row[figure], f"{figure}_ci95": row.get(f"{figure}_ci95", np.nan),
+                f"{figure}_std": row.get(f"{figure}_std", np.nan), "n": k}
+
+    return results.contrast(summary(base, base_n), summary(other, n), figure, F.THRESHOLD)
+
+
+def _caveats(regime: str, engine: str, base: str, step: str, column: Column, pair: dict[str, pd.Series],
+             conditions: Conditions, bound: str | None) -> list[str]:
+    """The caveat ids that bear on one row (whether its verdict stands is `_voided`'s to say)."""
+    out = []
+    io_bound = regime == "io-bound"
+    if io_bound and conditions.unequal_cache:
+        out.append(UNEQUAL_CACHE)
+    if conditions.binlog_base_only and writes(step) and column.name in ("QPS", "cpu/o"):
+        out.append(BINARY_LOG)
+    if engine in conditions.defers_dead_rows and leaves_dead_rows(step):
+        out.append(DEFERRED_VACUUM)
+    if io_bound and costs_under_direct_io(step) and conditions.direct_io & {engine, base}:
+        out.append(DIRECT_IO)
+    if writes(step) and column.name in ("QPS", "cpu/o") and engine in conditions.checkpoint_deferred \
+            and not (io_bound and engine in conditions.direct_io):
+        out.append(NO_CHECKPOINT)
+    if io_bound and reads(step):
+        if test_of(step).endswith("-covered-pk") and pair[engine].get("storage_reads_per_op", np.nan) > STORAGE_REACHED \
+                and column.name in ("QPS", "pages/o"):
+            out.append(PK_UNCACHED)
+        out += [from_pool(e) for e in (engine, base) if pair[e].get("storage_reads_per_op", np.nan) <= STORAGE_REACHED]
+    out += [spill(e, w) for e in (engine, base) for w in conditions.spills.get((regime, e, step), ())]
+    if column.name == "QPS":
+        if test_of(step) == "range-notcovered-pk":
+            out.append(ID_ORDER)
+        if test_of(step) == "points-notcovered-pk":
+            out.append(SEED_CLASS)
+        if bound == "more than":
+            out.append(SEED_BOUND)
+        if test_of(step) == "insert" and base in conditions.no_change_buffer:
+            out.append(NO_CHANGE_BUFFER)
+    if conditions.binary_log_off and writes(step) and column.name in ("QPS", "cpu/o"):
+        out.append(NO_BINLOG)
+    return out
+
+
+def _voided(caveats: list[str], verdict: str) -> bool:
+    """Whether the row's caveats say the two sides did different work, so its judged `verdict` says
+    nothing of the layouts: unequal caches void any verdict; the base's binary log a decided one; dead
+    rows left to a vacuum no window ran a win or a tie (a loss in spite of that help stands)."""
+    decided = verdict in (F.Verdict.BETTER.value, F.Verdict.WORSE.value, F.Verdict.SAME.value)
+    return ((UNEQUAL_CACHE in caveats and verdict != F.Verdict.NA.value)
+            or (BINARY_LOG in caveats and decided)
+            or (DEFERRED_VACUUM in caveats and verdict in (F.Verdict.BETTER.value, F.Verdict.SAME.value)))
+
+
+def findings(step_rows: pd.DataFrame, base: str, *, drift: Mapping | None = None,
+             conditions: Conditions = Conditions(),
+             seed: Mapping[tuple[str, str], tuple[float, str]] | None = None) -> pd.DataFrame:
+    """Seed 003's spreadsheet as findings rows: per regime, step and engine other than `base`, each
+    column of `COLUMNS` as engine / base (QPS > 1: faster than the base; per-operation figures > 1:
+    more per operation) with its 95% CI, judged by `findings.judge`; `not_comparable` with the
+    caveat ids that say why where the two sides did different work (or the unit is not judged,
+    or both read below the storage floor). `drift`: per regime, and per (regime, step) where loops
+    ran beside a step, how far the host's speed moved between the engines (a row takes the larger);
+    `seed`: seed 003's figures (`seed_figures`), set beside the IO-bound rows. Extra columns:
+    `column` (the spreadsheet's name) and `test_class` (the class a headline row answers for)."""
+    drift, seed = drift or {}, seed or {}
+    rows = []
+    for regime, df in step_rows.groupby("regime", sort=False):
+        b = df[df["engine"] == base].set_index("step")
+        for engine in [e for e in dict.fromkeys(df["engine"]) if e != base]:
+            e = df[df["engine"] == engine].set_index("step")
+            for step in [s for s in b.index if s in e.index]:
+                pair = {base: b.loc[step], engine: e.loc[step]}
+                floor = below_storage_floor(b.loc[step]) and below_storage_floor(e.loc[step])
+                moved = max(drift.get(regime, 0.0), drift.get((regime, step), 0.0))
+                for column in COLUMNS:
+                    contrast = _contrast(b.loc[step], e.loc[step], column.figure)
+                    figure, bound = seed.get((step, column.name), (None, None)) if regime == SEED_REGIME else (None, None)
+                    voided = ([PAGE_SIZE] if not column.judged else []) + ([BELOW_FLOOR] if floor and column.storage else [])
+                    if BELOW_FLOOR in voided:
+                        contrast = {**contrast, "ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan}
+                    row = F.finding(engine=engine, base_engine=base, step=step, regime=regime, metric=column.metric,
+                                    unit=column.unit, higher_is_better=column.higher_is_better, contrast=contrast,
+                                    drift=moved, seed_ratio=figure,
+                                    verdict=F.Verdict.NOT_COMPARABLE if voided else None)
+                    cited = voided + _caveats(regime, engine, base, step, column, pair, conditions, bound)
+                    if _voided(cited, row["verdict"]):
+                        row["verdict"] = F.Verdict.NOT_COMPARABLE.value
+                    row["caveats"] = tuple(dict.fromkeys(cited))
+                    rows.append({**row, "column": column.name, "test_class": None})
+    return _mark_headline(F.table(rows))
+
+
+def _mark_headline(found: pd.DataFrame) -> pd.DataFrame:
+    """Per answer line (`CLASSES`), the row it states: in the seed's regime where it ran (else the
+    first regime), of the first engine, where that row has a ratio."""
+    if found.empty:
+        return found
+    regimes = list(dict.fromkeys(found["regime"]))
+    regime = SEED_REGIME if SEED_REGIME in regimes else regimes[0]
+    pool = found[(found["regime"] == regime) & (found["engine"] == found["engine"].iloc[0]) & found["ratio"].notna()]
+    found = found.copy()
+    for label, column, tests in CLASSES:
+        hits = pool[(pool["column"] == column) & pool["step"].map(test_of).isin(tests)]
+        if not hits.empty:
+            found.loc[hits.index[0], ["headline", "test_class"]] = (True, label)
+    found["headline"] = found["headline"].fillna(False).astype(bool)
+    return found
+
+
+def geometric_means(found: pd.DataFrame, regime: str) -> dict[str, float]:
+    """Per spreadsheet column, the geometric mean of one regime's ratios (seed 003's summary row)."""
+    r = found[found["regime"] == regime]
+    return {c.name: results.geometric_mean(r.loc[r["column"] == c.name, "ratio"]) for c in COLUMNS}
+
+
+def spreadsheet(found: pd.DataFrame, regime: str, value: str = "ratio") -> pd.DataFrame:
+    """Wide: steps down (in the order they ran), (engine, column) across; for ratios the geometric
+    mean as the last row."""
+    r = found[found["regime"] == regime]
+    if r.empty:
+        return pd.DataFrame()
+    table = r.pivot_table(index="step", columns=["engine", "column"], values=value, sort=False, dropna=False,
+                          aggfunc="first")
+    table = table.reindex(index=list(dict.fromkeys(r["step"])))
+    cols = [(e, c.name) for e in dict.fromkeys(r["engine"]) for c in COLUMNS if (e, c.name) in table.columns]
+    table = table.reindex(columns=pd.MultiIndex.from_tuples(cols))
+    table.loc["geometric mean"] = ([results.geometric_mean(table[c]) for c in table.columns] if value == "ratio"
+                                   else "")
+    return table
+
+
+def drift_by_step(measurements: pd.DataFrame) -> dict:
+    """Per regime, how far the host's speed differed between the engines' starts (slowest against
+    fastest engine's median calibration loop, minus 1), and per (regime, step) the same over the
+    loops run beside that step's repetitions: a step-major start calibrates beside every step, and
+    all of a step's repetitions can fall in one slow stretch, which moves the mean without widening
+    Welch's CI. Per regime, since one regime's slow start says nothing of the other's."""
+    if "metric" not in measurements:
+        return {}
+    c = results.calibrations(measurements)
+    tagged = measurements[measurements["labels"].str.contains('"regime"', na=False)].drop_duplicates("instance_id")
+    regime_of = {i: json.loads(labels).get("regime") for i, labels in zip(tagged["instance_id"], tagged["labels"])}
+    c = c.assign(regime=c["instance_id"].map(regime_of)).dropna(subset=["regime", "calibration_s"])
+    c = c.assign(step=_calibrated_step(measurements, c))
+    out: dict = {}
+    for key, g in [*c.groupby("regime", sort=False),
+                   *c.dropna(subset=["step"]).groupby(["regime", "step"], sort=False)]:
+        medians = g.groupby("engine")["calibration_s"].median()
+        if len(medians) > 1:
+            out[key] = float(medians.max() / medians.min()) - 1
+    return out
+
+
+def _calibrated_step(m: pd.DataFrame, c: pd.DataFrame) -> list:
+    """The step each calibration loop ran beside: the next phase window of its start."""
+    if "started_at" not in c:
+        return [None] * len(c)
+    phases = m[(m["metric"] == "wall_time") & m["window"].isin(["phase", "warmup-phase"])]
+    phases = phases.drop_duplicates("seq").sort_values("started_at")
+    out = []
+    for instance, started in zip(c["instance_id"], c["started_at"]):
+        later = phases[(phases["instance_id"] == instance) & (phases["started_at"] > started)]
+        out.append(later["phase"].iloc[0] if not later.empty else None)
+    return out
 
 
 def _labels(df: pd.DataFrame) -> pd.DataFrame:
@@ -106,87 +389,19 @@ def steps(measurements: pd.DataFrame) -> pd.DataFrame:
     width (what seed 003's ratios are tested against)."""
     reps = repetitions(measurements)
     keys = ["engine", "regime", "step", "test"]
-    stats = [f"{figure}_{x}" for _, figure, _ in RATIO_COLUMNS for x in ("std", "n", "ci95")]
+    stats = [f"{c.figure}_{x}" for c in COLUMNS for x in ("std", "n", "ci95")]
     if reps.empty:
         return pd.DataFrame(columns=[*keys, "n", *FIGURES, *stats])
     grouped = reps.groupby(keys, sort=False, dropna=False)
     out = grouped[list(FIGURES)].mean()
     out["n"] = grouped.size()
-    for _, figure, _ in RATIO_COLUMNS:
-        n = grouped[figure].count()
-        std = grouped[figure].std(ddof=1)
-        out[f"{figure}_std"] = std
-        out[f"{figure}_n"] = n
-        out[f"{figure}_ci95"] = [results.ci95_half_width(sd, k) for k, sd in zip(n, std)]
+    for c in COLUMNS:
+        n = grouped[c.figure].count()
+        std = grouped[c.figure].std(ddof=1)
+        out[f"{c.figure}_std"] = std
+        out[f"{c.figure}_n"] = n
+        out[f"{c.figure}_ci95"] = [results.ci95_half_width(sd, k) for k, sd in zip(n, std)]
     return out.reset_index()
-
-
-RATIO_FIELDS = ["regime", "engine", "base", "step", "column", "ratio", "ratio_low", "ratio_high", "n", "base_n",
-                "beyond_noise", "verdict"]
-
-
-def ratios(step_rows: pd.DataFrame, base: str, threshold: float = THRESHOLD,
-           drift: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """Seed 003's spreadsheet, long form: per regime, step and engine other than `base`, each
-    ratio column as engine / base (QPS > 1: faster than base; per-op columns > 1: costs more), with
-    its 95% CI and Welch's test over the repetitions (results.contrast) and the cell's verdict;
-    `drift`: per regime, and per (regime, step) where loops ran beside a step, how far the host's own
-    speed differed between the engines (see `verdict`); a cell takes the larger of the two."""
-    drift = drift or {}
-    rows = []
-    for regime, df in step_rows.groupby("regime", sort=False):
-        b = df[df["engine"] == base].set_index("step")
-        for engine in [e for e in dict.fromkeys(df["engine"]) if e != base]:
-            e = df[df["engine"] == engine].set_index("step")
-            for step in [s for s in b.index if s in e.index]:
-                floor = below_storage_floor(b.loc[step]) and below_storage_floor(e.loc[step])
-                for column, figure, _ in RATIO_COLUMNS:
-                    if floor and column in STORAGE_COLUMNS:
-                        rows.append({"regime": regime, "engine": engine, "base": base, "step": step,
-                                     "column": column, "ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan,
-                                     "beyond_noise": None, "verdict": "floor"})
-                        continue
-                    rows.append({"regime": regime, "engine": engine, "base": base, "step": step, "column": column,
-                                 **_contrast(b.loc[step], e.loc[step], figure, threshold)})
-    out = pd.DataFrame(rows, columns=RATIO_FIELDS)
-    out["verdict"] = [v if v == "floor" else "unjudged" if c in UNJUDGED_COLUMNS else
-                      verdict(c, r, noise, threshold, max(drift.get(g, 0.0), drift.get((g, st), 0.0)), (lo, hi))
-                      for c, r, noise, v, g, st, lo, hi in zip(out["column"], out["ratio"], out["beyond_noise"],
-                                                               out["verdict"], out["regime"], out["step"],
-                                                               out["ratio_low"], out["ratio_high"])]
-    return out
-
-
-def confound(ratio_rows: pd.DataFrame, regime: str) -> pd.DataFrame:
-    """The regime's verdicts replaced by "confounded" (its engines cached unequally): every ratio
-    stays, no cell of it is called better, worse or a tie."""
-    out = ratio_rows.copy()
-    judged = (out["regime"] == regime) & ~out["verdict"].isin(["floor", "n/a", "unjudged"])
-    out.loc[judged, "verdict"] = "confounded"
-    return out
-
-
-def binlog_confound(ratio_rows: pd.DataFrame, steps: set[str]) -> pd.DataFrame:
-    """Verdicts of the write `steps` on throughput and CPU per operation replaced by "binlog" (the
-    base alone synced a binary log at every commit: a second fsync and a two-phase commit the other
-    engine never does); the ratios stay."""
-    out = ratio_rows.copy()
-    judged = (out["step"].isin(steps) & out["column"].isin(["QPS", "cpu/o"])
-              & out["verdict"].isin(["better", "worse", "same"]))
-    out.loc[judged, "verdict"] = "binlog"
-    return out
-
-
-def deferred_cleanup(ratio_rows: pd.DataFrame, steps: set[str], engines: set[str]) -> pd.DataFrame:
-    """Verdicts of `engines` on `steps` (updates and deletes) that favour them ("better", or a tie)
-    replaced by "deferred": those engines leave dead rows to a vacuum no window ran, so their figures
-    miss cleanup the base paid in its settle windows, and its purge shared the base's windows with the
-    test (run 20261124T220530Z-501225 coloured PostgreSQL's IO-bound delete 1.88x green). A "worse"
-    stands: it is a loss in spite of that help. The ratios stay."""
-    out = ratio_rows.copy()
-    judged = (out["step"].isin(steps) & out["engine"].isin(engines) & out["verdict"].isin(["better", "same"]))
-    out.loc[judged, "verdict"] = "deferred"
-    return out
 
 
 def below_storage_floor(step: pd.Series) -> bool:
@@ -197,82 +412,6 @@ def below_storage_floor(step: pd.Series) -> bool:
         kb = step.get("storage_kb_per_op", np.nan)
         reads = kb / 16 if pd.notna(kb) else np.nan
     return bool(pd.notna(reads) and reads < STORAGE_FLOOR)
-
-
-def _contrast(base: pd.Series, other: pd.Series, figure: str, threshold: float) -> dict:
-    num, den = other[figure], base[figure]
-    n, base_n = int(other.get(f"{figure}_n", 1) or 0), int(base.get(f"{figure}_n", 1) or 0)
-    if not (pd.notna(num) and pd.notna(den)):
-        return {"ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan, "n": n, "base_n": base_n,
-                "beyond_noise": None}
-    if den == 0:
-        # Neither read anything: equal, not unknown (and no difference to test).
-        ratio = 1.0 if num == 0 else np.nan
-        return {"ratio": ratio, "ratio_low": np.nan, "ratio_high": np.nan, "n": n, "base_n": base_n,
-                "beyond_noise": False if num == 0 else None}
-
-    def summary(row: pd.Series, k: int) -> dict:
-        return {figure: row[figure], f"{figure}_ci95": row.get(f"{figure}_ci95", np.nan),
-                f"{figure}_std": row.get(f"{figure}_std", np.nan), "n": k}
-
-    c = results.contrast(summary(base, base_n), summary(other, n), figure, threshold)
-    return {"ratio": c["ratio"], "ratio_low": c["ratio_low"], "ratio_high": c["ratio_high"], "n": n, "base_n": base_n,
-            "beyond_noise": c["beyond_noise"]}
-
-
-def spreadsheet(ratio_rows: pd.DataFrame, regime: str, steps_order: list[str], value: str = "ratio") -> pd.DataFrame:
-    """Wide: steps down, (engine, column) across; for ratios the geometric mean as the last row."""
-    r = ratio_rows[ratio_rows["regime"] == regime]
-    if r.empty:
-        return pd.DataFrame()
-    table = r.pivot_table(index="step", columns=["engine", "column"], values=value, sort=False, dropna=False,
-                          aggfunc="first")
-    table = table.reindex(index=[s for s in steps_order if s in table.index])
-    cols = [(e, c) for e in dict.fromkeys(r["engine"]) for c, _, _ in RATIO_COLUMNS if (e, c) in table.columns]
-    table = table.reindex(columns=pd.MultiIndex.from_tuples(cols))
-    if value == "ratio":
-        table.loc["geometric mean"] = [results.geometric_mean(table[c]) for c in table.columns]
-    else:
-        table.loc["geometric mean"] = ""
-    return table
-
-
-VERDICTS = {"better": "better", "worse": "worse", "same": "within 5%", "noise": "undetermined (within noise)",
-            "drift": "undetermined (within the host's drift)",
-            "untested": "one repetition: noise unknown", "n/a": "n/a",
-            "confounded": "confounded by unequal cache",
-            "binlog": "not comparable: the base alone synced a binary log at every commit",
-            "deferred": "not comparable: this engine left its dead rows to a vacuum no window ran, while the base "
-                        "purges its own in the background as it goes (not measured here; a loss would stand, a win or "
-                        "a tie cannot be told from that help)",
-            "unjudged": "not judged: pages/o again in bytes (8 KiB pages against 16 KiB)",
-            "floor": f"n/a: both engines below {STORAGE_FLOOR} storage reads per operation"}
-
-
-def verdict(column: str, ratio: float, beyond_noise: bool | None = None, threshold: float = THRESHOLD,
-            drift: float = 0.0, ci: tuple[float, float] | None = None) -> str:
-    """Noise first: "untested" (one repetition: no noise estimate) or "noise" (Welch over the
-    repetitions cannot tell the engines apart: undetermined, whatever the ratio); then, beyond
-    noise, on the log scale so that 1.74x and 1/1.74x are the same distance from a tie: "same"
-    (within seed 003's ~5% `threshold`), "drift" (the ratio's 95% CI, `ci`, reaches into how far
-    the host's speed differed between the two engines' starts, `drift`: undetermined, since the
-    host alone could make it), or "better" / "worse" for engine B against the base."""
-    if ratio is None or not pd.notna(ratio):
-        return "n/a"
-    higher_better = next(h for c, _, h in RATIO_COLUMNS if c == column)
-    if beyond_noise is None or beyond_noise != beyond_noise:
-        return "untested"
-    if not beyond_noise:
-        return "noise"
-    distance = abs(math.log(ratio)) if ratio > 0 else math.inf
-    if distance <= math.log1p(threshold) + 1e-12:  # 1/1.05 is exactly as far as 1.05
-        return "same"
-    low, high = ci if ci is not None else (ratio, ratio)
-    nearest = ratio if not (pd.notna(low) and pd.notna(high)) else (low if ratio > 1 else high)
-    near = abs(math.log(nearest)) if nearest > 0 and (nearest > 1) == (ratio > 1) else 0.0
-    if drift > 0 and near <= math.log1p(drift):
-        return "drift"
-    return "better" if (ratio > 1) == higher_better else "worse"
 
 
 def start_settings(measurements: pd.DataFrame, regime: str | None = None) -> dict[str, dict[str, str]]:

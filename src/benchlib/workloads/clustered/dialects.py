@@ -6,6 +6,7 @@ after-load maintenance and the engine's own read counters; the key-kind part (an
 needs table definitions per key kind and layout, and the engine's own size functions."""
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
@@ -27,9 +28,19 @@ class Counter:
     query: str | None
 
 
+class Organisation(str, enum.Enum):
+    """How a table's rows are stored against its primary key: what the notebook compares. The
+    battery's base is the first engine whose rows live in a clustered B-tree (seed 003's MySQL)."""
+    HEAP = "heap"  # rows in a heap, the PK a separate index (PostgreSQL)
+    CLUSTERED = "clustered"  # rows in the PK's B-tree leaves (InnoDB)
+    LSM = "lsm"  # rows in the PK's LSM tree (MyRocks)
+    ROWID = "rowid"  # rows in a rowid B-tree (SQLite; WITHOUT ROWID: in the PK's)
+
+
 @dataclass(frozen=True)
 class ClusteredDialect:
-    layout: str  # what the primary key organises: "heap", "clustered (InnoDB)", "LSM", "rowid b-tree" ...
+    layout: str  # what the primary key organises, in words for the tables ("heap table + PK b-tree" ...)
+    organisation: Organisation
     # Battery (None: this engine has no sysbench driver, key-kind part only)
     buffer_setting: Callable[[int], dict[str, Any]] | None = None  # MiB -> server config
     buffer_query: str | None = None  # the buffer size the server actually took, in bytes
@@ -104,6 +115,7 @@ def _uuid_bytes(kind: str, key: Any) -> Any:
 
 POSTGRES = ClusteredDialect(
     layout="heap table + PK b-tree",
+    organisation=Organisation.HEAP,
     defers_dead_rows=True,
     buffer_setting=lambda mb: {"shared_buffers": f"{mb}MB"},
     buffer_query="select setting::bigint * current_setting('block_size')::bigint from pg_settings "
@@ -161,6 +173,7 @@ _INNODB_COUNTERS = (
 
 MYSQL = ClusteredDialect(
     layout="clustered PK (InnoDB)",
+    organisation=Organisation.CLUSTERED,
     buffer_setting=lambda mb: {"innodb_buffer_pool_size": f"{mb}M"},
     buffer_query="select @@innodb_buffer_pool_size",
     page_query="select @@innodb_page_size",
@@ -194,6 +207,7 @@ MYSQL = ClusteredDialect(
 MYROCKS = replace(
     MYSQL,
     layout="clustered PK in an LSM tree (MyRocks)",
+    organisation=Organisation.LSM,
     buffer_setting=lambda mb: {"rocksdb_block_cache_size": mb * 2 ** 20},
     buffer_query="select @@rocksdb_block_cache_size",
     page_query=None,  # blocks are compressed and variable: storage reads are shown in KB only
@@ -208,6 +222,7 @@ MYROCKS = replace(
 
 SQLITE = ClusteredDialect(
     layout="rowid b-tree (rowid) / PK b-tree (without rowid)",
+    organisation=Organisation.ROWID,
     key_types={"bigint": "integer", "uuidv4": "blob", "uuidv7": "blob", "uuidv1": "blob"},
     layouts=("rowid", "without rowid"),
     table_suffix=lambda layout: " without rowid" if layout == "without rowid" else "",

@@ -199,15 +199,16 @@ def key_note(engine_keys, pk_kind: str) -> str:
     return f"Keys (`pk_kind = {pk_kind}`): " + "; ".join(parts) + "." if parts else ""
 
 
-# What a reader of a DML report must know about an engine's statements.
+# What a reader of a DML report must know about an engine's statements: one sentence each, cited
+# by that engine's findings rows (of the phases in NOTE_PHASES, else of every phase).
 NOTES = {
-    "ferretdb": "FerretDB runs the document operations (insert_many, update_many with $inc, count_documents, "
-                "delete_many) as SQL on PostgreSQL; documents are generated in the Python client.",
+    "ferretdb": "FerretDB is not MongoDB: it runs each document operation as SQL on PostgreSQL in its container "
+                "(update_many one statement per document), and its documents are generated in the Python client.",
     "mongodb": "Documents are generated in the Python client (seed 000 generated them in mongosh, inside the "
                "container).",
-    "sqlite": "The delete phase has a WHERE clause so SQLite deletes row by row instead of taking its truncate "
-              "shortcut.",
+    "sqlite": "The delete has a WHERE clause, so SQLite deletes row by row instead of taking its truncate shortcut.",
 }
+NOTE_PHASES = {"sqlite": ("delete",)}
 
 
 def dialect_for(engine: Engine) -> DmlDialect | None:

@@ -1,15 +1,20 @@
 """The arithmetic of the load-insert-fetch notebook, on plain frames so it is tested with known
 answers: one row per load, per-repetition operation figures and their means with 95% CIs, the
-key-order ratios, B-tree against LSM contrasts with Welch's test, the generator's figures, and this
-run beside seed 001's table."""
+key-order ratios, the generator's figures, this run beside seed 001's table, and the findings: each
+comparison's subject against its base (findings.finding: one noise rule), with the differences
+the run saw between the two sides as caveat ids."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
+from ... import findings as F
 from ... import results
+from ..reporting import finite, one_each
 from .workload import AFTER_LOAD, FETCH, GENERATE, INSERT, LOAD, OPERATIONS
 
 LATENCIES = ("latency_mean", "latency_p50", "latency_p95", "latency_p99")
@@ -96,7 +101,7 @@ def operations(measurements: pd.DataFrame) -> pd.DataFrame:
             **{c: out[c] for c in LATENCIES},
             "engine_cpu_us": out["net"] * 1e6 / n, "client_cpu_us": out["client_cpu_s"] * 1e6 / n,
             "reads_per_op": out["engine_reads"] / n, "rows_per_op": out["rows"] / n,
-            "ops_per_s": n / out["wall_s"],
+            "ops_per_s": n / out["wall_s"], "plan": labels.get("plan"),
         }))
     if not frames:
         return pd.DataFrame(columns=["regime", "engine", "operation", "repetition", *LATENCIES])
@@ -119,6 +124,8 @@ def summarize_operations(ops: pd.DataFrame) -> pd.DataFrame:
         out[f"{col}_std"] = sd
         out[f"{col}_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, sd)]
     out["n"] = n
+    if "plan" in ops:  # the access path the engine's plan named, where it reads one
+        out["plan"] = g["plan"].agg(lambda p: " / ".join(dict.fromkeys(p.dropna())) or None)
     return out.reset_index()
 
 
@@ -131,16 +138,6 @@ def contrast(summary: pd.DataFrame, regime: str, operation: str, a: str, b: str,
     rows = [pd.Series({"value": s.at[e, column], "value_ci95": s.at[e, f"{column}_ci95"],
                        "value_std": s.at[e, f"{column}_std"], "n": s.at[e, "n"]}) for e in (a, b)]
     return results.contrast(rows[0], rows[1], "value")
-
-
-def not_told_apart(summary: pd.DataFrame, column: str, best: str) -> list[str]:
-    """Engines (`summary` indexed by engine, one regime and operation) whose `column` Welch's test
-    (results.contrast) does not tell from `best`'s: a "lowest" is named only with them."""
-    def row(engine: str) -> pd.Series:
-        return pd.Series({"value": summary.at[engine, column], "value_ci95": summary.at[engine, f"{column}_ci95"],
-                          "value_std": summary.at[engine, f"{column}_std"], "n": summary.at[engine, "n"]})
-
-    return [e for e in summary.index if e != best and not results.contrast(row(best), row(e), "value")["beyond_noise"]]
 
 
 def key_order(load_rows: pd.DataFrame) -> pd.DataFrame:
@@ -292,40 +289,115 @@ def reads_direct(reading: str) -> bool | None:
     return any(found) if found else None
 
 
-def confounders(a: str, b: str, *, reading: dict[str, str], mib: dict[str, float], memtable_mib: dict[str, float],
-                settle_cpu_s: dict[str, float], python_side: dict[str, str], cache_mib: dict[str, float],
-                titles: dict[str, str] | None = None) -> list[str]:
-    """What a B-tree engine `a` and an LSM engine `b` differed in besides their structure, from
-    this run's own readings: what a commit waits for, whether reads bypass the page cache, the LSM
-    tree's data against one memtable (no compaction, no level below the first) and the settle
-    CPU after its load, each table against its cache, and work done in Python on one side only.
-    An empty list: nothing the run can see besides the structure."""
-    t = titles or {a: a, b: b}
-    out = []
-    wait = {e: commit_waits(reading.get(e, "")) for e in (a, b)}
-    if None not in wait.values() and wait[a] != wait[b]:
-        yes, no = (a, b) if wait[a] else (b, a)
-        out.append(f"durability differs ({t[yes]} syncs to disk at each commit: {reading[yes]}; {t[no]} does not: "
-                   f"{reading[no]})")
-    direct = {e: reads_direct(reading.get(e, "")) for e in (a, b)}
-    if None not in direct.values() and direct[a] != direct[b]:
-        yes, no = (a, b) if direct[a] else (b, a)
-        out.append(f"{t[yes]} reads past the OS page cache (O_DIRECT), {t[no]} through it")
-    lsm, memtable = mib.get(b, np.nan), memtable_mib.get(b, np.nan)
-    if lsm == lsm and memtable == memtable and lsm < memtable:
-        settle = settle_cpu_s.get(b, np.nan)
-        out.append(f"{t[b]}'s whole data ({lsm:.3g} MiB) is smaller than one memtable ({memtable:g} MiB): each load "
-                   "was flushed into a few sorted files, so the levels and the compaction an LSM tree pays for at "
-                   "scale hardly came into play"
-                   + (f" (its settle CPU after the load: {settle:.2g} s)" if settle == settle else ""))
-    fits = {e: mib.get(e, np.nan) <= cache_mib.get(e, np.nan) for e in (a, b)
-            if mib.get(e, np.nan) == mib.get(e, np.nan) and cache_mib.get(e, np.nan) == cache_mib.get(e, np.nan)}
-    if len(fits) == 2 and fits[a] != fits[b]:
-        inside, outside = (a, b) if fits[a] else (b, a)
-        out.append(f"not the same cache pressure: {t[inside]}'s table is {mib[inside]:.3g} MiB on disk (compressed "
-                   f"where the engine compresses) against its {cache_mib[inside]:g} MiB cache, {t[outside]}'s "
-                   f"{mib[outside]:.3g} MiB against {cache_mib[outside]:g} MiB")
-    sides = {e: python_side.get(e, "") for e in (a, b)}
-    if sides[a] != sides[b]:
-        out.append("; ".join(f"{t[e]}: {v}" for e, v in sides.items() if v))
+# -- findings: each comparison's subject against its base, per regime ----------------------------------
+@dataclass(frozen=True)
+class Side:
+    """What a run read of one engine of a comparison in one regime: its durability reading, its
+    main table with indexes on disk (MiB), its memtable (MiB; NaN but for an LSM engine), the cache
+    this workload gave it (MiB; NaN where it set none) and whether a fetch's index scan and row
+    decoding run in this workload's Python rather than in the engine."""
+
+    reading: str = ""
+    mib: float = float("nan")
+    memtable_mib: float = float("nan")
+    cache_mib: float = float("nan")
+    lookup_in_python: bool = False
+
+
+@dataclass(frozen=True)
+class Differences:
+    """What two sides of a comparison differed in besides what the comparison is about, from the
+    run's own readings: what a commit waits for; reads past the page cache where a table outgrows
+    its cache; an LSM side whose data fits one memtable (no compaction, no level below the first);
+    one table inside its cache and the other not; a lookup done in Python on one side only."""
+
+    durability: bool = False
+    direct_reads: bool = False
+    below_memtable: bool = False
+    cache_pressure: bool = False
+    lookup: bool = False
+
+    def flags(self) -> list[str]:
+        return [name for name, on in vars(self).items() if on]
+
+
+# The steps each difference changes the meaning of, and the differences that make the two sides do
+# different work there (their rows are not comparable).
+LOAD_STEP = "load"
+CHANGES = {"durability": tuple(INSERT.values()), "direct_reads": (FETCH,), "below_memtable": (LOAD_STEP, *OPERATIONS),
+           "cache_pressure": (FETCH,), "lookup": (FETCH,)}
+DIFFERENT_WORK = frozenset({"durability", "lookup"})
+# The figures compared per operation: (summary column, metric, unit). A fetch's answer rows are the
+# same on both sides, so its engine CPU compares the engines with each side's driver left out.
+METRICS = (("latency_mean", "latency", "ms"), ("engine_cpu_us", "engine CPU", "µs"))
+HEADLINE = {(LOAD_STEP, "load rate"), (INSERT["key"], "latency"), (FETCH, "engine CPU")}
+
+
+def differences(base: Side, subject: Side) -> Differences:
+    sides = (base, subject)
+    wait = [commit_waits(s.reading) for s in sides]
+    direct = [reads_direct(s.reading) for s in sides]
+    sized = all(finite(s.mib) and finite(s.cache_mib) for s in sides)
+    outgrown = [s.mib > s.cache_mib for s in sides] if sized else [False, False]
+    return Differences(
+        durability=None not in wait and wait[0] != wait[1],
+        direct_reads=None not in direct and direct[0] != direct[1] and any(outgrown),
+        below_memtable=any(finite(s.mib) and finite(s.memtable_mib) and s.mib < s.memtable_mib for s in sides),
+        cache_pressure=sized and outgrown[0] != outgrown[1],
+        lookup=base.lookup_in_python != subject.lookup_in_python)
+
+
+def caveat_id(flag: str, comparison, regime: str) -> str:
+    return f"{flag}:{comparison.base}/{comparison.subject}:{regime}"
+
+
+SEED_CAVEAT = "seed"
+
+
+def seed_ratios(reference: pd.DataFrame, comparison) -> dict[tuple[str, str], float]:
+    """The seed's subject over base for each (step, metric) it measured, for a comparison with
+    seed systems: load rate, and latency where both sides give a figure (not a bound): a fetch's
+    "1-2 ms" is taken at its middle."""
+    if comparison.seed is None:
+        return {}
+    ref = reference.set_index("system")
+    base, subject = (ref.loc[s] for s in comparison.seed)
+    fetch = ((subject.fetch_ms_low + subject.fetch_ms_high) / 2) / ((base.fetch_ms_low + base.fetch_ms_high) / 2)
+    out = {(LOAD_STEP, "load rate"): subject.load_rows_per_s / base.load_rows_per_s, (FETCH, "latency"): fetch}
+    if base.insert_bound == subject.insert_bound == "=":
+        out[(INSERT["key"], "latency")] = subject.insert_ms / base.insert_ms
     return out
+
+
+def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regimes, *,
+             differences_of: Mapping[tuple[Any, str], Differences], drift: Mapping[Any, float],
+             seed: Mapping[Any, Mapping[tuple[str, str], float]], headline_regime: str = "cached") -> pd.DataFrame:
+    """Each comparison's subject against its base, per regime: the main load's rate (one load each),
+    then per operation its latency at the client and the engine's CPU, with the caveat ids of the
+    differences that change each row; a row a difference makes different work is not comparable.
+    `main_loads`: regime, engine, rows_per_s; `summary`: summarize_operations; `drift`: the host's
+    drift between each comparison's two engines; `seed`: per comparison, seed_ratios."""
+    rows = []
+    for c in comparisons:
+        for regime in regimes:
+            diff = differences_of.get((c, regime), Differences())
+
+            def row(step: str, metric: str, unit: str, contrast: dict, higher_is_better: bool = False) -> dict:
+                flags = [f for f in diff.flags() if step in CHANGES[f]]
+                seed_ratio = seed.get(c, {}).get((step, metric))
+                cited = [caveat_id(f, c, regime) for f in flags] + ([SEED_CAVEAT] if seed_ratio else [])
+                return F.finding(engine=c.subject, base_engine=c.base, step=step, metric=metric, unit=unit,
+                                 contrast=contrast, regime=regime, higher_is_better=higher_is_better,
+                                 drift=drift.get(c, 0.0), seed_ratio=seed_ratio, caveats=cited,
+                                 headline=regime == headline_regime and (step, metric) in HEADLINE,
+                                 verdict=F.Verdict.NOT_COMPARABLE if DIFFERENT_WORK & set(flags) else None)
+
+            loaded = main_loads[main_loads["regime"] == regime].set_index("engine")["rows_per_s"]
+            if c.base in loaded.index and c.subject in loaded.index:
+                rows.append(row(LOAD_STEP, "load rate", "rows/s", one_each(loaded[c.base], loaded[c.subject]), True))
+            for operation in OPERATIONS:
+                for column, metric, unit in METRICS:
+                    measured = contrast(summary, regime, operation, c.base, c.subject, column)
+                    if measured is not None:
+                        rows.append(row(operation, metric, unit, measured))
+    return F.table(rows)

@@ -10,6 +10,7 @@ the table and its index as two column families). Every dialect offers the same o
 `Handle` (the sessions of one engine start)."""
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -95,8 +96,12 @@ class SqlDialect:
     # An LSM engine's memtable size (RocksDB's write_buffer_size), read from the engine after a
     # load: data below one memtable never reaches compaction or a second level.
     memtable_sql: str | None = None
-    # Where a fetch's index lookup and row decoding run, where that is not the engine's own server.
-    lookup_runs: str = ""
+    # A fetch's index scan and row decoding run in this workload's Python, not in the engine.
+    lookup_in_python: bool = False
+    # The fetch's access path as the engine's plan names it (read outside every window): the plan
+    # statement for {table} and one {custkey}, and the pattern whose first group is the path.
+    plan_sql: str | None = None
+    plan_pattern: str | None = None
 
     kind = "sql"
 
@@ -178,6 +183,15 @@ class SqlDialect:
         for statement in self.flush_stats:
             h.work.execute(statement)
 
+    def plan(self, h: Handle, table: str, custkey: int) -> str | None:
+        """The fetch's access path for one customer, by the engine's own plan; None where the
+        dialect reads none."""
+        if self.plan_sql is None:
+            return None
+        text = " ".join(str(v) for row in h.side.execute(self.plan_sql.format(table=table, custkey=custkey)) for v in row)
+        found = re.search(self.plan_pattern, text)
+        return found.group(1) if found else None
+
 
 def _copy_stdin(session, method: Method, staged: Staged, table: str) -> None:
     """psql's \\copy: the client streams the file through COPY ... FROM STDIN."""
@@ -258,7 +272,6 @@ SQLITE = SqlDialect(
     methods=(Method("prepared INSERTs, one transaction", "one transaction of one prepared INSERT executed per row, "
                     "rows handed over by the Python generator", reads_file=False),),
     load=_prepared_inserts, text_type=lambda width: "text",
-    lookup_runs="index lookup and row decoding in C, inside the library",
     sizes_sql="select (select sum(pgsize) from dbstat where name = '{table}'), (select sum(pgsize) from dbstat where "
               "name in (select name from sqlite_master where type = 'index' and tbl_name = '{table}'))",
     sizes_source="dbstat: pages of the table and of its indexes (after ANALYZE)", analyze=("analyze {table}",),
@@ -272,7 +285,12 @@ DUCKDB = SqlDialect(
     sizes_sql="select used_blocks * block_size, null from pragma_database_size()",
     sizes_source="pragma_database_size(): used blocks x block size of the whole database after a CHECKPOINT, "
                  "after the load minus before it (table and indexes together)",
-    analyze=("checkpoint",), syncs_commit=None, disk_bytes_per_row=200, sizes_whole_database=True)
+    analyze=("checkpoint",), syncs_commit=None, disk_bytes_per_row=200, sizes_whole_database=True,
+    # An index scan of the ART index fetches each match's columns by row id out of compressed column
+    # segments; DuckDB takes it below index_scan_max_count matches, a table scan above. The choice is
+    # made as the query runs: a plain EXPLAIN names a sequential scan either way.
+    plan_sql="explain analyze select * from {table} where lo_custkey = {custkey}",
+    plan_pattern=r"Type:\s*(\w+ Scan)")
 
 
 # -- MongoDB wire protocol ---------------------------------------------------------------------------------
@@ -298,8 +316,12 @@ class DocumentDialect:
     server_config: Mapping[str, Any] = field(default_factory=dict)
     syncs_commit: bool | None = None
     disk_bytes_per_row: int = 2200  # JSONB repeats every field name in every document
+    lookup_in_python: bool = False
 
     kind = "document"
+
+    def plan(self, h: Handle, table: str, custkey: int) -> str | None:
+        return None
 
     def open(self, instance) -> Handle:
         return Handle(instance, instance.session(), instance.session())
@@ -412,10 +434,14 @@ class KeyValueDialect:
     server_config: Mapping[str, Any] = field(default_factory=dict)
     syncs_commit: bool | None = False
     disk_bytes_per_row: int = 150
-    lookup_runs: str = ("index scan (one Python iterator step per entry), multi-get and row decoding driven from "
-                        "Python (this workload's code over rocksdict)")
+    # The index scan (one Python iterator step per entry), the multi-get and the row decoding are
+    # this workload's code over rocksdict.
+    lookup_in_python: bool = True
 
     kind = "keyvalue"
+
+    def plan(self, h: Handle, table: str, custkey: int) -> str | None:
+        return None  # the workload's own index scan
 
     def open(self, instance) -> Handle:
         session = instance.session()
@@ -535,10 +561,34 @@ DIALECTS: dict[str, Any] = {
 # run rather than measured with the wrong size functions.
 WITHOUT_DIALECT = ("cockroachdb", "yugabytedb", "tidb")
 
-# The B-tree/LSM pairs: one server (MariaDB) with either storage engine, and two embedded libraries.
-# What else each pair differs in is computed per run (analysis.confounders), never assumed away.
-PAIRS = (("mariadb", "mariadb-myrocks", "one server (MariaDB), InnoDB against MyRocks"),
-         ("sqlite", "rocksdb", "embedded libraries in this process"))
+STRUCTURE, LAYER = "structure", "layer"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two engines the report sets side by side, `subject` against `base`. `kind` is what differs
+    by design: STRUCTURE, a B-tree base against an LSM subject; LAYER, a subject that runs over its
+    base engine (a protocol translated into the base's SQL). `seed`: the seed's systems (base,
+    subject) whose ratio stands beside this one's, where the seed measured such a pair."""
+
+    base: str
+    subject: str
+    kind: str
+    seed: tuple[str, str] | None = None
+
+
+# What else a pair differs in is computed per run (analysis.differences), never assumed away.
+COMPARISONS = (
+    Comparison("mariadb", "mariadb-myrocks", STRUCTURE, seed=("MySQL", "RocksDB")),  # one server, two engines
+    Comparison("sqlite", "rocksdb", STRUCTURE, seed=("MySQL", "RocksDB")),  # two libraries in this process
+    Comparison("postgres", "ferretdb", LAYER),  # the MongoDB wire protocol over the same PostgreSQL
+)
+# Each kind's question, the notebook's title where the run compares that kind only.
+QUESTIONS = {
+    STRUCTURE: "B-tree or LSM tree: which engine loads, inserts one row and fetches a customer's orders faster?",
+    LAYER: "What does {subject} add over the {base} it runs on, to load, insert one row and fetch a customer's "
+           "orders?",
+}
 
 
 def dialect_for(engine: Engine):

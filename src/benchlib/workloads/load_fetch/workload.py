@@ -424,8 +424,10 @@ def _fetch(ctx: StepContext) -> None:
     statement, cursor = dialect.fetch_statement(h, table), dialect.cursor(h)
     seconds = np.empty(n)
     fetched = [0]
+    plan = dialect.plan(h, table, customers[0])  # the access path the engine chose, read before the window
     before = read_counters(h.side, ctx.state["counters"])
-    with ctx.phase(FETCH, labels={"table": table}, settle=False, check=lambda: float(fetched[0]),
+    with ctx.phase(FETCH, labels={"table": table, **({"plan": plan} if plan else {})}, settle=False,
+                   check=lambda: float(fetched[0]),
                    expect=expected) as readings:
         clock = time.perf_counter
         total = 0

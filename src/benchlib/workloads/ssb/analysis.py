@@ -1,15 +1,20 @@
 """The arithmetic of the SSB notebook, on plain frames so it is tested with known answers: loads
 and sizes per engine and table, per query the cold run and the hot runs' mean with its 95% CI,
-ratios between engines with Welch's test, and this run beside seed 001's figures."""
+geometric means over all queries and per flight, and the findings: each column store against the
+row store (findings.finding: one noise rule), the seed's ratios beside."""
 from __future__ import annotations
 
 import json
+from typing import Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
+from ... import findings as F
 from ... import results
-from .queries import FINE_GRAINED
+from .. import reporting
+from .dialects import FLAT
+from .queries import NAMES
 from .workload import BACKGROUND, BUILD_FLAT, COLD, FLOOR, HOT, LOAD, MAINTENANCE, SIZE
 
 ROW_STORE, COLUMN_STORE = "row store", "column store"
@@ -47,8 +52,9 @@ def windows(m: pd.DataFrame) -> pd.DataFrame:
                    "answer_order_matches"):
         out[metric] = _reading(m, metric).reindex(key).to_numpy() if metric in set(m["metric"]) else np.nan
     labels = _labels(costs)
-    for column in ("table", "query", "run", "dropped", "settings"):
+    for column in ("table", "query", "run", "dropped", "settings", "variant"):
         out[column] = labels.get(column)
+    out["variant"] = out["variant"].fillna("")  # "": the start's own settings
     return out
 
 
@@ -97,21 +103,24 @@ def sizes(w: pd.DataFrame) -> pd.DataFrame:
 
 
 def queries(w: pd.DataFrame) -> pd.DataFrame:
-    """Per engine and query: the cold run's wall and CPU and storage reads, the hot runs' mean
-    wall with its 95% CI, their standard deviation and count (for Welch), the mean CPU, rows read
-    (where reported) and answer rows."""
-    cols = ["engine", "query", "cold_s", "cold_cpu_s", "cold_storage_read_bytes", "cold_rows_read", "dropped", "hot_s",
-            "hot_ci95", "hot_std", "n", "hot_cpu_s", "rows_read", "result_rows", "order_matches"]
+    """Per engine, variant ("" for the start's own settings) and query: the cold run's wall and CPU
+    and storage reads, the hot runs' mean wall with its 95% CI, their standard deviation and count
+    (for Welch), the mean CPU, rows read (where reported) and answer rows."""
+    cols = ["engine", "variant", "query", "cold_s", "cold_cpu_s", "cold_storage_read_bytes", "cold_rows_read",
+            "dropped", "hot_s", "hot_ci95", "hot_std", "n", "hot_cpu_s", "rows_read", "result_rows", "order_matches"]
     if w.empty or "run" not in w or not w["run"].isin([COLD, HOT]).any():
         return pd.DataFrame(columns=cols)
     q = w[w["run"].isin([COLD, HOT])]  # the floor's `select 1` is not a query of the benchmark
-    hot = q[q["run"] == HOT].groupby(["engine", "query"], sort=False)
+    if "variant" not in q:
+        q = q.assign(variant="")
+    keys = ["engine", "variant", "query"]
+    hot = q[q["run"] == HOT].groupby(keys, sort=False)
     out = pd.DataFrame({"hot_s": hot["wall_s"].mean(), "hot_std": hot["wall_s"].std(ddof=1), "n": hot.size(),
                         "hot_cpu_s": hot["cpu_s"].mean(), "rows_read": hot["rows_read"].mean(),
                         "result_rows": hot["result_rows"].max(), "order_matches": q.groupby(
-                            ["engine", "query"], sort=False)["answer_order_matches"].min()})
+                            keys, sort=False)["answer_order_matches"].min()})
     out["hot_ci95"] = [results.ci95_half_width(sd, n) for sd, n in zip(out["hot_std"], out["n"])]
-    cold = q[q["run"] == COLD].groupby(["engine", "query"], sort=False)
+    cold = q[q["run"] == COLD].groupby(keys, sort=False)
     out = out.join(pd.DataFrame({"cold_s": cold["wall_s"].first(), "cold_cpu_s": cold["cpu_s"].first(),
                                  "cold_storage_read_bytes": cold["storage_read_bytes"].first(),
                                  "cold_rows_read": cold["rows_read"].first(),
@@ -127,58 +136,137 @@ def floors(w: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"floor_s": f["wall_s"].mean(), "floor_cpu_s": f["cpu_s"].mean(), "n": f.size()}).reset_index()
 
 
-def _summary_row(row) -> pd.Series:
-    return pd.Series({"value": row["hot_s"], "value_ci95": row["hot_ci95"], "value_std": row["hot_std"],
-                      "n": row["n"]})
-
-
-def contrast(per_query: pd.DataFrame, base: str, other: str) -> pd.DataFrame:
-    """Per query, `other`'s hot time over `base`'s with the ratio's 95% CI and Welch's verdict
-    (results.contrast: one test on the log scale)."""
-    a = per_query[per_query["engine"] == base].set_index("query")
-    b = per_query[per_query["engine"] == other].set_index("query")
-    rows = []
-    for query in [q for q in a.index if q in b.index]:
-        c = results.contrast(_summary_row(a.loc[query]), _summary_row(b.loc[query]), "value")
-        rows.append({"query": query, "base": base, "other": other, "ratio": c["ratio"], "low": c["ratio_low"],
-                     "high": c["ratio_high"], "beyond_noise": c["beyond_noise"]})
-    return pd.DataFrame(rows, columns=["query", "base", "other", "ratio", "low", "high", "beyond_noise"])
-
-
-# Seed 001's fine-grained queries beside the query of the same shape filtered by year only: the
-# comparison the layout decides (same columns, same work per row; only the filter's grain differs).
-MATCHED_PAIRS = (("Q1.1", "Q1.2"), ("Q1.1", "Q1.3"), ("Q3.3", "Q3.4"))
-
-
-def matched_pairs(ratios: pd.DataFrame) -> pd.DataFrame:
-    """For each matched pair, the ratio on the year-grained query and on the fine-grained one,
-    and whether the fine one's ratio is the larger with their CIs apart."""
-    r = ratios.set_index("query")
-    rows = []
-    for coarse, fine in MATCHED_PAIRS:
-        if coarse in r.index and fine in r.index:
-            a, b = r.loc[coarse], r.loc[fine]
-            rows.append({"coarse": coarse, "fine": fine, "coarse_ratio": a["ratio"], "fine_ratio": b["ratio"],
-                         "grows": bool(b["ratio"] > a["ratio"]), "apart": bool(b["low"] > a["high"])})
-    return pd.DataFrame(rows, columns=["coarse", "fine", "coarse_ratio", "fine_ratio", "grows", "apart"])
-
-
-def fine_grained_advantage(ratios: pd.DataFrame) -> dict:
-    """Seed 001's reading, as a test on one pair: is `other` over `base` (a ratio per query) larger
-    on the fine-grained queries (a filter finer than a year: Q1.2, Q1.3, Q3.4) than on the rest?
-    The geometric means of each group, and whether every fine-grained ratio exceeds every other."""
-    fine = ratios[ratios["query"].isin(FINE_GRAINED)]
-    rest = ratios[~ratios["query"].isin(FINE_GRAINED)]
-    if fine.empty or rest.empty:
-        return {"fine": float("nan"), "rest": float("nan"), "separated": None, "n_fine": len(fine),
-                "n_rest": len(rest)}
-    return {"fine": results.geometric_mean(fine["ratio"]), "rest": results.geometric_mean(rest["ratio"]),
-            "separated": bool(fine["ratio"].min() > rest["ratio"].max()), "n_fine": len(fine), "n_rest": len(rest)}
-
-
 def share_read(per_query: pd.DataFrame, engine: str, table_rows: float) -> pd.DataFrame:
     """Rows `engine` read in each query's cold run (where it reports them), as a share of
     lineorder_flat's rows: what the table's layout skips, no cache of an earlier run helping."""
-    q = per_query[(per_query["engine"] == engine) & per_query["cold_rows_read"].notna()]
+    q = per_query[(per_query["engine"] == engine) & (per_query["variant"] == "") & per_query["cold_rows_read"].notna()]
     return pd.DataFrame({"query": q["query"], "rows_read": q["cold_rows_read"],
                          "share": q["cold_rows_read"] / table_rows})
+
+
+# -- findings: each engine against the row store ---------------------------------------------------------
+def flight(query: str) -> str:
+    """SSB's flights: Q1.1-Q1.3 are flight Q1, and so on."""
+    return f"flight {query.split('.')[0]}"
+
+
+def query_groups(queries) -> dict[str, list[str]]:
+    """The groups a geometric mean is taken over: all queries run, then each flight."""
+    ran = [q for q in NAMES if q in set(queries)]
+    groups = {f"all {len(ran)} queries": ran}
+    for q in ran:
+        groups.setdefault(flight(q), []).append(q)
+    return groups
+
+
+def hot_geomeans(w: pd.DataFrame) -> pd.DataFrame:
+    """Per engine, variant, repetition and query group: the geometric mean of that repetition's hot
+    run times (s) over the group's queries, where every one of them ran: one value per repetition,
+    so a group's mean has a CI over repetitions like a single query's."""
+    hot = w[w["run"] == HOT] if "run" in w else w.iloc[0:0]
+    rows = []
+    for (engine, variant, repetition), g in hot.groupby(["engine", "variant", "repetition"], sort=False):
+        times = g.set_index("query")["wall_s"]
+        for group, members in query_groups(hot["query"]).items():
+            if set(members) <= set(times.index):
+                rows.append({"engine": engine, "variant": variant, "repetition": repetition, "group": group,
+                             "seconds": results.geometric_mean(times[members])})
+    return pd.DataFrame(rows, columns=["engine", "variant", "repetition", "group", "seconds"])
+
+
+def cold_geomeans(per_query: pd.DataFrame) -> pd.DataFrame:
+    """Per engine and query group: the geometric mean of the cold runs (one each) over the group."""
+    cold = per_query[(per_query["variant"] == "") & per_query["cold_s"].notna()]
+    rows = []
+    for engine, g in cold.groupby("engine", sort=False):
+        times = g.set_index("query")["cold_s"]
+        for group, members in query_groups(cold["query"]).items():
+            if set(members) <= set(times.index):
+                rows.append({"engine": engine, "group": group, "seconds": results.geometric_mean(times[members])})
+    return pd.DataFrame(rows, columns=["engine", "group", "seconds"])
+
+
+def _summary(values) -> pd.Series:
+    """Mean, standard deviation, 95% CI half width and count of a sample, as results.contrast reads them."""
+    v = pd.Series(values, dtype=float).dropna()
+    sd = v.std(ddof=1) if len(v) > 1 else float("nan")
+    return pd.Series({"value": v.mean(), "value_std": sd, "value_ci95": results.ci95_half_width(sd, len(v)),
+                      "n": len(v)})
+
+
+HOT_RUN, COLD_RUN = "hot", "cold"
+LOAD_STEP, FLAT_BYTES, LINEORDER_BYTES = "load lineorder", f"{FLAT} on disk", "lineorder on disk"
+ONE_LOAD, AFTER_LOAD = "one load", "after the load"  # the regimes of a load's and a size's rows
+
+
+def findings(w: pd.DataFrame, per_query: pd.DataFrame, load_rows: pd.DataFrame, size_rows: pd.DataFrame, *,
+             base: str, subjects, drift: Mapping[str, float], seed: Mapping[tuple[str, str, str], float],
+             caveats: Callable[[str, str, str], Iterable[str]] = lambda engine, step, regime: (),
+             wrong: Iterable[tuple[str, str]] = ()) -> pd.DataFrame:
+    """Each of `subjects` against the row store `base`, then `base` under each of its variants
+    against itself: the geometric mean over all queries and per flight, hot (a CI over repetitions)
+    and cold (one run each); each query hot; the lineorder load's rate and the bytes on disk (one
+    each). A query whose answer differed from the reference (`wrong`: engine, query) is not
+    compared, nor is any group that holds it. `seed`: (engine, step, regime) -> the seed's ratio;
+    `caveats`: (engine, step, regime) -> the ids of the caveats that bear on the row."""
+    wrong = set(wrong)
+    groups = query_groups(per_query["query"])
+    hot, cold = hot_geomeans(w), cold_geomeans(per_query).set_index(["engine", "group"])["seconds"]
+    main = per_query[per_query["variant"] == ""].set_index(["engine", "query"])
+    variants = [v for v in dict.fromkeys(per_query[per_query["engine"] == base]["variant"]) if v]
+
+    def row(engine: str, step: str, regime: str, metric: str, unit: str, contrast: dict, *, queries=(),
+            higher_is_better: bool = False, headline: bool = False) -> dict:
+        bad = any((e, q) in wrong for e in (engine, base) for q in queries)
+        return F.finding(engine=engine, base_engine=base, step=step, regime=regime, metric=metric, unit=unit,
+                         contrast=contrast, higher_is_better=higher_is_better, drift=drift.get(engine, 0.0),
+                         seed_ratio=seed.get((engine, step, regime)), caveats=caveats(engine, step, regime),
+                         headline=headline, verdict=F.Verdict.NOT_COMPARABLE if bad else None)
+
+    def hot_contrast(engine: str, variant: str, group: str) -> dict | None:
+        mine = hot[(hot["engine"] == engine) & (hot["variant"] == variant) & (hot["group"] == group)]["seconds"]
+        theirs = hot[(hot["engine"] == base) & (hot["variant"] == "") & (hot["group"] == group)]["seconds"]
+        if mine.empty or theirs.empty:
+            return None
+        return results.contrast(_summary(theirs * 1e3), _summary(mine * 1e3), "value")
+
+    rows = []
+    runs = [(e, "") for e in subjects] + [(base, v) for v in variants]
+    overall = next(iter(groups), None)
+    for regime_of, on in ((HOT_RUN, True), (COLD_RUN, False)):
+        for group in groups:
+            for engine, variant in runs:
+                if not on and variant:
+                    continue  # a variant runs hot only
+                regime = ", ".join(filter(None, (regime_of, variant)))
+                if on:
+                    c = hot_contrast(engine, variant, group)
+                elif (engine, group) in cold.index and (base, group) in cold.index:
+                    c = reporting.one_each(cold[(base, group)] * 1e3, cold[(engine, group)] * 1e3)
+                else:
+                    c = None
+                if c is not None:
+                    rows.append(row(engine, group, regime, "geometric mean time", "ms", c, queries=groups[group],
+                                    headline=group == overall))
+    for engine in subjects:
+        for query in groups.get(overall, []):
+            if (engine, query) in main.index and (base, query) in main.index:
+                pair = [main.loc[(e, query)] for e in (base, engine)]
+                c = results.contrast(*[pd.Series({"value": p["hot_s"] * 1e3, "value_std": p["hot_std"] * 1e3,
+                                                  "value_ci95": p["hot_ci95"] * 1e3, "n": p["n"]}) for p in pair], "value")
+                rows.append(row(engine, query, HOT_RUN, "time", "ms", c, queries=[query]))
+    loaded = load_rows[load_rows["step"] == LOAD_STEP].set_index("engine")["rows_per_s"]
+    on_disk = {LINEORDER_BYTES: size_rows[size_rows["table"] == "lineorder"].set_index("engine")["table_bytes"],
+               FLAT_BYTES: size_rows[size_rows["table"] == FLAT].set_index("engine")["table_bytes"]}
+    for engine in subjects:
+        if engine in loaded.index and base in loaded.index:
+            rows.append(row(engine, LOAD_STEP, ONE_LOAD, "load rate", "rows/s",
+                            reporting.one_each(loaded[base], loaded[engine]), higher_is_better=True))
+        for step, sizes in on_disk.items():
+            if engine in sizes.index and base in sizes.index:
+                rows.append(row(engine, step, AFTER_LOAD, "bytes on disk", "bytes",
+                                reporting.one_each(sizes[base], sizes[engine])))
+    # The answer: the geometric means over all queries first (marked in the loop above), hot then cold.
+    table = F.table(rows)
+    order = table["headline"].map({True: 0, False: 1}).astype(int)
+    return table.loc[order.sort_values(kind="stable").index].reset_index(drop=True)

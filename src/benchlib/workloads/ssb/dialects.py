@@ -1,5 +1,5 @@
 """What the SSB workload says to each engine: the five tables and their storage (ClickHouse's
-MergeTree sort keys and partitions as ClickHouse's SSB page declares them; PostgreSQL's primary
+MergeTree sort keys, partition and column types as ClickHouse's SSB page declares them; PostgreSQL's primary
 keys and the date index a DBA would add; DuckDB's plain tables), each engine's own bulk path from
 the staged `|`-delimited files (dbgen's .tbl format), the denormalised `lineorder_flat` built by
 the engine itself, the date functions its queries use, what can be dropped before a cold run, its
@@ -7,7 +7,7 @@ size function per table, and the rows a query read where the engine reports them
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -68,11 +68,21 @@ class Dialect:
     # before any start (measured at SF 0.1 here, rounded up).
     disk_bytes_per_sf: int = 3_000_000_000
     notes: tuple[str, ...] = ()
+    # A column's type by name where it is not the one its kind gives (ClickHouse's SSB page's types).
+    column_types: Mapping[str, str] = field(default_factory=dict)
+    # Session settings under which each query runs hot once more per repetition, by name (PostgreSQL
+    # without JIT compilation), and what restores the start's own settings after them.
+    variants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    variant_reset: tuple[str, ...] = ()
+
+    def column_type(self, column: ssb.Column) -> str:
+        if column.name in self.column_types:
+            return self.column_types[column.name]
+        return self.text_type(column.width) if column.kind == "text" else self.types[column.kind]
 
     def create(self, session, table: ssb.Table) -> str:
         name = TABLE_NAMES[table.name]
-        columns = ", ".join(f"{c.name} {self.text_type(c.width) if c.kind == 'text' else self.types[c.kind]} not null"
-                            for c in table.columns)
+        columns = ", ".join(f"{c.name} {self.column_type(c)} not null" for c in table.columns)
         session.execute(f"create table {name} ({columns}{self.constraints(table)}){self.table_suffix(table.name)}")
         return name
 
@@ -109,28 +119,48 @@ class ClickHouseDialect(Dialect):
 
 
 def _clickhouse_load(session, name: str, path: Path, table: ssb.Table) -> None:
-    structure = ", ".join(f"{c.name} {CLICKHOUSE.text_type(c.width) if c.kind == 'text' else CLICKHOUSE.types[c.kind]}"
-                          for c in table.columns)
+    structure = ", ".join(f"{c.name} {CLICKHOUSE.column_type(c)}" for c in table.columns)
     # Whitespace kept as written: SSB's addresses may begin or end with a blank.
     session.execute(f"insert into {name} select * from file('{path}', 'CSV', '{structure}') settings "
                     f"format_csv_delimiter = '{DELIMITER}', input_format_csv_trim_whitespaces = 0")
 
 
-_CH_ORDER = {"lineorder": " engine = MergeTree partition by intDiv(lo_orderdate, 10000) order by (lo_orderdate, "
-                          "lo_orderkey)",
+_CH_ORDER = {"lineorder": " engine = MergeTree partition by toYear(lo_orderdate) order by (lo_orderdate, lo_orderkey)",
              "customer": " engine = MergeTree order by c_custkey", "supplier": " engine = MergeTree order by s_suppkey",
              "part": " engine = MergeTree order by p_partkey", "date": " engine = MergeTree order by d_datekey"}
 
+# ClickHouse's SSB page's column types (its CREATE TABLE statements): unsigned integers as narrow as
+# the values, dates as Date (parsed from dbgen's yyyymmdd), LowCardinality for the strings a query
+# groups or filters by.
+_LC = "LowCardinality(String)"
+CLICKHOUSE_PAGE_TYPES = {
+    "lo_orderkey": "UInt32", "lo_linenumber": "UInt8", "lo_custkey": "UInt32", "lo_partkey": "UInt32",
+    "lo_suppkey": "UInt32", "lo_orderdate": "Date", "lo_orderpriority": _LC, "lo_shippriority": "UInt8",
+    "lo_quantity": "UInt8", "lo_extendedprice": "UInt32", "lo_ordtotalprice": "UInt32", "lo_discount": "UInt8",
+    "lo_revenue": "UInt32", "lo_supplycost": "UInt32", "lo_tax": "UInt8", "lo_commitdate": "Date", "lo_shipmode": _LC,
+    "c_custkey": "UInt32", "c_name": "String", "c_address": "String", "c_city": _LC, "c_nation": _LC, "c_region": _LC,
+    "c_phone": "String", "c_mktsegment": _LC,
+    "s_suppkey": "UInt32", "s_name": "String", "s_address": "String", "s_city": _LC, "s_nation": _LC, "s_region": _LC,
+    "s_phone": "String",
+    "p_partkey": "UInt32", "p_name": "String", "p_mfgr": _LC, "p_category": _LC, "p_brand1": _LC, "p_color": _LC,
+    "p_type": _LC, "p_size": "UInt8", "p_container": _LC,
+    "d_datekey": "Date", "d_date": "FixedString(18)", "d_dayofweek": _LC, "d_month": _LC, "d_year": "UInt16",
+    "d_yearmonthnum": "UInt32", "d_yearmonth": "LowCardinality(FixedString(7))", "d_daynuminweek": "UInt8",
+    "d_daynuminmonth": "UInt8", "d_daynuminyear": "UInt16", "d_monthnuminyear": "UInt8", "d_weeknuminyear": "UInt8",
+    "d_sellingseason": "String", "d_lastdayinweekfl": "UInt8", "d_lastdayinmonthfl": "UInt8", "d_holidayfl": "UInt8",
+    "d_weekdayfl": "UInt8",
+}
+
 CLICKHOUSE = ClickHouseDialect(
     structure="column store",
-    layout="MergeTree: columns compressed (LZ4) in parts sorted by the table's key; lineorder and lineorder_flat "
-           "partitioned by year and sorted by (order date, order key), as ClickHouse's SSB page declares them",
+    layout="MergeTree: columns compressed (LZ4) in parts sorted by the table's key, the SSB page's types; lineorder "
+           "partitioned by year, lineorder_flat sorted by (order date, order key), as ClickHouse's SSB page "
+           "declares them",
     types={"int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64"}, text_type=lambda width: "String",
-    table_suffix=lambda table: _CH_ORDER[table], dates=CLICKHOUSE_DATES,
-    make_date=lambda c: f"makeDate(intDiv({c}, 10000), intDiv({c}, 100) % 100, {c} % 100)",
+    column_types=CLICKHOUSE_PAGE_TYPES, table_suffix=lambda table: _CH_ORDER[table], dates=CLICKHOUSE_DATES,
+    make_date=lambda c: c,  # already a Date
     load_how="INSERT ... SELECT from file() (the engine reads the staged file itself)", load=_clickhouse_load,
-    flat_prefix=f"create table {FLAT} engine = MergeTree partition by toYear(lo_orderdate) order by (lo_orderdate, "
-                "lo_orderkey) as",
+    flat_prefix=f"create table {FLAT} engine = MergeTree order by (lo_orderdate, lo_orderkey) as",
     # Background merges would go on into the queries' windows for minutes: the queried table is merged
     # to one part per partition (what they converge to), measured as maintenance.
     after_load=(f"optimize table {FLAT} final",),
@@ -145,13 +175,8 @@ CLICKHOUSE = ClickHouseDialect(
     session_sql=("set use_query_condition_cache = 0",),
     settings_sql="select 'max_threads=' || toString(getSetting('max_threads')) || ', use_query_condition_cache=' "
                  "|| toString(getSetting('use_query_condition_cache'))",
-    notes=("Types follow the generator's columns, not ClickHouse's SSB page: signed Int8-Int64 (the page: UInt8-UInt32), "
-           "lineorder's dates as yyyymmdd Int32 (the page: Date) until lineorder_flat makes them dates, and text as "
-           "String (the page declares some LowCardinality(String)).",
-           "lineorder_flat is merged to one part per partition (OPTIMIZE FINAL) before the queries, in the measured "
-           "maintenance: the seed does not say whether its table had finished merging.",
-           "The query condition cache is off (use_query_condition_cache = 0): rows read show what the sort key and "
-           "partitions skip, as in the seed's 2022 ClickHouse."))
+    notes=("lineorder_flat is merged to one part (OPTIMIZE FINAL) before the queries, in the measured maintenance: "
+           "the seed does not say whether its table had finished merging.",))
 
 
 def _copy_stdin(session, name: str, path: Path, table: ssb.Table) -> None:
@@ -186,10 +211,11 @@ POSTGRES = Dialect(
                  "|| ', work_mem=' || current_setting('work_mem') || ', max_parallel_workers_per_gather=' || "
                  "current_setting('max_parallel_workers_per_gather')",
     constraints=_primary_key, disk_bytes_per_sf=4_000_000_000,
-    notes=("PostgreSQL runs at its image's defaults (no analytics tuning; the settings read at the start are in the "
-           "load table's maintenance row and below).",
-           "The extract() predicates cannot use the index on lo_orderdate (seed 001 found the same in AlloyDB and "
-           "rewrote Q1.x as date ranges; the text here is the seed's BigQuery adaptation, not that rewrite)."))
+    # JIT compilation (on by default) costs a query above jit_above_cost its compile time: each query
+    # runs hot once more per repetition without it.
+    variants={"jit=off": ("set jit = off",)}, variant_reset=("reset jit",),
+    notes=("The extract() predicates cannot use the index on lo_orderdate (seed 001 found the same in AlloyDB and "
+           "rewrote Q1.x as date ranges; the text here is the seed's BigQuery adaptation, not that rewrite).",))
 
 
 def _duckdb_load(session, name: str, path: Path, table: ssb.Table) -> None:

@@ -11,7 +11,8 @@ path (a measured window each, with its settle window: a MergeTree's merges, say)
 statistics, a checkpoint: measured) and reads each table's bytes on disk; then, per query, one
 cold run (the engine's own caches dropped where it has a statement for it, and the host's page
 cache dropped, both outside the window) and one hot run. Every later repetition runs each query
-hot once more: the hot runs give each query's mean and 95% CI. A window's cost is the engine's
+hot once more: the hot runs give each query's mean and 95% CI. A dialect's variants (PostgreSQL
+without JIT) run each query hot once more per repetition under their session settings. A window's cost is the engine's
 CPU (its container's cgroup, or this process for an in-process engine), its wall time is the
 client's, and its storage reads (read_bytes of the engine's processes) show whether a cold run
 read from storage at all."""
@@ -155,8 +156,10 @@ class Ssb(Workload):
         return [EngineStart(key, perf_only_for_hardware=True) for key in params.engines]
 
     def steps(self, params: SsbParams, start: EngineStart, repetition: int) -> list[Step]:
+        variants = [Step(f"{q} {HOT} {v}", ("query", (q, HOT, v)), ends_start=False)
+                    for v in dialect_for(_engine(start.engine)).variants for q in params.queries]
         hot = [Step(FLOOR, ("floor", None), ends_start=False)]
-        hot += [Step(f"{q} {HOT}", ("query", (q, HOT)), ends_start=False) for q in params.queries]
+        hot += [Step(f"{q} {HOT}", ("query", (q, HOT)), ends_start=False) for q in params.queries] + variants
         if repetition != 1:
             return hot
         loads = [Step(f"{LOAD} {TABLE_NAMES[t]}", ("load", t)) for t in LOAD_ORDER]
@@ -166,7 +169,7 @@ class Ssb(Workload):
         queries = [Step(FLOOR, ("floor", None), ends_start=False)]
         queries += [s for q in params.queries for s in (Step(f"{q} {COLD}", ("query", (q, COLD)), ends_start=False),
                                                          Step(f"{q} {HOT}", ("query", (q, HOT)), ends_start=False))]
-        return loads + build + queries
+        return loads + build + queries + variants
 
     @contextlib.contextmanager
     def shared(self, params: SsbParams, run):
@@ -240,7 +243,9 @@ def _maintenance(ctx: StepContext) -> None:
     on disk by the engine's own size function, beside its staged file's bytes."""
     staged: Staged = ctx.shared
     dialect, session, side = ctx.state["dialect"], ctx.state["session"], ctx.state["side"]
-    labels = {"statements": "; ".join(dialect.after_load) or "none", "settings": dialect.settings(side)}
+    # Read on the querying session, where the dialect's session settings apply (ClickHouse's query
+    # condition cache is set off there, not on the side session).
+    labels = {"statements": "; ".join(dialect.after_load) or "none", "settings": dialect.settings(session)}
     with ctx.phase(MAINTENANCE, labels=labels) as readings:
         for statement in dialect.after_load:
             session.execute(statement)
@@ -301,15 +306,33 @@ def _floor(ctx: StepContext) -> None:
         readings.record("result_rows", float(len(rows)), "count", "rows of the answer")
 
 
-def _query(ctx: StepContext, query: str, run: str) -> None:
+def _query(ctx: StepContext, query: str, run: str, variant: str | None = None) -> None:
+    """One run of a query; under a `variant`, its session settings are set before the window and
+    the start's own restored after it."""
+    if variant is None:
+        _run_query(ctx, query, run, None)
+        return
+    dialect, session = ctx.state["dialect"], ctx.state["session"]
+    for statement in dialect.variants[variant]:
+        session.execute(statement)
+    try:
+        _run_query(ctx, query, run, variant)
+    finally:
+        for statement in dialect.variant_reset:
+            session.execute(statement)
+
+
+def _run_query(ctx: StepContext, query: str, run: str, variant: str | None) -> None:
     staged: Staged = ctx.shared
     dropped = _drop_caches(ctx) if run == COLD else None
     dialect, session = ctx.state["dialect"], ctx.state["session"]  # after the drop: it may open new sessions
     statement = sql(query, dialect.dates)
     answer: list[Answer] = []
     expected = staged.reference[query]
-    labels = {"query": query, "run": run, **({"dropped": dropped} if dropped else {})}
-    with ctx.phase(f"{query} {run}", labels=labels, check=lambda: float(answer[0] == expected) if answer else 0.0,
+    labels = {"query": query, "run": run, **({"dropped": dropped} if dropped else {}),
+              **({"variant": variant} if variant else {})}
+    phase = " ".join(filter(None, (query, run, variant)))  # a variant's run is a window of its own
+    with ctx.phase(phase, labels=labels, check=lambda: float(answer[0] == expected) if answer else 0.0,
                    expect=1.0, check_name=ANSWER_CHECK, settle=False) as readings:
         rows, rows_read = dialect.run(session, statement)
         answer.append(Answer.of(rows))

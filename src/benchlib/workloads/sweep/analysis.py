@@ -8,10 +8,16 @@ import math
 import pandas as pd
 
 from ... import results
+from .workload import WRITE_TESTS
 
 KNEE_MIN_GAIN = 0.10  # the knee: the last step whose throughput gain per doubling of threads was clearly >= this
 SECONDS_PER_MONTH = 86_400 * 30  # seed 004's month of operations (86,400 s x 30)
 HOURS_PER_MONTH = 730  # seed 004's monthly prices: $11.43/h -> $8,343.90, $13.2509/h -> $9,673.157
+# Doubling the threads cannot more than double throughput if a transaction costs the same: beyond
+# this ratio per doubling, the lower step ran slow for a reason of its own (here the VM's wake-up
+# latency at one client thread: scripts/bench_one_thread_wakeup.py), not the engine's scaling.
+FASTER_THAN_LINEAR = 2.2
+COMPARED = ("tps", "engine_cpu_ms_per_txn", "cpu_ms_per_txn")  # the step figures findings compare
 
 
 def steps(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -56,12 +62,7 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
             "engine_cpu_ms_per_txn", "client_cpu_ms_per_txn", "cpu_ms_per_txn", "engine_cpu_s", "client_cpu_s", "wall_s",
             "engine_phase_cpu_s", "client_phase_cpu_s"]
     out = g[cols + [c for c in ("connect_s", "events_s") if c in step_rows]].mean()
-    n = g.size()
-    std = g["tps"].std(ddof=1)
-    out["tps_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, std)]
-    cpu_std = g["cpu_ms_per_txn"].std(ddof=1)
-    out["cpu_ms_per_txn_ci95"] = [results.ci95_half_width(s, k) for k, s in zip(n, cpu_std)]
-    out["n"] = n
+    out = out.join(results.spread(g, COMPARED))  # what findings' contrast reads beside each mean
     # The p95 goal is judged on the median of the repetitions (one slow repetition does not decide
     # it), with the range beside it to show where repetitions disagree.
     p95 = g["latency_p95"]
@@ -69,6 +70,17 @@ def summarize(step_rows: pd.DataFrame, cores: int) -> pd.DataFrame:
     # NaN where the client's CPU was not measured: a share of the host is not guessed from half of it.
     out["host_cpu_util"] = (out["engine_phase_cpu_s"] + out["client_phase_cpu_s"]) / (out["wall_s"] * cores)
     return out.reset_index()
+
+
+def slow_start(threads, tps) -> int:
+    """How many leading steps ran slow for a reason of their own: each more than doubled its
+    throughput per doubling of threads to the next (FASTER_THAN_LINEAR), which no engine's scaling
+    does if a transaction costs the same."""
+    skip = 0
+    while skip + 1 < len(tps) and 1 + gain_per_doubling(tps[skip], tps[skip + 1], threads[skip],
+                                                         threads[skip + 1]) > FASTER_THAN_LINEAR:
+        skip += 1
+    return skip
 
 
 def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN, step_rows: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -81,10 +93,15 @@ def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN, step_rows: pd.D
     `knee_low` / `knee_high` bracket it (`knee_high` NaN: at or beyond the last step run).
     With `step_rows` (one row per repetition, `steps()`), a gain's CI comes from each repetition's
     own ratio between the two steps (paired: a repetition the host ran slow moves both its steps,
-    and cancels), where at least two repetitions ran both; else from the two means' CIs."""
+    and cancels), where at least two repetitions ran both; else from the two means' CIs.
+    The walk starts after a slow start (`slow_start`): `slow_start_threads` is the last step left
+    out (NaN: none)."""
     rows = []
     for (engine, test), df in summary.sort_values("threads").groupby(["engine", "test"], sort=False):
         df = df.reset_index(drop=True)
+        skip = slow_start(df["threads"].to_numpy(), df["tps"].to_numpy())
+        slow = int(df["threads"].iloc[skip - 1]) if skip else float("nan")
+        df = df.iloc[skip:].reset_index(drop=True)
         threads, tps = df["threads"].to_numpy(), df["tps"].to_numpy()
         ci = df["tps_ci95"].to_numpy() if "tps_ci95" in df else [float("nan")] * len(df)
         reps = (step_rows[(step_rows["engine"] == engine) & (step_rows["test"] == test)]
@@ -117,7 +134,8 @@ def knee(summary: pd.DataFrame, min_gain: float = KNEE_MIN_GAIN, step_rows: pd.D
                      "knee_p95_ms": df["latency_p95_median"].iloc[at] if at is not None else float("nan"),
                      "gain_after_knee": gain, "gain_after_low": gain_low, "gain_after_high": gain_high,
                      "gain_steps": f"{int(threads[stop - 1])} to {int(threads[stop])}" if stop < len(df) else "",
-                     "peak_tps": df["tps"].max(), "peak_threads": int(df.loc[df["tps"].idxmax(), "threads"])})
+                     "peak_tps": df["tps"].max(), "peak_threads": int(df.loc[df["tps"].idxmax(), "threads"]),
+                     "slow_start_threads": slow})
     out = pd.DataFrame(rows)
     return out.sort_values(["engine", "test"]).reset_index(drop=True) if not out.empty else out
 
@@ -224,3 +242,134 @@ def usd_per_million(price_per_hour: float | None, tps: float) -> float:
 def cost_per_operation(monthly_usd: float, tps: float) -> float:
     """Seed 004's formula: the monthly cost over the operations of 30 days at `tps`."""
     return monthly_usd / (tps * SECONDS_PER_MONTH)
+
+
+# -- findings ---------------------------------------------------------------------------------------
+# What the rows compare, engine against the base engine in each test: throughput and the engine's
+# CPU per transaction where each engine's useful capacity ends (its knee), and price/performance
+# (seed 004's: the highest throughput whose p95 meets the goal, priced).
+CAPACITY, COST, PRICE = "capacity", "cost", "price"
+
+
+def capacity_threads(knee_row) -> tuple[int, bool]:
+    """The step a row compares at: the knee where determined, else the last step that clearly
+    gained (a lower bound of the capacity); and whether the knee is determined."""
+    determined = knee_row["knee_threads"] == knee_row["knee_threads"]
+    return int(knee_row["knee_threads"] if determined else knee_row["knee_low"]), determined
+
+
+def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFrame, *, base_engine: str,
+             goal_ms: float, prices: dict[str, float] | None = None, drift=lambda engine, base: 0.0,
+             commits: dict[str, str] | None = None, headline_limit: int = 5) -> pd.DataFrame:
+    """Every engine against `base_engine` in each test, as findings rows (findings.FINDING_COLUMNS,
+    plus `kind` and the two sides' thread steps): capacity and cost at each side's knee, and
+    price/performance at each side's priced step. Verdicts come from findings.judge; a side whose
+    knee is not determined makes its capacity rows not comparable. `drift(engine, base)`: the
+    host's speed difference between the two (results.host_drift); `commits`: each engine's
+    durability as a comparable value (write tests' rows say where two differ)."""
+    from ... import findings as F
+
+    step_of = summary.set_index(["engine", "test", "threads"])
+    knee_of = knees.set_index(["engine", "test"])
+    price_of = price_perf.set_index(["engine", "test"])
+    prices, commits = prices or {}, commits or {}
+    rows = []
+    for test in dict.fromkeys(summary["test"]):
+        if (base_engine, test) not in knee_of.index:
+            continue
+        for engine in dict.fromkeys(summary[summary["test"] == test]["engine"]):
+            if engine == base_engine or (engine, test) not in knee_of.index:
+                continue
+            ke, kb = knee_of.loc[(engine, test)], knee_of.loc[(base_engine, test)]
+            (te, de), (tb, db) = capacity_threads(ke), capacity_threads(kb)
+            common = []
+            if test in WRITE_TESTS and commits.get(engine) and commits.get(base_engine) \
+                    and commits[engine] != commits[base_engine]:
+                common.append("durability")
+            at_knee = ([] if de and db else ["knee-undetermined"]) + (
+                ["slow-start"] if ke["slow_start_threads"] == ke["slow_start_threads"]
+                or kb["slow_start_threads"] == kb["slow_start_threads"] else [])
+            se, sb = step_of.loc[(engine, test, te)], step_of.loc[(base_engine, test, tb)]
+            shared = dict(engine=engine, base_engine=base_engine, step=test, drift=drift(engine, base_engine))
+            # The regime names the metric too: the findings table shows no metric column.
+            where = f"at {'useful capacity' if de and db else 'the last step clearly gaining'} ({te} vs {tb} threads)"
+            for kind, metric, column, unit, better in ((CAPACITY, "throughput", "tps", "TPS", True),
+                                                       (COST, "engine CPU per transaction", "engine_cpu_ms_per_txn",
+                                                        "ms", False)):
+                rows.append({**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better,
+                                         contrast=results.contrast(sb, se, column), regime=f"{metric} {where}",
+                                         caveats=at_knee + common,
+                                         verdict=None if de and db else F.Verdict.NOT_COMPARABLE),
+                             "kind": kind, "threads": te, "base_threads": tb})
+            rows.append(_price_row(shared, price_of.loc[(engine, test)], price_of.loc[(base_engine, test)], step_of,
+                                   goal_ms, prices, common))
+    out = F.table(rows)
+    if out.empty:
+        return out
+    # The answer states capacity and price rows: all of them where they fit, else the decided ones
+    # furthest from 1 (every row stays in the findings table).
+    pool = out[out["kind"].isin([CAPACITY, PRICE])]
+    decided = pool["verdict"].isin([v.value for v in F.Verdict if v.decided])
+    distance = pool["ratio"].map(lambda r: abs(math.log(r)) if r == r and r and r > 0 else 0.0)
+    ranked = pool.assign(_d=decided, _x=distance).sort_values(["_d", "_x"], ascending=False)
+    out["headline"] = out.index.isin(ranked.index[:headline_limit])
+    return out
+
+
+def _price_row(shared: dict, pe, pb, step_of: pd.DataFrame, goal_ms: float, prices: dict[str, float],
+               common: list[str]) -> dict:
+    """Price/performance of one engine against the base: USD per million transactions at each
+    side's priced step (1 / TPS times its hourly price, so its CI and test are the throughput's,
+    inverted), or the throughput itself where nothing is priced."""
+    from ... import findings as F
+
+    engine, base = shared["engine"], shared["base_engine"]
+    caveats = list(common)
+    if not (pe["goal_bound"] and pb["goal_bound"]):
+        caveats.append("goal-never-bound")
+    if pe["repetitions split at threads"] or pb["repetitions split at threads"]:
+        caveats.append("goal-split")
+    priced = bool(prices.get(engine) and prices.get(base))
+    if not (pe["max_tps_under_goal"] > 0 and pb["max_tps_under_goal"] > 0):
+        contrast, te, tb = {}, float("nan"), float("nan")
+    else:
+        te, tb = int(pe["threads"]), int(pb["threads"])
+        contrast = results.contrast(step_of.loc[(base, shared["step"], tb)], step_of.loc[(engine, shared["step"], te)],
+                                    "tps")
+    if priced and contrast:
+        scale = prices[engine] / prices[base]
+        if scale == 1:
+            caveats.append("one-price")
+        c = contrast
+        contrast = {**c, "mean": pe["usd_per_million_txn"], "base_mean": pb["usd_per_million_txn"],
+                    "ci95": _half(pe["usd_per_million_txn_ci_low"], pe["usd_per_million_txn_ci_high"]),
+                    "base_ci95": _half(pb["usd_per_million_txn_ci_low"], pb["usd_per_million_txn_ci_high"]),
+                    "ratio": scale / c["ratio"], "ratio_low": scale / c["ratio_high"],
+                    "ratio_high": scale / c["ratio_low"], "welch_t": -c["welch_t"]}
+    metric, short, unit, better = (("USD per million transactions", "USD per M transactions", "USD", False)
+                                   if priced else ("throughput within the p95 goal", "throughput", "TPS", True))
+    regime = f"{short} at p95 ≤ {goal_ms:g} ms" + (f" ({te} vs {tb} threads)" if te == te else "")
+    return {**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better, contrast=contrast,
+                        regime=regime, caveats=caveats),
+            "kind": PRICE, "threads": te, "base_threads": tb}
+
+
+def _half(low: float, high: float) -> float:
+    return (high - low) / 2 if low == low and high == high else float("nan")
+
+
+def seed_price_table() -> pd.DataFrame:
+    """Seed 004's price/performance recomputed from its own inputs with this notebook's formula
+    (the published and recomputed costs must agree), and each system's cost over the cheaper's:
+    the seed calls CockroachDB's "355.66% more", its own figures give 3.56x, i.e. 255.66% more."""
+    ref = results.reference("seed004_prices")
+    ref["recomputed_cost_per_operation_usd"] = [cost_per_operation(m, t) for m, t in
+                                                zip(ref["monthly_usd"], ref["published_max_tps_under_60ms"])]
+    ref["usd_per_million_txn"] = ref["recomputed_cost_per_operation_usd"] * 1e6
+    ref["cost_vs_cheapest"] = ref["recomputed_cost_per_operation_usd"] / ref["recomputed_cost_per_operation_usd"].min()
+    return ref.drop(columns=["configuration"]).rename(columns={
+        "system": "seed 004 system", "hourly_usd": "USD/h", "monthly_usd": "USD/month (its 720 h)",
+        "published_max_tps_under_60ms": "max TPS under 60 ms (published)",
+        "published_cost_per_operation_usd": "USD/operation (published)",
+        "recomputed_cost_per_operation_usd": "USD/operation (recomputed here)",
+        "usd_per_million_txn": "USD per million transactions", "cost_vs_cheapest": "cost / the cheaper system's"})

@@ -1,21 +1,39 @@
 """The arithmetic of the write sweep, on plain frames so it is tested with known answers: per
-cell CPU, wall and bytes per row, the ratio to PostgreSQL, the decomposition of a one-row
-transaction into commit, statement and row work, and for clusters what replication adds: each
-cluster against its single node per cell, and each node's share."""
+cell the engine's cost per row in the run's cost metric (`results.cost_metric`: CPU seconds, or
+instructions where they were counted; only the unit differs), the decomposition of a one-row
+transaction into commit, statement and row work, for clusters what replication adds, and the
+findings rows that answer the notebook's question."""
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 
+from ... import findings as F
 from ... import results
 from ...cgroups import NODE_SCOPE
-from ...engines import find_engine, is_cluster
+from ...engines import find_engine, is_cluster, is_server
 from ...measure import cluster_instance_of
+from ...plots import engine_order
+from .workload import CLIENT_VALUES, PHASE, SERVER_GENERATOR
 
 KEYS = ["engine", "rows_per_txn", "rows_per_stmt", "rows_from"]
 CELL = ["rows_per_txn", "rows_per_stmt", "rows_from"]
 LATENCIES = ["txn_latency_p50", "txn_latency_p95"]
+BASE = "postgres"  # the product every ratio is taken against (seed 000's base)
+
+# How a cost per row is shown, by its unit alone: seconds as µs, instructions as they are.
+UNIT_SCALE = {"s": (1e-6, "µs"), "instructions": (1.0, "instructions")}
+
+# Kinds of findings rows (the `kind` column): each has its own phrase table in the report.
+DECOMPOSITION, BULK, REPLICATION = "decomposition", "bulk", "replication"
+
+# Caveat ids the rows cite (the report holds their sentences).
+EMBEDDED_DRIVER = "embedded-driver"
+SEED_CORNER = "seed-corner"
+SEED_METRIC = "seed-metric"
+SHARED_CORES = "shared-cores"
 
 
 def _labels(frame: pd.DataFrame) -> pd.DataFrame:
@@ -25,21 +43,25 @@ def _labels(frame: pd.DataFrame) -> pd.DataFrame:
                         rows_from=[p["rows_from"] for p in parsed])
 
 
-def cells(measurements: pd.DataFrame, row_bytes: int) -> pd.DataFrame:
-    """One row per engine, repetition and cell. Engine CPU with the idle rate x duration taken
-    away, split into the statements' window (`phase`) and the settle window after the commit
-    (`after`); the client's CPU and the wall time of the statements' window; log bytes from the
-    engine's own counter (NaN with status "not reported" where it has none) and I/O write bytes
+def cells(measurements: pd.DataFrame, row_bytes: int, metric: str | None = None) -> pd.DataFrame:
+    """One row per engine, repetition and cell, costs per row in `metric`'s unit (default: the
+    run's cost metric). The engine's cost net of its idle rate, split into the statements' window
+    (`phase_per_row`) and the settle window after the commit (`after_per_row`); the client's cost
+    in the same metric (NaN where the client was not counted in it; an embedded engine has no
+    client: its driver is in its process); the wall time of the statements' window; log bytes from
+    the engine's own counter (NaN with status "not reported" where it has none) and I/O write bytes
     of the engine's scope, both windows together."""
-    m = measurements[measurements["phase"] == "insert"]
+    m = measurements[measurements["phase"] == PHASE]
     if m.empty:
         return pd.DataFrame()
-    costs = results.phase_costs(measurements, "cpu_time")  # with the baselines: they give the idle rate
+    metric = metric or results.cost_metric(measurements)[0]
+    costs = results.phase_costs(measurements, metric)  # with the baselines: they give the idle rate
     costs = costs[~costs["is_baseline"]]
     keys = ["engine", "repetition", "labels"]
     checks = m.drop_duplicates("seq").groupby(keys)["check_value"].first()
-    client = m[(m["scope"] == "client") & (m["metric"] == "cpu_time") & (m["window"] == "phase")]
-    client_cpu = client.groupby(keys)["value"].sum(min_count=1)
+    client = m[(m["scope"] == "client") & (m["window"] == "phase")]
+    client_cost = client[client["metric"] == metric].groupby(keys)["value"].sum(min_count=1)
+    driven = client.groupby(keys).size().rename("driven") > 0  # a server: its driver measured apart
     engine = results.engine_rows(m)
     io = engine[engine["metric"] == "io_write_bytes"].groupby(keys)["value"].sum(min_count=1)
     logs = engine[engine["metric"].isin(["engine_log_bytes", "engine_log_bytes_settle"])]
@@ -48,23 +70,21 @@ def cells(measurements: pd.DataFrame, row_bytes: int) -> pd.DataFrame:
     latency = m[(m["scope"] == "client") & m["metric"].isin(LATENCIES) & (m["window"] == "phase")]
     latency = latency.pivot_table(index=keys, columns="metric", values="value", aggfunc="first").reindex(
         columns=LATENCIES)  # NaN for runs stored before transactions were timed
-    out = costs.set_index(keys).join(checks.rename("rows")).join(client_cpu.rename("client_cpu_s")).join(latency)
-    out = (out.join(io.rename("io_write_bytes")).join(log_bytes.rename("log_bytes"))
+    out = (costs.set_index(keys).join(checks.rename("rows")).join(client_cost.rename("client_cost")).join(driven)
+           .join(latency).join(io.rename("io_write_bytes")).join(log_bytes.rename("log_bytes"))
            .join(log_status.rename("log_status")))
     out = _labels(out.reset_index())
     rows = out["rows"].where(out["rows"] > 0)
-    per_row = 1e6 / rows
-    out["phase_us_per_row"] = out["net"] * per_row
-    out["after_us_per_row"] = (out["net_with_settle"] - out["net"]) * per_row  # NaN-free: no settle adds 0
-    out.loc[out["settle_value"].isna(), "after_us_per_row"] = float("nan")
-    out["cpu_us_per_row"] = out["net_with_settle"] * per_row
-    out["client_us_per_row"] = out["client_cpu_s"] * per_row
-    # One attribution rule for every kind of engine: the write path is the engine and the Python
-    # driver that feeds it. An embedded engine's process holds both (its client column is empty);
-    # a server's driver is the client scope, added here.
-    out["total_us_per_row"] = out["cpu_us_per_row"] + out["client_us_per_row"].fillna(0.0)
-    out["wall_us_per_row"] = out["wall_s"] * per_row
-    out["after_share"] = (out["after_us_per_row"] / out["cpu_us_per_row"]).where(out["cpu_us_per_row"] > 0)
+    out["phase_per_row"] = out["net"] / rows
+    out["after_per_row"] = (out["net_with_settle"] - out["net"]) / rows
+    out.loc[out["settle_value"].isna(), "after_per_row"] = float("nan")  # no settle window: not zero
+    out["engine_per_row"] = out["net_with_settle"] / rows
+    out["client_per_row"] = out["client_cost"] / rows
+    # The write path is the engine and the Python driver that feeds it: an embedded engine's process
+    # holds both; a server's driver is the client scope, added where it was counted in this metric.
+    out["total_per_row"] = out["engine_per_row"] + out["client_per_row"].where(out["driven"].fillna(False), 0.0)
+    out["wall_per_row"] = out["wall_s"] / rows
+    out["after_share"] = (out["after_per_row"] / out["engine_per_row"]).where(out["engine_per_row"] > 0)
     out["log_bytes_per_row"] = out["log_bytes"] / rows
     out["io_bytes_per_row"] = out["io_write_bytes"] / rows
     out["log_amplification"] = out["log_bytes_per_row"] / row_bytes
@@ -72,91 +92,253 @@ def cells(measurements: pd.DataFrame, row_bytes: int) -> pd.DataFrame:
     return out
 
 
-VALUES = ["cpu_us_per_row", "total_us_per_row", "phase_us_per_row", "after_us_per_row", "client_us_per_row", "wall_us_per_row",
+VALUES = ["engine_per_row", "total_per_row", "phase_per_row", "after_per_row", "client_per_row", "wall_per_row",
           "after_share", "log_bytes_per_row", "io_bytes_per_row", "log_amplification", "io_amplification"]
 
 
+def base_of(engines) -> str | None:
+    """The run's PostgreSQL (any version), when exactly one ran: the base of every ratio."""
+    found = {e for e in engines if results.product_key(e) == BASE}
+    return found.pop() if len(found) == 1 else None
+
+
 def summarize(cell_rows: pd.DataFrame) -> pd.DataFrame:
-    """Mean over repetitions per engine and cell, the spread of CPU per row, and the ratio of
-    engine + driver CPU per row to PostgreSQL's in the same cell: the one attribution under which an
-    embedded engine (its driver inside its process) and a server compare."""
+    """Mean over repetitions per engine and cell, with the 95% CI of the engine's cost per row,
+    and the ratio of engine + driver cost per row to PostgreSQL's in the same cell: the one
+    attribution under which an embedded engine (its driver inside its process) and a server
+    compare."""
+    if cell_rows.empty:
+        return pd.DataFrame(columns=[*KEYS, *VALUES, "engine_per_row_ci95", "n", "log_status", "ratio_to_postgres"])
     g = cell_rows.groupby(KEYS, sort=False)
     out = g[VALUES].mean()
-    out["cpu_us_per_row_std"] = g["cpu_us_per_row"].std(ddof=1)
-    out["log_status"] = g["log_status"].first()
     out["n"] = g.size()
+    out["engine_per_row_ci95"] = [results.ci95_half_width(sd, n) for sd, n in
+                                  zip(g["engine_per_row"].std(ddof=1), out["n"])]
+    after_n = g["after_per_row"].count()
+    after_low = out["after_per_row"] - [results.ci95_half_width(sd, n) for sd, n in
+                                        zip(g["after_per_row"].std(ddof=1), after_n)]
+    # Work after the commit is a share of the cost only where it is resolved above the idle rate:
+    # net of an idle rate it can come out below zero, which is no share of anything.
+    out["after_resolved"] = (after_low > 0) | ((after_n == 1) & (out["after_per_row"] > 0))
+    out["log_status"] = g["log_status"].first()
     out = out.reset_index()
-    base = out[out["engine"].str.partition("@")[0] == "postgres"]
-    if base["engine"].nunique() == 1:
-        ref = base.set_index(KEYS[1:])["total_us_per_row"]
-        out["ratio_to_postgres"] = [v / ref.get(tuple(k), float("nan")) for v, k in
-                                    zip(out["total_us_per_row"], out[KEYS[1:]].itertuples(index=False))]
-    else:
-        out["ratio_to_postgres"] = float("nan")
+    base = base_of(out["engine"])
+    ref = out[out["engine"] == base].set_index(CELL)["total_per_row"]
+    out["ratio_to_postgres"] = [v / ref.get(tuple(k), float("nan")) for v, k in
+                                zip(out["total_per_row"], out[CELL].itertuples(index=False))]
     return out
 
 
 PARTS = ("commit", "statement", "row")
 
 
-def decompose(cell_rows: pd.DataFrame, rows_from: str = "client VALUES", value: str = "cpu_us_per_row"
-              ) -> pd.DataFrame:
-    """Per engine, the CPU per row of a one-row transaction (1 row per statement) split along the
-    sweep: `commit` = 1-row transactions minus the largest transactions (both 1-row statements),
-    `statement` = 1-row statements minus the largest statements (both in the largest
-    transactions), `row` = what is left in the largest statement of the largest transaction.
-    Each part includes its share of the work after the commit. The parts are taken within each
-    repetition (one engine start measured every cell), then averaged with a 95% CI: a part is
-    only called dominant when its CI clears the next largest part's."""
+def part_repetitions(cell_rows: pd.DataFrame, value: str = "engine_per_row", rows_from: str = CLIENT_VALUES
+                     ) -> pd.DataFrame:
+    """Per engine and repetition, the cost per row of a one-row transaction (1 row per statement)
+    split along the sweep: `commit` = 1-row transactions minus the largest transactions (both
+    1-row statements), `statement` = 1-row statements minus the largest statements (both in the
+    largest transactions), `row` = what is left in the largest statement of the largest
+    transaction. Each part includes its share of the work after the commit. The parts are taken
+    within a repetition: one engine start measured every cell."""
     rows = []
     for engine, df in cell_rows[cell_rows["rows_from"] == rows_from].groupby("engine", sort=False):
         big_txn = int(df["rows_per_txn"].max())
         big_stmt = int(df[df["rows_per_txn"] == big_txn]["rows_per_stmt"].max())
-        per_rep = []
-        for _, rep in df.groupby("repetition"):
+        for repetition, rep in df.groupby("repetition"):
             cell = rep.set_index(["rows_per_txn", "rows_per_stmt"])[value]
             one = cell.get((1, 1), float("nan"))
-            many_single = cell.get((big_txn, 1), float("nan"))
-            floor = cell.get((big_txn, big_stmt), float("nan"))
-            per_rep.append({"one_row_txn": one, "commit": one - many_single, "statement": many_single - floor,
-                            "row": floor})
-        reps = pd.DataFrame(per_rep)
-        n = int(reps["one_row_txn"].notna().sum())
-        out = {"engine": engine, "n": n, "largest_txn": big_txn, "largest_stmt": big_stmt,
-               "after_share": df["after_share"].mean()}
+            many_single = cell.get((big_txn, 1), float("nan")) if big_txn > 1 else float("nan")
+            floor = cell.get((big_txn, big_stmt), float("nan")) if big_stmt > 1 else float("nan")
+            rows.append({"engine": engine, "repetition": repetition, "largest_txn": big_txn, "largest_stmt": big_stmt,
+                         "one_row_txn": one, "commit": one - many_single, "statement": many_single - floor,
+                         "row": floor})
+    return pd.DataFrame(rows, columns=["engine", "repetition", "largest_txn", "largest_stmt", "one_row_txn", *PARTS])
+
+
+def decompose(cell_rows: pd.DataFrame, value: str = "engine_per_row", rows_from: str = CLIENT_VALUES
+              ) -> pd.DataFrame:
+    """Per engine: each part of a one-row transaction (part_repetitions) as its mean over the
+    repetitions with the 95% CI, one row per engine."""
+    reps = part_repetitions(cell_rows, value, rows_from)
+    if reps.empty:
+        return pd.DataFrame()
+    out = []
+    for engine, df in reps.groupby("engine", sort=False):
+        row = {"engine": engine, "n": int(df["one_row_txn"].notna().sum()), "largest_txn": df["largest_txn"].iloc[0],
+               "largest_stmt": df["largest_stmt"].iloc[0]}
         for name in ("one_row_txn", *PARTS):
-            mean = reps[name].mean()
-            out[f"{name}_us"] = mean
-            out[f"{name}_ci95"] = results.ci95_half_width(reps[name].std(ddof=1), n)
-        out["dominant"] = _dominant(out)
-        rows.append(out)
-    return pd.DataFrame(rows)
+            row[name] = df[name].mean()
+            row[f"{name}_ci95"] = results.ci95_half_width(df[name].std(ddof=1), int(df[name].notna().sum()))
+        out.append(row)
+    return pd.DataFrame(out)
 
 
-def _dominant(parts: dict) -> str:
-    known = sorted(((parts[f"{p}_us"], parts[f"{p}_ci95"], p) for p in PARTS if parts[f"{p}_us"] == parts[f"{p}_us"]),
-                   reverse=True)
-    if not known:
-        return "n/a"
-    if len(known) == 1:
-        return known[0][2]
-    (top, top_ci, name), (second, second_ci, _) = known[0], known[1]
-    if top_ci != top_ci or second_ci != second_ci:
-        return f"{name} (one repetition: untested)"
-    return name if top - top_ci > second + second_ci else "not separable at this precision"
-def node_cells(measurements: pd.DataFrame, instances: pd.DataFrame) -> pd.DataFrame:
-    """One row per cluster node, repetition and cell: the node's own engine CPU per row (its idle
+def paired(base: pd.Series, other: pd.Series) -> dict:
+    """`other` against `base`, two figures measured in the same repetitions (two parts of one
+    engine start's cells), in `results.contrast`'s fields. Their difference is tested within each
+    repetition (Student's t on the repetitions' log ratios), since parts taken from shared cells
+    are not independent; the ratio is the geometric mean of the repetitions' ratios, its CI
+    exp(mean ± t·se) on the log scale. Where a part is not positive in every repetition, the
+    test is on the differences and the ratio is that of the means, without a CI."""
+    both = pd.concat([base.rename("a"), other.rename("b")], axis=1).dropna()
+    a, b, n = both["a"], both["b"], len(both)
+    out = {"mean": b.mean(), "ci95": results.ci95_half_width(b.std(ddof=1), n), "n": n,
+           "base_mean": a.mean(), "base_ci95": results.ci95_half_width(a.std(ddof=1), n), "base_n": n,
+           "ratio": b.mean() / a.mean() if n and a.mean() > 0 else float("nan"),
+           "ratio_low": float("nan"), "ratio_high": float("nan"), "welch_t": float("nan"), "welch_dof": float("nan"),
+           "beyond_noise": None}
+    if n < 2:
+        return out
+    positive = bool((a > 0).all() and (b > 0).all())
+    diffs = (b / a).map(math.log) if positive else b - a
+    se = diffs.std(ddof=1) / math.sqrt(n)
+    if not se > 0:  # identical repetitions: resolution, not certainty (as results.welch says)
+        return out
+    t, q = diffs.mean() / se, results.t_quantile_975(n - 1)
+    out.update(welch_t=t, welch_dof=float(n - 1), beyond_noise=bool(abs(t) > q))
+    if positive:
+        out.update(ratio=math.exp(diffs.mean()), ratio_low=math.exp(diffs.mean() - q * se),
+                   ratio_high=math.exp(diffs.mean() + q * se))
+    return out
+
+
+def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row") -> list[dict]:
+    """Per engine, the largest part of a one-row transaction against the next largest, measured
+    in the same repetitions (`paired`): whether the sweep tells them apart."""
+    reps = part_repetitions(cell_rows, value)
+    out = []
+    for engine, df in reps.groupby("engine", sort=False):
+        means = df[list(PARTS)].mean().dropna().sort_values(ascending=False)
+        if len(means) < 2:
+            continue
+        top, second = means.index[0], means.index[1]
+        out.append({"engine": engine, "top": top, "second": second, **paired(df[second], df[top])})
+    return out
+
+
+def seed_cell(summary: pd.DataFrame) -> pd.DataFrame:
+    """The cells closest to seed 000's insert: the largest transaction, rows generated by the
+    server in one statement (else the largest client statement)."""
+    if summary.empty:
+        return summary
+    big = summary[summary["rows_per_txn"] == summary["rows_per_txn"].max()]
+    pick = big[big["rows_from"] == SERVER_GENERATOR]
+    return pick if not pick.empty else big[big["rows_per_stmt"] == big["rows_per_stmt"].max()]
+
+
+def cell_label(row) -> str:
+    """`3,000/txn · server-generated` or `1/txn · 1/stmt`."""
+    stmt = "server-generated" if row["rows_from"] == SERVER_GENERATOR else f"{int(row['rows_per_stmt']):,}/stmt"
+    return f"{int(row['rows_per_txn']):,}/txn · {stmt}"
+
+
+def seed_ratios(reference: pd.DataFrame, phase: str = PHASE) -> dict[str, float]:
+    """Seed 000's insert of each engine relative to its PostgreSQL's, from its instruction counts."""
+    counts = reference[reference["phase"] == phase].set_index("engine")["instructions_gi"]
+    return {k: float(v / counts[BASE]) for k, v in counts.items() if k != BASE} if BASE in counts else {}
+
+
+def _stats(rows: pd.DataFrame, value: str, by=("engine", *CELL)) -> pd.DataFrame:
+    """Mean, standard deviation, n and 95% CI half width of `value` per engine and cell."""
+    return results.summarize(rows[[*by, value]].rename(columns={value: "value"}), columns=("value",), by=by)
+
+
+def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: pd.DataFrame, *, metric: str,
+                  unit: str, seed: dict[str, float]) -> list[dict]:
+    """Each server engine against PostgreSQL in the cell nearest seed 000's insert: the engine's
+    own cost per row (the seed's figure is the server's work), and the wall time per row beside it."""
+    corner = seed_cell(summary)
+    base = base_of(cell_rows["engine"]) if not cell_rows.empty else None
+    if corner.empty or base is None:
+        return []
+    cell = tuple(corner.iloc[0][CELL])
+    single_servers = cell_rows["engine"].map(lambda e: is_server(e) and not is_cluster(e))
+    rows = cell_rows[(cell_rows[CELL].apply(tuple, axis=1) == cell) & single_servers]
+    where = cell_label(corner.iloc[0])
+    out = []
+    for value, name, metric_unit, label, is_cost in (
+            ("engine_per_row", metric, unit, f"bulk insert ({where})", True),
+            ("wall_per_row", "wall_time", "s", f"bulk insert's wall time ({where})", False)):
+        stats = _stats(rows, value, by=("engine",)).set_index("engine")
+        if base not in stats.index:
+            continue
+        for engine in [e for e in stats.index if e != base]:
+            c = results.contrast(stats.loc[base], stats.loc[engine], "value")
+            out.append(F.finding(
+                engine=engine, base_engine=base, step=label, metric=name, unit=metric_unit, contrast=c,
+                drift=results.host_drift(measurements, [engine, base]),
+                seed_ratio=seed.get(results.product_key(engine)) if is_cost else None,
+                caveats=(SEED_CORNER, SEED_METRIC) if is_cost and results.product_key(engine) in seed else ())
+                | {"kind": BULK})
+    return out
+
+
+def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -> list[dict]:
+    """One row per engine: its one-row transaction's largest part against the next largest."""
+    out = []
+    for s in separability(cell_rows):
+        out.append(F.finding(
+            engine=s["engine"], base_engine=s["engine"], step=f"{s['top']} vs {s['second']}", metric=metric,
+            unit=unit, contrast=s, caveats=() if is_server(s["engine"]) else (EMBEDDED_DRIVER,))
+            | {"kind": DECOMPOSITION, "part": s["top"], "base_part": s["second"]})
+    return out
+
+
+def replication_findings(replicated: pd.DataFrame, measurements: pd.DataFrame, *, metric: str, unit: str
+                         ) -> list[dict]:
+    """Each cluster against its single node, cell by cell (`replication`), its one-row cell first
+    (a commit per row: what replication adds to a row write)."""
+    out = []
+    if replicated.empty:
+        return out
+    one_row = (replicated["rows_per_txn"] == 1) & (replicated["rows_per_stmt"] == 1)
+    for r in pd.concat([replicated[one_row], replicated[~one_row]]).to_dict("records"):
+        out.append(F.finding(engine=r["cluster"], base_engine=r["single"], step=cell_label(r), metric=metric,
+                             unit=unit, contrast=r, drift=results.host_drift(measurements, [r["cluster"], r["single"]]),
+                             caveats=(SHARED_CORES,)) | {"kind": REPLICATION, **{c: r[c] for c in CELL}})
+    return out
+
+
+def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.DataFrame, measurements: pd.DataFrame,
+             *, metric: str, unit: str, seed: dict[str, float], answer_limit: int = 5) -> pd.DataFrame:
+    """The findings table: with clusters, what replication adds per cell (headline: the one-row
+    and bulk cells); then per engine whether its one-row write's parts separate, and the server
+    engines against PostgreSQL in seed 000's corner (headline without clusters: the decomposition
+    of each engine, then MySQL in bulk beside the seed)."""
+    order = {e: i for i, e in enumerate(engine_order(cell_rows["engine"]))} if not cell_rows.empty else {}
+    in_order = lambda rows: sorted(rows, key=lambda r: order.get(r["engine"], len(order)))  # noqa: E731 (stable)
+    rows = (replication_findings(replicated, measurements, metric=metric, unit=unit)
+            + in_order(decomposition_findings(cell_rows[[not is_cluster(e) for e in cell_rows["engine"]]],
+                                              metric=metric, unit=unit))
+            + in_order(bulk_findings(cell_rows, summary, measurements, metric=metric, unit=unit, seed=seed)))
+    found = F.table(rows)
+    if found.empty:
+        return found
+    costs = found["metric"] == metric
+    if (found["kind"] == REPLICATION).any():
+        lead = found[found["kind"] == REPLICATION].index  # one-row cells first (replication_findings)
+    else:
+        seeded = found[(found["kind"] == BULK) & costs & found["seed_ratio"].notna()].index[:1]
+        parts = found[found["kind"] == DECOMPOSITION].index[:answer_limit - len(seeded)]
+        lead = parts.append(seeded)
+    found["headline"] = found.index.isin(lead[:answer_limit])
+    return found
+
+
+def node_cells(measurements: pd.DataFrame, instances: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
+    """One row per cluster node, repetition and cell: the node's own engine cost per row (its idle
     rate subtracted, its settle window included, as for the cluster's sum) and the bytes through
     its network interface per row, received and sent."""
     nodes = instances[instances["kind"] == NODE_SCOPE]
     m = measurements[measurements["scope"] == NODE_SCOPE]
     if nodes.empty or m.empty:
         return pd.DataFrame()
+    metric = metric or results.cost_metric(measurements)[0]
     config = {i: json.loads(c) for i, c in zip(nodes["instance_id"], nodes["config"])}
-    costs = results.phase_costs(m, "cpu_time", scopes=(NODE_SCOPE,))
-    costs = costs[~costs["is_baseline"] & (costs["phase"] == "insert")]
+    costs = results.phase_costs(m, metric, scopes=(NODE_SCOPE,))
+    costs = costs[~costs["is_baseline"] & (costs["phase"] == PHASE)]
     keys = ["instance_id", "repetition", "labels"]
-    insert = m[m["phase"] == "insert"]
+    insert = m[m["phase"] == PHASE]
     checks = insert.drop_duplicates(["instance_id", "seq"]).groupby(keys)["check_value"].first()
     net = (insert[insert["metric"].isin(["net_rx_bytes", "net_tx_bytes"])]
            .pivot_table(index=keys, columns="metric", values="value", aggfunc="sum")
@@ -167,7 +349,7 @@ def node_cells(measurements: pd.DataFrame, instances: pd.DataFrame) -> pd.DataFr
     out["cluster_instance"] = [cluster_instance_of(i) for i in out["instance_id"]]
     out["node"] = [config.get(i, {}).get("node") for i in out["instance_id"]]
     out["role"] = [config.get(i, {}).get("role") for i in out["instance_id"]]
-    out["cpu_us_per_row"] = out["net_with_settle"] * 1e6 / rows
+    out["engine_per_row"] = out["net_with_settle"] / rows
     out["net_rx_per_row"] = out["net_rx_bytes"] / rows
     out["net_tx_per_row"] = out["net_tx_bytes"] / rows
     return out
@@ -175,14 +357,14 @@ def node_cells(measurements: pd.DataFrame, instances: pd.DataFrame) -> pd.DataFr
 
 def node_summary(node_rows: pd.DataFrame) -> pd.DataFrame:
     """Per cluster, cell and node: means over repetitions, and the node's share of its cluster's
-    CPU (the sum over its nodes in the same repetition and cell)."""
+    cost (the sum over its nodes in the same repetition and cell)."""
     if node_rows.empty:
         return pd.DataFrame()
     rows = node_rows.copy()
-    total = rows.groupby(["cluster_instance", "labels"])["cpu_us_per_row"].transform("sum")
-    rows["share"] = rows["cpu_us_per_row"] / total.where(total > 0)
+    total = rows.groupby(["cluster_instance", "labels"])["engine_per_row"].transform("sum")
+    rows["share"] = rows["engine_per_row"] / total.where(total > 0)
     keys = ["engine", *CELL, "node", "role"]
-    return (rows.groupby(keys, sort=False)[["cpu_us_per_row", "share", "net_rx_per_row", "net_tx_per_row"]]
+    return (rows.groupby(keys, sort=False)[["engine_per_row", "share", "net_rx_per_row", "net_tx_per_row"]]
             .mean().reset_index())
 
 
@@ -196,22 +378,16 @@ def single_node_of(cluster: str, engines) -> str | None:
     return next((e for e in engines if e.partition("@")[0] == single), None)
 
 
-def _stats(rows: pd.DataFrame, value: str) -> pd.DataFrame:
-    """Mean, standard deviation, n and 95% CI half width of `value` per engine and cell."""
-    return results.summarize(rows[["engine", *CELL, value]].rename(columns={value: "value"}), columns=("value",),
-                             by=("engine", *CELL))
-
-
 def replication(cell_rows: pd.DataFrame) -> pd.DataFrame:
-    """Per cluster and cell: its engine CPU per row (summed over nodes) against its single node's
-    in the same cell, both with 95% CIs over repetitions, the ratio with its CI and Welch's test
-    (results.contrast), what replication adds per row and per commit, and the client's
-    transaction latency (p50, p95) on both."""
+    """Per cluster and cell: its engine cost per row (summed over nodes) against its single
+    node's in the same cell, both with 95% CIs over repetitions, in `results.contrast`'s fields
+    (ratio with its CI, Welch's test), what replication adds per row and per commit, and the
+    client's transaction latency (p50, p95) on both."""
     if cell_rows.empty:
         return pd.DataFrame()
     engines = list(dict.fromkeys(cell_rows["engine"]))
     clusters = [e for e in engines if is_cluster(e)]
-    stats = _stats(cell_rows, "cpu_us_per_row").set_index(["engine", *CELL])
+    stats = _stats(cell_rows, "engine_per_row").set_index(["engine", *CELL])
     latency = cell_rows.groupby(["engine", *CELL])[LATENCIES].mean()
     out = []
     for cluster in clusters:
@@ -221,18 +397,11 @@ def replication(cell_rows: pd.DataFrame) -> pd.DataFrame:
         for cell in stats.loc[cluster].index:
             if (single, *cell) not in stats.index:
                 continue
-            base, other = stats.loc[(single, *cell)], stats.loc[(cluster, *cell)]
-            c = results.contrast(base, other, "value")
+            c = results.contrast(stats.loc[(single, *cell)], stats.loc[(cluster, *cell)], "value")
             per_txn = cell[0]
             out.append({
-                "cluster": cluster, "single": single, **dict(zip(CELL, cell)),
-                "single_us": c["base_mean"], "single_ci95": c["base_ci95"],
-                "cluster_us": c["mean"], "cluster_ci95": c["ci95"], "n": c["n"], "single_n": c["base_n"],
-                "ratio": c["ratio"], "ratio_ci95": c["ratio_ci95"], "ratio_low": c["ratio_low"],
-                "ratio_high": c["ratio_high"], "beyond_noise": c["beyond_noise"],
-                "added_us_per_row": c["mean"] - c["base_mean"],
-                "single_us_per_commit": c["base_mean"] * per_txn, "cluster_us_per_commit": c["mean"] * per_txn,
-                "added_us_per_commit": (c["mean"] - c["base_mean"]) * per_txn,
+                "cluster": cluster, "single": single, **dict(zip(CELL, cell)), **c,
+                "added_per_row": c["mean"] - c["base_mean"], "added_per_commit": (c["mean"] - c["base_mean"]) * per_txn,
                 **{f"single_{k}": latency.loc[(single, *cell), k] for k in LATENCIES},
                 **{f"cluster_{k}": latency.loc[(cluster, *cell), k] for k in LATENCIES},
             })

@@ -193,6 +193,16 @@ class WriteCost(Workload):
             # What a client waits for one transaction, its commit included (a cluster: replication too).
             for name, q in (("txn_latency_p50", 0.5), ("txn_latency_p95", 0.95)):
                 readings.record(name, _quantile(latencies, q), "s", "client clock")
+        # The idle rate measured where it applies: right after the cell's settle window, on the
+        # engine holding its rows; the start's windows are net of the median of these
+        # (results.idle_rates). The start's own baseline, one second just after start-up, moved
+        # between starts well beyond the rate of the settle windows that follow (MySQL: 7-14 ms/s,
+        # against 9); over a settle window twenty times longer than a bulk cell's statements, that
+        # difference exceeded the work after the commit.
+        if ctx.meter.defers_work and params.idle_seconds > 0 and params.max_settle_seconds > 0:
+            quiet = ctx.meter.wait_quiet(params.max_settle_seconds)
+            ctx.meter.baseline(params.idle_seconds, name=BASELINE, labels=cell.labels, repetition=ctx.repetition,
+                               warmup=ctx.warmup, quiet_wait=quiet)
 
 
 def _quantile(values: list[float], q: float) -> float:

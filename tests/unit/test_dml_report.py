@@ -1,0 +1,131 @@
+"""Notebook 01's report from a run stored through the real Store API with known figures: its
+findings (each engine against PostgreSQL per phase, the host's drift band, seed 000's ratios from
+the reference file), the answer's output, and one approved snapshot of what it renders."""
+import datetime as dt
+
+import pandas as pd
+import pytest
+
+from benchlib import findings as F
+from benchlib import results
+from benchlib.engines import ENGINES
+from benchlib.plots import engine_title, use_report_renderer
+from benchlib.report import ANSWER_FIGURE_HEIGHT
+from benchlib.workloads.dml import DmlReport
+from benchlib.workloads.dml.report import seed_ratios
+from synthetic_runs import T0, write_run
+
+COSTS = {  # engine -> phase -> CPU seconds per repetition
+    "postgres": {"insert": [1.0, 1.02, 0.98], "update": [2.0, 2.04, 1.96], "select": [0.1, 0.101, 0.099],
+                 "delete": [0.5, 0.51, 0.49]},
+    "mysql": {"insert": [1.3, 1.31, 1.29], "update": [1.6, 1.7, 1.5], "select": [0.3, 0.31, 0.29],
+              "delete": [1.0, 1.3, 0.7]},
+    "sqlite": {"insert": [0.3, 0.31, 0.29], "update": [0.2, 0.2, 0.2], "select": [0.05, 0.06, 0.04],
+               "delete": [0.1, 0.2, 0.15]},
+}
+# The calibration loop's seconds per engine: MySQL's ran 25% slower than PostgreSQL's.
+CALIBRATION = {"postgres": 0.060, "mysql": 0.075, "sqlite": 0.061}
+
+
+def _run(store, costs=COSTS, calibration=CALIBRATION, run_id="dml-1") -> str:
+    write_run(store, run_id, 0, costs, parameters={"rows": 1000, "engines": list(costs), "pk_kind": "uuid"})
+    rows = [{"run_id": run_id, "instance_id": f"{engine}-{rep:04d}", "engine": engine, "experiment": "dml",
+             "phase": "calibration", "repetition": rep, "window": "calibration", "status": "ok",
+             "started_at": T0, "ended_at": T0 + dt.timedelta(seconds=1), "labels": "{}",
+             "metric": "calibration_cpu_time", "value": seconds, "unit": "s", "source": "clock",
+             "scope": "calibration"}
+            for engine, seconds in calibration.items() for rep in (1, 2, 3)]
+    store.append_measurements(run_id, 1000, rows)
+    store.compact(run_id)
+    return run_id
+
+
+def test_each_engine_against_postgresql_per_phase_with_the_drift_band_and_the_seeds_ratio(store):
+    report = DmlReport(_run(store), store)
+    found = report.findings().set_index(["engine", "step"])
+    assert list(report.findings()["step"].unique()) == ["insert", "update", "select", "delete"]  # no sleep
+    assert set(found.index.get_level_values(0)) == {"mysql", "sqlite"}
+    assert found.loc[("mysql", "insert"), "drift"] == pytest.approx(0.25)
+    # 1.3x with a CI reaching down to ~1.23: inside the 25% the host drifted, so not called worse...
+    assert found.loc[("mysql", "insert"), "verdict"] == "drift"
+    # ...but 3x on select is beyond it; SQLite's loop ran 2% off PostgreSQL's.
+    assert found.loc[("mysql", "select"), "verdict"] == "worse"
+    assert found.loc[("sqlite", "update"), "verdict"] == "better" and found.loc[("sqlite", "update"), "drift"] < 0.02
+    # Seed 000's ratio to PostgreSQL, read from the reference file, on MySQL's rows only.
+    seed = seed_ratios()
+    assert found.loc[("mysql", "update"), "seed_ratio"] == pytest.approx(seed[("mysql", "update")])
+    assert found.loc[("sqlite", "insert"), "seed"] == "no_seed"
+    # Caveats cited by the rows they change: the metric's only where a seed figure is compared.
+    assert "cpu-not-instructions" in found.loc[("mysql", "select"), "caveats"]
+    assert "cpu-not-instructions" not in found.loc[("sqlite", "select"), "caveats"]
+    assert "embedded" in found.loc[("sqlite", "select"), "caveats"]
+    assert "note-sqlite" in found.loc[("sqlite", "delete"), "caveats"] and \
+        "note-sqlite" not in found.loc[("sqlite", "insert"), "caveats"]
+    assert {c.id for c in report.caveat_notes()} >= {cid for ids in found["caveats"] for cid in ids}
+
+
+def test_seed_ratios_come_from_exact_counts_where_the_reference_has_them(tmp_path, monkeypatch):
+    ref = results.reference()
+    exact = ref.assign(instructions=ref["instructions_gi"] * 1e9)
+    exact.loc[(exact["engine"] == "postgres") & (exact["phase"] == "select"), "instructions"] = 1_391_096_618
+    exact.loc[(exact["engine"] == "mysql") & (exact["phase"] == "select"), "instructions"] = 3_324_827_627
+    (tmp_path / "seed000_dml_instructions.csv").write_text(exact.to_csv(index=False))
+    monkeypatch.setattr(results, "get_settings", lambda: type("S", (), {"reference_dir": tmp_path})())
+    assert seed_ratios(base="mysql")[("postgres", "select")] == pytest.approx(0.4184, abs=1e-4)  # not 1/3
+
+
+def test_instructions_are_counted_in_gi_and_never_held_by_the_drift_band(store):
+    run_id = _run(store)
+    cpu = results.measurements(run_id, store)
+    cpu = cpu[(cpu["metric"] == "cpu_time") & cpu["window"].isin(["phase", "baseline"])]
+    columns = ["run_id", "instance_id", "engine", "experiment", "phase", "repetition", "window", "status",
+               "started_at", "ended_at", "labels", "scope"]
+    counted = cpu[columns].assign(metric="instructions_user", unit="instructions", value=cpu["value"] * 1e9,
+                                  source="perf")
+    store.append_measurements(run_id, 2000, counted.to_dict("records"))
+    store.compact(run_id)
+    report = DmlReport(run_id, store)
+    assert report.metric == "instructions_user" and report.unit == "Gi"
+    found = report.findings().set_index(["engine", "step"])
+    assert found.loc[("mysql", "insert"), "unit"] == "instructions" and found.loc[("mysql", "insert"), "drift"] == 0
+    assert found.loc[("mysql", "insert"), "verdict"] == "worse"  # the 25% drift does not hold a counted ratio
+    assert "cpu-not-instructions" not in found.loc[("mysql", "insert"), "caveats"]
+    assert "1.3 Gi" in report.findings_table().data
+
+
+def test_the_answer_states_the_run_and_carries_its_line_for_the_indexes(store):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    InteractiveShell.instance()  # display() as in a kernel: outputs with their metadata
+    use_report_renderer()  # as benchlib.notebook.begin sets it
+    report = DmlReport(_run(store), store)
+    with capture_output() as shown:
+        report.answer()
+    first, figure = shown.outputs
+    assert first.metadata["benchlib"]["answer"] == ("MySQL vs PostgreSQL: select 3x (2.75-3.27); within the host's "
+                                                    "drift: insert 1.3x, update 0.8x; within noise: delete 2x")
+    assert first.metadata["benchlib"]["certainty"] == "5 of 8 comparisons decided (1 within noise, 2 within the " \
+                                                       "host's drift)"
+    assert len(first.metadata["benchlib"]["lines"]) == 2
+    assert "benchlib-answer" in first.data["text/html"] and "<style>" in first.data["text/html"]
+    assert figure.data["application/vnd.plotly.v1+json"]["layout"]["height"] <= ANSWER_FIGURE_HEIGHT
+
+
+def test_the_report_names_only_the_engines_that_ran(store):
+    report = DmlReport(_run(store), store)
+    text = " ".join([*report.answer_lines(), report.findings_table().data, report.hypotheses_table().data,
+                     *(c.text for c in report.caveat_notes())])
+    ran = {engine_title(k) for k in COSTS}
+    named = {e.title for e in ENGINES.values() if e.title in text}
+    assert named == ran, named - ran
+
+
+def test_rendered_findings_snapshot(store, snapshot):
+    """The approved rendering of 01's findings: review the snapshot when it changes."""
+    report = DmlReport(_run(store), store)
+    found = report.findings()
+    text = "\n".join([*report.answer_lines(), F.certainty(found), F.seed_line(found), "",
+                      report.findings_table().data.replace("<tr>", "\n<tr>").replace("<ol", "\n<ol"), "",
+                      report.hypotheses_table().data.replace("<tr>", "\n<tr>")])
+    assert text == snapshot

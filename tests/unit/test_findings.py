@@ -1,0 +1,134 @@
+"""The one verdict rule and the seed comparison, on findings tables: rows (repetitions summarized as
+every workload summarizes them) in, verdicts out; then how rows become an answer's lines."""
+import math
+
+import pandas as pd
+import pytest
+
+from benchlib import findings as F
+from benchlib import results
+from benchlib.findings import SeedAgreement, Verdict
+
+
+def _summary(costs: dict[str, dict[str, list[float]]]) -> pd.DataFrame:
+    """`engine -> step -> repetitions` through results.summarize, as a workload's analysis does."""
+    rows = [{"engine": e, "phase": p, "value": v} for e, steps in costs.items() for p, values in steps.items()
+            for v in values]
+    return results.summarize(pd.DataFrame(rows), columns=("value",), by=("engine", "phase"))
+
+
+def _verdicts(found: pd.DataFrame) -> dict[tuple[str, str], str]:
+    return {(r.engine, r.step): r.verdict for r in found.itertuples()}
+
+
+BASE = [1.0, 1.01, 0.99, 1.0]
+
+
+def test_every_verdict_from_repetitions():
+    summary = _summary({
+        "base": {"cheaper": BASE, "dearer": BASE, "tied": BASE, "close": BASE, "once": BASE, "gone": BASE},
+        "x": {"cheaper": [0.5, 0.51, 0.49, 0.5],  # told apart, far under 1
+              "dearer": [1.3, 1.31, 1.29, 1.3],
+              "tied": [0.9, 1.2, 1.1, 0.8],  # Welch cannot tell it from the base
+              "close": [1.03, 1.031, 1.029, 1.03],  # told apart, but within seed 003's 5%
+              "once": [1.5],  # one repetition: no noise estimate
+              "gone": [0.0, 0.0, 0.0, 0.0]},  # no positive ratio
+    })
+    found = F.compare(summary, base_engine="base", metric="cpu_time", unit="s")
+    assert list(found.columns[:len(F.FINDING_COLUMNS)]) == F.FINDING_COLUMNS
+    assert _verdicts(found) == {("x", "cheaper"): "better", ("x", "dearer"): "worse", ("x", "tied"): "noise",
+                                ("x", "close"): "same", ("x", "once"): "untested", ("x", "gone"): "n/a"}
+    # Throughput: higher is better, so the same ratios read the other way.
+    higher = F.compare(summary, base_engine="base", metric="tps", unit="tps", higher_is_better=True,
+                       steps=["cheaper", "dearer"])
+    assert _verdicts(higher) == {("x", "cheaper"): "worse", ("x", "dearer"): "better"}
+
+
+def test_the_drift_band_holds_timed_ratios_within_the_hosts_drift_and_never_counted_ones():
+    summary = _summary({"base": {"a": BASE, "b": BASE}, "x": {"a": [1.2, 1.21, 1.19, 1.2], "b": [1.6, 1.61, 1.59, 1.6]}})
+    # The host's speed moved 24% between the two engines (run 01's caveat): a 1.2x CPU ratio could be
+    # the host's alone; 1.6x could not.
+    timed = F.compare(summary, base_engine="base", metric="cpu_time", unit="s", drift=0.24)
+    assert _verdicts(timed) == {("x", "a"): "drift", ("x", "b"): "worse"}
+    assert set(timed["drift"]) == {0.24}
+    # Instructions do not move with the host's speed: the band does not apply, the row keeps its verdict.
+    counted = F.compare(summary, base_engine="base", metric="instructions_user", unit="instructions", drift=0.24)
+    assert _verdicts(counted) == {("x", "a"): "worse", ("x", "b"): "worse"} and set(counted["drift"]) == {0.0}
+    assert not F.drift_applies("instructions") and F.drift_applies("s")
+
+
+def test_judge_branches_at_their_edges():
+    assert F.judge(None, None, None, True) is Verdict.NA
+    assert F.judge(float("nan"), None, None, True) is Verdict.NA
+    assert F.judge(-0.4, -1, 0.2, True) is Verdict.NA
+    assert F.judge(2.0, 1.5, 2.5, None) is Verdict.UNTESTED
+    assert F.judge(2.0, 1.5, 2.5, float("nan")) is Verdict.UNTESTED
+    assert F.judge(2.0, 0.5, 8.0, False) is Verdict.NOISE
+    # 5% is symmetric on the log scale: 1/1.05 is as far from 1 as 1.05.
+    assert F.judge(1.05, 1.04, 1.06, True) is Verdict.SAME and F.judge(1 / 1.05, 0.94, 0.96, True) is Verdict.SAME
+    assert F.judge(1.06, 1.055, 1.065, True) is Verdict.WORSE
+    # The band reads the CI's end nearest 1, not the ratio itself.
+    assert F.judge(1.3, 1.1, 1.5, True, drift=0.2) is Verdict.DRIFT
+    assert F.judge(1.3, 1.25, 1.35, True, drift=0.2) is Verdict.WORSE
+    assert F.judge(0.7, 0.6, 0.85, True, drift=0.2) is Verdict.DRIFT  # 1/0.85 = 1.18, inside 1.2
+    assert F.judge(0.7, 0.6, 0.8, True, drift=0.2) is Verdict.BETTER  # 1/0.8 = 1.25, beyond it
+    assert F.judge(1.3, None, None, True, drift=0.4) is Verdict.DRIFT  # no CI: the ratio itself
+    assert F.judge(0.5, 0.4, 0.6, True, higher_is_better=True) is Verdict.WORSE
+    assert [v for v in Verdict if v.decided] == [Verdict.BETTER, Verdict.WORSE, Verdict.SAME]
+
+
+def test_a_workload_marks_rows_not_comparable_and_says_why():
+    c = {"ratio": 3.0, "ratio_low": 2.9, "ratio_high": 3.1, "beyond_noise": True, "mean": 3.0, "base_mean": 1.0}
+    row = F.finding(engine="x", base_engine="base", step="load", metric="cpu_time", unit="s", contrast=c,
+                    verdict=Verdict.NOT_COMPARABLE, caveats=["different-work"])
+    assert row["verdict"] == "not_comparable" and row["caveats"] == ("different-work",)
+
+
+@pytest.mark.parametrize("ratio, low, high, seed, expected", [
+    (1.3, 1.2, 1.4, None, SeedAgreement.NO_SEED),
+    (1.3, 1.2, 1.4, float("nan"), SeedAgreement.NO_SEED),
+    (1.3, 1.2, 1.4, 0.0, SeedAgreement.NO_SEED),
+    (None, None, None, 1.29, SeedAgreement.UNTESTED),
+    (1.3, 1.2, 1.4, 1.29, SeedAgreement.WITHIN),
+    (1.3, 1.2, 1.4, 0.78, SeedAgreement.OPPOSITE),
+    (1.3, 1.2, 1.4, 2.5, SeedAgreement.SAME_DIRECTION),
+    (1.3, None, None, 2.5, SeedAgreement.UNTESTED),  # same side, but no CI to say whether it is inside
+    (1.3, None, None, 0.5, SeedAgreement.UNTESTED),  # one repetition: no direction, even across 1
+    (1.0, 0.8, 1.25, 0.5, SeedAgreement.UNDETERMINED),  # a CI across 1 is no direction, so never opposite
+    (1.1, 0.9, 1.3, 2.0, SeedAgreement.UNDETERMINED),
+    (1.3, 0.9, 1.4, 1.0, SeedAgreement.WITHIN),
+])
+def test_against_seed(ratio, low, high, seed, expected):
+    assert F.against_seed(ratio, low, high, seed) is expected
+
+
+def test_seed_ratios_travel_on_the_rows_and_the_seed_line_counts_them():
+    summary = _summary({"postgres": {"insert": BASE, "update": BASE, "select": BASE},
+                        "mysql": {"insert": [1.3, 1.31, 1.29, 1.3], "update": [0.5, 0.51, 0.49, 0.5],
+                                  "select": [2.0, 2.01, 1.99, 2.0]}})
+    seed = {("mysql", "insert"): 1.3, ("mysql", "update"): 1.5}
+    found = F.compare(summary, base_engine="postgres", metric="cpu_time", unit="s", seed=seed)
+    assert list(found["seed"]) == ["within", "opposite", "no_seed"]
+    assert found["seed_ratio"].iloc[:2].tolist() == [1.3, 1.5] and math.isnan(float(found["seed_ratio"].iloc[2] or "nan"))
+    assert F.seed_line(found) == ("Against the seed's 2 ratios: the seed's within the CI (1); opposite to the seed (1).")
+    assert F.certainty(found) == "3 of 3 comparisons decided"
+
+
+def test_answer_lines_one_per_engine_decided_first_then_grouped_by_verdict_words():
+    summary = _summary({"postgres": {"insert": BASE, "update": BASE, "select": BASE},
+                        "mysql": {"insert": [1.3, 1.31, 1.29, 1.3], "update": [0.9, 1.2, 1.1, 0.8],
+                                  "select": [1.5]},
+                        "sqlite": {"insert": [0.5, 0.51, 0.49, 0.5], "update": [0.2, 0.21, 0.19, 0.2],
+                                   "select": [0.9, 1.2, 1.1, 0.8]}})
+    found = F.compare(summary, base_engine="postgres", metric="cpu_time", unit="s")
+    phrases = F.Phrases(line_by="engine", line="{subject} vs {base}: {items}")
+    lines = F.render_lines(found, phrases)
+    assert lines[0].startswith("MySQL vs PostgreSQL: insert 1.3x (1.")
+    assert lines[0].endswith("; within noise: update 1x; one repetition: select 1.5x")
+    assert lines[1].startswith("SQLite vs PostgreSQL: insert 0.5x (") and lines[1].endswith("; within noise: select 1x")
+    # The answer's limit counts lines, not rows: two engines' rows are two lines.
+    found["headline"] = True
+    assert len(F.headline(found, 1, by="engine")) == 3 and set(F.headline(found, 1, by="engine")["engine"]) == {"mysql"}
+    # One line per row without line_by.
+    assert len(F.render_lines(found.head(2))) == 2
+

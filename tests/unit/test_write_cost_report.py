@@ -1,0 +1,97 @@
+"""The write-cost report on runs written through the store with known figures (write_cost_runs):
+its findings rows and their rendering (one approved snapshot), and what its figures draw, or say
+instead, where there is nothing to draw."""
+import pytest
+
+from benchlib.store import Store
+from benchlib.workloads.write_cost import WriteCostReport
+from benchlib.workloads.write_cost.report import CLUSTER_QUESTION, SINGLE_NODE_QUESTION, Note
+from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
+from write_cost_runs import ENGINES, write_run
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    store = Store(tmp_path_factory.mktemp("wc") / "results")
+    return WriteCostReport(write_run(store), store)
+
+
+def test_rendered_findings_snapshot(report, snapshot):
+    """Every findings row in words, with its verdict and caveats: review the snapshot when it changes."""
+    lines = [f"{'*' if row['headline'] else '-'} {report.render(row)} [{row['verdict']}; "
+             f"{', '.join(row['caveats']) or 'no caveat'}]" for row in report.findings().to_dict("records")]
+    assert "\n".join(lines) == snapshot
+
+
+def test_each_engine_says_whether_its_parts_separate_and_mysql_meets_the_seed_in_bulk(report):
+    found = report.findings().set_index(["kind", "engine"])
+    assert found.loc[("decomposition", "mysql"), "verdict"] == "worse"  # commit clears statement: separable
+    assert found.loc[("decomposition", "postgres"), "verdict"] == "noise"
+    assert found.loc[("decomposition", "sqlite"), "caveats"] == ("embedded-driver",)
+    bulk = found.loc[("bulk", "mysql")]
+    bulk = bulk[bulk["metric"] == "cpu_time"].iloc[0]
+    assert bulk["seed_ratio"] == pytest.approx(68_011_238_184 / 52_812_253_895) and bulk["seed"] == "same_direction"  # the article's exact counts
+    assert bulk["base_engine"] == "postgres" and 1.1 < bulk["ratio"] < 1.2 and bulk["verdict"] == "worse"
+    assert report.findings()["headline"].sum() == 4  # three engines' parts, then MySQL in bulk
+    assert report.question == SINGLE_NODE_QUESTION
+
+
+def test_a_negative_share_after_the_commit_is_never_drawn(tmp_path):
+    """Issue 37 item 11: the after-commit chart plotted -71%. A cell whose settle window came out
+    below the idle rate is left empty and counted under the chart."""
+    bulk = (100, 100, CLIENT_VALUES)
+    engines = {"mysql": {**ENGINES["mysql"], "after": {bulk: -0.003, (100, 100, SERVER_GENERATOR): -0.004}}}
+    store = Store(tmp_path / "results")
+    report = WriteCostReport(write_run(store, engines=engines), store)
+    shares = report.summary.set_index(["rows_per_txn", "rows_per_stmt", "rows_from"])["after_share"]
+    assert shares[bulk] < 0  # measured so, and kept in the store's figures
+    fig = report.after_figure()
+    drawn = [v for trace in fig.data for row in trace.z for v in row if v is not None]
+    assert drawn and all(v > 0 for v in drawn)
+    assert "empty cells: work after the commit not above the idle rate" in fig.layout.annotations[-1].text
+    assert "-" not in "".join(str(t) for trace in fig.data for row in trace.text for t in row)
+
+
+def test_nothing_to_draw_is_said_not_drawn_as_an_empty_axis(report):
+    """Issue 37 item 11: without clusters, the replication chart was an empty axis."""
+    figure = report.replication_figure()
+    assert isinstance(figure, Note) and "No cluster ran beside its single node" in figure
+    assert report.node_table() is None
+
+
+def test_a_run_with_clusters_asks_what_replication_adds(tmp_path):
+    """Issue 37 item 12: the clusters report kept the single-node question."""
+    cluster = {**ENGINES["postgres"], "kind": "cluster", "cells": {
+        cell: tuple(v * 2.0 for v in values) for cell, values in ENGINES["postgres"]["cells"].items()}}
+    engines = {"postgres": ENGINES["postgres"], "postgres-replica-sync": cluster}
+    store = Store(tmp_path / "results")
+    report = WriteCostReport(write_run(store, engines=engines, parameters={
+        "engines": ["postgres"], "clusters": ["postgres-replica-sync"], "rows": 1000, "pk_kind": "uuid",
+        "max_settle_seconds": 1}), store)
+    assert report.question == CLUSTER_QUESTION
+    lead = report.findings()[report.findings()["headline"] == True]  # noqa: E712
+    assert set(lead["kind"]) == {"replication"} and set(lead["engine"]) == {"postgres-replica-sync"}
+    assert lead["ratio"].to_numpy() == pytest.approx(2.0, rel=0.05)
+    assert report.answer_lines()[0].startswith("PostgreSQL + sync replica vs PostgreSQL, ")
+    figure = report.headline_figure()
+    assert figure.layout.meta["benchlib_name"] == "write-cost-replication-ratio"
+    # A ratio's CI on the log scale: its bar reaches further above than below.
+    bars = figure.data[0]
+    assert not bars.error_y.symmetric and bars.error_y.array[0] > bars.error_y.arrayminus[0]
+    assert report.answer_lines()[0].split(", ")[1].startswith("1/txn · 1/stmt")  # a commit per row first
+
+
+def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
+    """Instructions where the run counted them in every engine window (valgrind's server counter):
+    the same findings, in instructions per row; a counted metric has no drift band."""
+    store = Store(tmp_path / "results")
+    engines = {k: ENGINES[k] for k in ("postgres", "mysql")}
+    report = WriteCostReport(write_run(store, engines=engines, instructions_per_second=3e9), store)
+    assert report.metric == "instructions_user"
+    found = report.findings()
+    costs = found[found["metric"] == "instructions_user"]
+    assert set(costs["unit"]) == {"instructions"} and (costs["drift"] == 0).all()
+    assert set(costs["kind"]) == {"decomposition", "bulk"}
+    mysql = costs[costs["kind"] == "decomposition"].set_index("engine").loc["mysql"]
+    assert mysql["value"] == pytest.approx(310e-6 * 3e9, rel=0.01) and mysql["verdict"] == "worse"
+    assert "instructions vs" in report.answer_lines()[0] and "µs" not in report.answer_lines()[0]
