@@ -1,40 +1,48 @@
-"""The child process of callgrind_embedded, run as a script under valgrind: connect, run the
-setup statements, then each phase between two calls of the marker function (each call closes a
-callgrind window). It imports nothing of benchlib: its own start is counted, and the engine
-registry would cost seconds under valgrind. The protocol is callgrind_embedded's docstring."""
+"""The child process of an embedded engine under valgrind (valgrind_child.Child), run as a script:
+it imports the engine's DB-API module and serves statements read from stdin until stdin closes.
+It imports nothing of benchlib: the engine registry would cost seconds under valgrind.
+
+A request is a header line `<op> <connection> <bytes>` and that many bytes of UTF-8 payload; the
+reply is `+<bytes>` (or `-<bytes>` with an error) on a line and that many bytes: the rows as JSON
+when the statement returns rows, else nothing. Ops: o (open a connection to the file), x (execute
+the payload on the connection's one cursor), n (nothing: the protocol's own cost, which the parent
+counts once and takes out of every window), c (close the connection)."""
 import importlib
 import json
-import os
 import sys
-import time
 
 
-def main(spec_path: str) -> None:
-    """Every phase runs the same code, statements or none, between two marker calls."""
-    with open(spec_path) as handle:
-        spec = json.load(handle)
-    marker = getattr(os, spec["marker"])
-    clock = time.perf_counter
-    driver = importlib.import_module(spec["module"])
-    connection = driver.connect(spec["database"], **spec["connect_kwargs"])
-    for statement in spec["setup"]:
-        connection.execute(statement).fetchall()
-    walls, results = [], []
-    for _name, statements in spec["phases"]:
-        marker()
-        t0 = clock()
-        rows = None
-        for statement in statements:
-            rows = connection.execute(statement).fetchall()
-        walls.append(clock() - t0)
-        results.append(rows)
-    marker()
-    connection.close()
-    with open(spec["result"], "w") as handle:
-        json.dump({"pid": os.getpid(), "wall_seconds": walls,
-                   "rows": [None if r is None else [list(row) for row in r[:20]] for r in results]},
-                  handle, default=str)
+def main(module: str, database: str, connect_kwargs: str) -> None:
+    driver = importlib.import_module(module)
+    kwargs = json.loads(connect_kwargs)
+    read_line, read, out = sys.stdin.buffer.readline, sys.stdin.buffer.read, sys.stdout.buffer
+    connections, cursors = {}, {}
+    while True:
+        header = read_line()
+        if not header:
+            break
+        op, key, size = header.split()
+        text = read(int(size)).decode()
+        status, reply = b"+", b""
+        try:
+            # The op n takes the same steps as x up to the statement, and the same reply: what
+            # it costs is the protocol's, on every request.
+            if op == b"x":
+                cursor = cursors[key]
+                cursor.execute(text)
+                if cursor.description is not None:
+                    reply = json.dumps(cursor.fetchall(), default=str).encode()
+            elif op == b"o":
+                connections[key] = driver.connect(database, **kwargs)
+                cursors[key] = connections[key].cursor()
+            elif op == b"c":
+                cursors.pop(key).close()
+                connections.pop(key).close()
+        except Exception as exc:  # the parent raises it, named; the child serves on
+            status, reply = b"-", f"{type(exc).__name__}: {exc}".encode()
+        out.write(status + str(len(reply)).encode() + b"\n" + reply)
+        out.flush()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:4])

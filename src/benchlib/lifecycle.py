@@ -272,6 +272,8 @@ class Instance:
     published: Endpoint | None = None
     # Started with valgrind=True: the server under callgrind, and how its windows are switched.
     callgrind: Any = None  # valgrind.Callgrind
+    # Who opens sessions, when not the engine's client: an embedded engine's child under valgrind.
+    client: Any = None
 
     @property
     def key(self) -> str:
@@ -308,7 +310,7 @@ class Instance:
         `local_files`: allowed to send this host's files to the server's bulk load; on one node of
         a cluster with `node` (its name, `node2`)."""
         endpoint = self._node(node).endpoint if node is not None else self._endpoint(unix_socket)
-        session = self.engine.client.open(endpoint, timeout, local_files=local_files)
+        session = (self.client or self.engine.client).open(endpoint, timeout, local_files=local_files)
         self._sessions.append(session)
         return session
 
@@ -588,15 +590,35 @@ class start:
         workdir = Path(tempfile.mkdtemp(prefix=f"benchlib-{engine.key}-"))
         self._cleanup.append(lambda: shutil.rmtree(workdir, ignore_errors=True))
         assert engine.embedded is not None
-        instance = Instance(engine, Endpoint(path=workdir / engine.embedded.file_name), None,
-                            cgroups.process_scope(), {})
+        endpoint = Endpoint(path=workdir / engine.embedded.file_name)
+        child = None
+        if self.valgrind:
+            # The library in a child process under callgrind, serving the sessions' statements:
+            # the engine's CPU is that child's (under valgrind, not its cost: stored apart).
+            from .callgrind_embedded import Child
+            from .valgrind import dump_folder
+
+            dumps = dump_folder()
+            self._cleanup.append(lambda: shutil.rmtree(dumps.parent, ignore_errors=True))
+            child = Child.start(engine, endpoint.path, dumps)
+            self._cleanup.append(child.stop)
+        scope = cgroups.children_scope(running=child.pid) if child else cgroups.process_scope()
+        instance = Instance(engine, endpoint, None, scope, {}, client=child)
+        if child is not None:
+            from .valgrind import Callgrind
+
+            instance.callgrind = Callgrind.local(child)
+            child.calibrate(instance.callgrind)
         version = instance.session().version()
         instance.provenance = {
             "engine": engine.key, "kind": engine.kind, "image_ref": engine.embedded.library(), "image_id": None,
-            "image_digest": None, "image_source": "embedded", "image_note": "in-process library",
+            "image_digest": None, "image_source": "embedded",
+            "image_note": "in a child process under valgrind" if child else "in-process library",
             "server_version": version, "config": dict(self.config),
             "startup_seconds": time.perf_counter() - started, "container_id": None, "cgroup": None,
         }
+        if child is not None:
+            instance.provenance["counter"] = instance.callgrind.describe()
         return instance
 
     # -- server --------------------------------------------------------------------------------

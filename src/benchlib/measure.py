@@ -63,6 +63,9 @@ HARDWARE_EVENTS = {"instructions:u", "cycles"}
 # Per phase and settle window where the idle baseline counted instructions: its rate x the window's
 # wall time, what subtracting the idle rate removes from the window's count.
 IDLE_INSTRUCTIONS = "idle_instructions_user"
+# An embedded engine's child under valgrind: what its protocol cost in a window (its requests x
+# the per-request count measured at start), taken out of the window's instructions_user.
+HARNESS_INSTRUCTIONS = "harness_instructions_user"
 # The calibration loop's fixed work: the same iterations in every run and on every host, about
 # 0.1 s of one core here. Never change it without renaming the metric: runs compare by it.
 CALIBRATION_ITERATIONS = 600_000
@@ -335,7 +338,7 @@ class Meter:
     def engine_scope(self) -> str:
         """Whose resources the engine's rows count: its server's cgroup, or one process that is
         both engine and client (embedded)."""
-        return "embedded" if self.instance.scope.kind == "process" else "server"
+        return "embedded" if self.instance.engine.embedded is not None else "server"
 
     @property
     def defers_work(self) -> bool:
@@ -571,6 +574,9 @@ class Meter:
                 # can show how much of a figure the correction is.
                 add(IDLE_INSTRUCTIONS, self.idle_instruction_rate * w.wall_seconds, "instructions",
                     f"{w.counter}: idle baseline rate x window wall time")
+            if w.counted is not None and self.instance.callgrind.child is not None:
+                add(HARNESS_INSTRUCTIONS, w.counted.harness, "instructions",
+                    f"{w.counter}: the child's requests x its protocol's per-request count")
             # A cluster: each node's own rows beside the sum, under the node's instance id.
             for i, node in enumerate(self.instance.nodes):
                 node_common = {**common, "instance_id": node_instance_id(self.instance_id, node.name)}
@@ -585,6 +591,24 @@ class Meter:
                 self._resource_rows(add_node, w.before.parts[i], w.after.parts[i], node_perf, w.peak_is_window,
                                     node.scope.source)
         self.run.store.append_measurements(self.run.run_id, seq, rows)
+        for w in windows:
+            if w.counted is not None and w.name == "phase" and not warmup:
+                self._store_profile(seq, phase, repetition, labels, w)
+
+    def _store_profile(self, seq: int, phase: str, repetition: int, labels: dict[str, Any], w: Window) -> None:
+        """Where a phase window's instructions went, from its callgrind dumps (read after its
+        measurements are stored: a dump that cannot be read loses the profile, not the count)."""
+        from .callgrind_profile import profile_rows, read_window
+
+        try:
+            profile = read_window(list(w.counted.files))
+        except Exception as exc:
+            self.run.record_failure(f"{self.instance.key} {phase} instruction profile", exc)
+            return
+        keys = {"run_id": self.run.run_id, "seq": seq, "instance_id": self.instance_id, "phase": phase,
+                "repetition": repetition, "labels": as_json(labels), "window": w.name}
+        rows = profile_rows(profile, self.instance.key, keys, tool_version=self.instance.callgrind.version)
+        self.run.store.append_profile(self.run.run_id, seq, w.name, rows)
 
     def _resource_rows(self, add, b: cgroups.Sample, a: cgroups.Sample, perf_readings, peak_is_window: bool,
                        source: str, *, memory_total: bool = False, counter: str = "perf") -> None:

@@ -85,6 +85,12 @@ def engine_problem(engine) -> str | None:
     if engine.cluster is not None:
         return ("a cluster: its nodes are not started under valgrind (one window would switch every node's "
                 "processes; not built)")
+    if engine.embedded is not None:
+        if engine.embedded.child_driver is None:
+            return engine.no_valgrind_reason or "no child driver is declared for it"
+        import shutil
+
+        return None if shutil.which("valgrind") else "valgrind is not installed on this host (make setup installs it)"
     if engine.valgrind is None:
         return engine.no_valgrind_reason or "no valgrind wrapper is declared for it"
     return None
@@ -155,7 +161,7 @@ VALGRIND_COMMAND = "valgrind --tool=callgrind --instr-atstart=no --trace-childre
 # is asked again, three times at most. It waits 20 ms (not its default 100) for a process to take
 # the command by itself before it interrupts the process's system call through ptrace.
 CONTROL_SCRIPT = (f"unset {' '.join(UNSET)}; "
-                  "pids=$(vgdb -l 2>/dev/null | sed -n 's/^use --pid=\\([0-9]*\\) .*/\\1/p'); "
+                  "pids=${BENCHLIB_PIDS:-$(vgdb -l 2>/dev/null | sed -n 's/^use --pid=\\([0-9]*\\) .*/\\1/p')}; "
                   "for p in $pids; do (n=0; while :; do vgdb --pid=$p --max-invoke-ms=20 \"$@\" >/dev/null 2>&1; rc=$?; "
                   "if kill -0 $p 2>/dev/null; then s=alive; else s=gone; fi; "
                   "if [ $rc = 0 ] || [ $s = gone ] || [ $n -ge 3 ]; then break; fi; n=$((n+1)); sleep 0.05; done; "
@@ -186,38 +192,64 @@ def dump_total(path: Path) -> int | None:
 
 @dataclass
 class Callgrind:
-    """A running server under callgrind: its container, the user vgdb runs as, the host folder of
-    its dumps and the valgrind its image has."""
+    """The processes of a running engine under callgrind, where `run` executes a command beside
+    them (in the server's container as the server's own user, or on this host for an embedded
+    engine's child), the host folder of their dumps and the valgrind that runs them. `pids`: the
+    processes to switch (a child of this process), else every process vgdb lists there."""
 
-    container: Any  # docker SDK container
-    user: str
+    run: Any  # argv -> (exit code, output bytes)
     folder: Path
     version: str
-    controls: int = 0  # execs run in the container so far
+    user: str
+    pids: tuple[int, ...] = ()
+    controls: int = 0  # commands run beside the engine so far
+    # An embedded engine's child: the instructions it spends on one request of its own protocol,
+    # counted at start, so that a window's count is net of them (`Counted.harness`).
+    child: Any = None
 
     @classmethod
     def attach(cls, instance, folder: Path) -> "Callgrind":
-        """The callgrind of a started instance, checked to be there: vgdb must list the server."""
+        """The callgrind of a started server, checked to be there: vgdb must list the server."""
         from .docker_host import docker_client
         from .errors import EngineStartError
 
         spec = instance.engine.valgrind
         version = instance.host_path(VERSION_FILE).read_text().strip()
-        found = cls(docker_client().containers.get(instance.container_id), spec.user, folder, version)
+        container = docker_client().containers.get(instance.container_id)
+        found = cls(lambda argv: tuple(container.exec_run(argv, user=spec.user)), folder, version, spec.user)
         if not found.processes():
             raise EngineStartError(f"{instance.key} does not run under valgrind: vgdb lists no process in its "
                                    f"container (image {instance.provenance['image_ref']})")
         return found
 
-    def describe(self) -> dict[str, str]:
+    @classmethod
+    def local(cls, child) -> "Callgrind":
+        """The callgrind of an embedded engine's child process (`valgrind_child.Child`)."""
+        import getpass
+        import os
+        import subprocess
+
+        env = {k: v for k, v in os.environ.items() if k not in UNSET} | {"BENCHLIB_PIDS": str(child.pid)}
+
+        def run(argv: list[str]) -> tuple[int, bytes]:
+            done = subprocess.run(argv, capture_output=True, env=env)
+            return done.returncode, done.stdout + done.stderr
+
+        return cls(run, child.folder, child.version, getpass.getuser(), (child.pid,), child=child)
+
+    def describe(self) -> dict[str, Any]:
         """What the instance's provenance says of its counter."""
-        return {"tool": "valgrind", "version": self.version, "command": VALGRIND_COMMAND, "vgdb_user": self.user}
+        out = {"tool": "valgrind", "version": self.version, "command": VALGRIND_COMMAND, "vgdb_user": self.user}
+        if self.child is not None:
+            out["harness_per_request"] = self.child.per_request
+        return out
 
     def processes(self) -> list[int]:
-        """The pids vgdb lists in the container: every process under valgrind there."""
-        code, output = self.container.exec_run(["sh", "-c", f"unset {' '.join(UNSET)}; vgdb -l"], user=self.user)
+        """The pids under valgrind beside the engine: every one vgdb lists there."""
+        code, output = self.run(["sh", "-c", f"unset {' '.join(UNSET)}; vgdb -l"])
         self.controls += 1
-        return [int(pid) for pid in re.findall(r"^use --pid=(\d+) ", output.decode(errors="replace"), re.M)]
+        listed = [int(pid) for pid in re.findall(r"^use --pid=(\d+) ", output.decode(errors="replace"), re.M)]
+        return [pid for pid in listed if not self.pids or pid in self.pids]
 
     def control(self, *commands: str) -> dict[int, str]:
         """Send `commands` (vgdb monitor commands, in order) to every process under valgrind in the
@@ -226,8 +258,7 @@ class Callgrind:
         args: list[str] = []
         for command in commands:
             args += [*(["-c"] if args else []), *command.split()]
-        code, output = self.container.exec_run(["sh", "-c", CONTROL_SCRIPT, "benchlib-control", *args],
-                                               user=self.user)
+        code, output = self.run(["sh", "-c", CONTROL_SCRIPT, "benchlib-control", *args])
         self.controls += 1
         if code != 0:
             raise ValgrindError(f"callgrind control ({' '.join(args)}) failed in the container (exit {code}): "
@@ -267,6 +298,13 @@ class Counted:
 
     total: int
     files: dict[Path, int] = field(default_factory=dict)
+    # An embedded engine's child: what its requests inside the window cost the child's own protocol
+    # (requests x the per-request count measured at start), not the engine; `net` leaves it out.
+    harness: float = 0.0
+
+    @property
+    def net(self) -> float:
+        return self.total - self.harness
 
     def per_process(self) -> dict[int, int]:
         out: dict[int, int] = {}
@@ -288,6 +326,7 @@ class CallgrindWindow:
         self.callgrind = callgrind
         self.name = re.sub(r"[^A-Za-z0-9_.-]", "-", name)
         self._before: dict[str, tuple[int, int]] | None = None
+        self._requests = 0  # the child's requests served when the window opened
         self._open = False
         self.counted: Counted | None = None
 
@@ -296,8 +335,13 @@ class CallgrindWindow:
 
     def enable(self) -> None:
         self._before = self.callgrind.listing()
+        self._requests = self._served()
         self._open = True
         self.callgrind.control("zero", "instrumentation on")
+
+    def _served(self) -> int:
+        child = self.callgrind.child
+        return child.requests if child is not None else 0
 
     def disable(self) -> None:
         self.callgrind.control("instrumentation off", f"dump {self.name}")
@@ -308,6 +352,7 @@ class CallgrindWindow:
         process, instrumentation stays on (switching it would also discard valgrind's translations)."""
         self.callgrind.control(f"dump {self.name}", "zero")
         tail._before = self._close()
+        tail._requests = self._served()
         tail._open = True
 
     def _close(self) -> dict[str, tuple[int, int]]:
@@ -331,14 +376,16 @@ class CallgrindWindow:
                 raise ValgrindError(f"callgrind window {self.name}: dump(s) {unread} have no totals line")
             previous = changed
             time.sleep(self.SETTLE_READ)
-        self.counted = Counted(sum(files.values()), dict(sorted(files.items())))
+        child = self.callgrind.child
+        harness = (self._served() - self._requests) * child.per_request if child is not None else 0.0
+        self.counted = Counted(sum(files.values()), dict(sorted(files.items())), harness)
         return after
 
     def result(self) -> dict[str, Any]:
         from .perf import Reading
 
         assert self.counted is not None
-        return {EVENT: Reading(EVENT, float(self.counted.total), "instructions", "ok")}
+        return {EVENT: Reading(EVENT, float(self.counted.net), "instructions", "ok")}
 
     def abort(self) -> None:
         """Leave the server uncounted after a failure (best effort: it may be gone)."""

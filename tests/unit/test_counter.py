@@ -24,11 +24,19 @@ def test_an_unknown_counter_is_named():
         validate_parameters({**GOOD, "counter": "callgrind"})
 
 
-@pytest.mark.parametrize("key", ["sqlite", "duckdb"])
-def test_valgrind_for_an_embedded_engine_says_why_not(key):
+def test_valgrind_for_an_embedded_engine_without_a_child_driver_says_why_not():
+    import yaml
+
+    from benchlib.settings import get_settings
+    from benchlib.workloads.load_fetch import validate_parameters as load_fetch
+
+    assert validate_parameters({**GOOD, "counter": "valgrind"}).engines == ["sqlite"]  # a child driver: runs
+    tiny = yaml.safe_load((get_settings().params_dir / "07-btree-vs-lsm" / "tiny.yaml").read_text())
     with pytest.raises(ParameterError) as err:
-        validate_parameters({**GOOD, "engines": [key], "counter": "valgrind"})
-    assert str(err.value) == (f"counter='valgrind' cannot count engine {key!r}: {base.EMBEDDED_NO_VALGRIND}")
+        load_fetch({**tiny, "ci_target": 0.05, "warmup": False, "pin_cpus": False, "engines": ["rocksdb"],
+                    "counter": "valgrind"})
+    assert str(err.value) == ("counter='valgrind' cannot count engine 'rocksdb': "
+                              f"{registry.get_engine('rocksdb').no_valgrind_reason}")
 
 
 @pytest.mark.docker  # its single node is a server: Docker is asked whether it can run
@@ -49,6 +57,8 @@ def test_every_engine_runs_under_valgrind_or_says_why():
         problem = valgrind.engine_problem(engine)
         if engine.cluster is not None:
             assert problem and problem.startswith("a cluster"), key
+        elif engine.embedded is not None and engine.embedded.child_driver is not None:
+            assert problem is None, key
         elif engine.valgrind is None:
             assert problem and len(problem) > 40, key  # a sentence, not a placeholder
         else:
@@ -56,6 +66,7 @@ def test_every_engine_runs_under_valgrind_or_says_why():
             assert engine.valgrind.program.startswith("/") and engine.valgrind.user, key
     assert {k for k, e in registry.ENGINES.items() if e.valgrind} == {"postgres", "mysql", "mariadb",
                                                                        "mariadb-myrocks"}
+    assert {k for k, e in registry.ENGINES.items() if e.embedded and e.embedded.child_driver} == {"sqlite", "duckdb"}
 
 
 def test_a_host_valgrind_does_not_run_on_is_refused_by_name():

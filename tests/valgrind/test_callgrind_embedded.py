@@ -1,62 +1,78 @@
-"""SQLite's phases counted in a child Python process under callgrind (callgrind_embedded), read
-with callgrind_profile, stored and drawn: real valgrind, real sqlite3, 2,000 rows."""
+"""SQLite counted in instructions: the library in a child Python process under callgrind that
+serves the sessions' statements (callgrind_embedded), its windows switched with vgdb, the child's
+own protocol counted once and taken out; read with callgrind_profile, stored and drawn. Real
+valgrind, real sqlite3, 2,000 rows."""
 import json
 
 import pytest
 
-from benchlib import callgrind_embedded as ce
 from benchlib import results
+from benchlib.callgrind_embedded import ChildStatementError
 from benchlib.callgrind_profile import profile_rows, read_window, subsystem_table
+from benchlib.lifecycle import start
 from benchlib.plots import subsystem_bars
 
 pytestmark = pytest.mark.valgrind
 
 ROWS = 2_000
 PHASES = [
-    ("insert", [f"insert into demo(value) with recursive n(i) as (select 1 union all select i + 1 from n "
-                f"where i < {ROWS}) select i from n"]),
-    ("update", ["update demo set value = value + 1"]),
-    ("select", ["select count(value) from demo"]),
-    ("delete", ["delete from demo"]),
+    ("insert", f"insert into demo(value) with recursive n(i) as (select 1 union all select i + 1 from n "
+               f"where i < {ROWS}) select i from n"),
+    ("update", "update demo set value = value + 1"),
+    ("select", "select count(value) from demo"),
+    ("delete", "delete from demo"),
 ]
-SETUP = ["create table demo (id integer primary key, value float)"]
+
+
+def _count(eng) -> dict:
+    """Each phase in a window of its own: (count net of the protocol, the window's Counted, rows)."""
+    session = eng.session()
+    session.execute("create table demo (id integer primary key, value float)")
+    out = {}
+    for name, sql in PHASES:
+        window = eng.callgrind.window(name)
+        window.enable()
+        rows = session.execute(sql)
+        window.disable()
+        out[name] = (window.counted.net, window.counted, rows)
+    return out
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory):
+def two_starts():
     counts = []
-    for i in range(2):
-        base = tmp_path_factory.mktemp(f"sqlite-run{i}")
-        counts.append(ce.count_phases("sqlite", PHASES, database=base / "bench.sqlite", out_dir=base / "callgrind",
-                                      setup=SETUP))
+    for _ in range(2):
+        with start("sqlite", valgrind=True) as eng:
+            counts.append((_count(eng), eng.provenance["counter"]))
+            files = [c.files for _, c, _ in counts[-1][0].values()]
+            assert all(path.exists() for f in files for path in f)  # readable while the instance runs
+            profiles = {name: read_window(list(c.files)) for name, (_, c, _) in counts[-1][0].items()}
+            counts[-1] = (*counts[-1], profiles)
     return counts
 
 
-def test_each_phase_has_its_own_dump_and_the_statements_ran(two_runs):
-    first = two_runs[0]
-    assert [p.phase for p in first.phases] == [name for name, _ in PHASES]
-    assert first.phase("select").rows == [[ROWS]]
-    assert first.valgrind_version.startswith("valgrind-")
-    # The empty phase is counted and shown: small beside a phase, never zero, subtracted in net.
-    assert 0 < first.interpreter.instructions < 0.01 * first.phase("insert").instructions
-    assert first.phase("insert").net == first.phase("insert").instructions - first.interpreter.instructions
-    # The interpreter's start (imports, connect, setup) is its own window, not part of any phase.
-    assert first.startup.instructions > 10 * first.phase("insert").instructions
-    dumps = {p.dump for p in (first.startup, first.interpreter, *first.phases, first.teardown)}
-    assert len(dumps) == len(PHASES) + 3
+def test_each_phase_is_counted_and_the_protocol_is_taken_out(two_starts):
+    phases, counter, _ = two_starts[0]
+    assert phases["select"][2] == [(ROWS,)]  # the statements ran, in the child
+    assert counter["tool"] == "valgrind" and counter["version"].startswith("valgrind-")
+    # One request per phase: its protocol's share, counted at start, is small and shown.
+    per_request = counter["harness_per_request"]
+    assert 1_000 < per_request < 50_000
+    for net, counted, _ in phases.values():
+        assert counted.harness == pytest.approx(per_request) and net == counted.total - per_request
+    assert phases["insert"][0] > 3 * phases["select"][0]
 
 
-def test_two_runs_of_each_phase_agree_within_half_a_percent(two_runs):
-    a, b = two_runs
-    for pa_, pb in zip(a.phases, b.phases):
-        assert abs(pa_.net - pb.net) <= 0.005 * pa_.net, (pa_.phase, pa_.net, pb.net)
-    # Inserting rows costs more than counting them: the counts are the phases', not noise.
-    assert a.phase("insert").net > 3 * a.phase("select").net
+def test_two_starts_agree_within_half_a_percent(two_starts):
+    (a, _, _), (b, _, _) = two_starts[0], two_starts[1]
+    for name in a:
+        assert abs(a[name][0] - b[name][0]) <= 0.005 * a[name][0], (name, a[name][0], b[name][0])
 
 
-def test_the_insert_profile_is_sqlites_and_its_subsystems_sum_to_the_window(two_runs):
-    profile = read_window([two_runs[0].phase("insert").dump])
-    assert profile.total == two_runs[0].phase("insert").instructions
+def test_the_insert_profile_is_sqlites_and_its_subsystems_sum_to_the_window(two_starts):
+    phases, _, profiles = two_starts[0]
+    profile = profiles["insert"]
+    assert profile.total == phases["insert"][1].total
     top = profile.top(10)
     assert top["object"].str.contains("libsqlite3").sum() >= 3
     assert "sqlite3VdbeExec" in set(top[top["self_rank"] <= 3]["function"])
@@ -71,43 +87,39 @@ def test_the_insert_profile_is_sqlites_and_its_subsystems_sum_to_the_window(two_
     assert by_name["other"] < 0.1 * profile.total
 
 
-def test_profile_rows_round_trip_through_the_store_and_draw(two_runs, store):
+def test_profile_rows_round_trip_through_the_store_and_draw(two_starts, store):
     from benchlib.measure import Run
 
     with Run("valgrind-profile", {"rows": ROWS}, store=store) as run:
-        for repetition, count in enumerate(two_runs, start=1):
-            for seq, phase in enumerate(count.phases, start=10 * repetition):
-                profile = read_window([phase.dump])
+        for repetition, (phases, counter, profiles) in enumerate(two_starts, start=1):
+            for seq, (name, profile) in enumerate(profiles.items(), start=10 * repetition):
                 rows = profile_rows(profile, "sqlite", {
-                    "run_id": run.run_id, "seq": seq, "instance_id": f"sqlite-{repetition:04d}", "phase": phase.phase,
+                    "run_id": run.run_id, "seq": seq, "instance_id": f"sqlite-{repetition:04d}", "phase": name,
                     "repetition": repetition, "labels": json.dumps({}), "window": "phase"},
-                    top=10, tool_version=count.valgrind_version)
+                    top=10, tool_version=counter["version"])
                 store.append_profile(run.run_id, seq, "phase", rows)
     subsystems = results.instruction_profile(run.run_id, store=store)
     sums = subsystems.groupby(["repetition", "phase"])["self_instructions"].sum()
-    for repetition, count in enumerate(two_runs, start=1):
-        for phase in count.phases:
-            assert sums[(repetition, phase.phase)] == phase.instructions
+    for repetition, (phases, _, _) in enumerate(two_starts, start=1):
+        for name, (_, counted, _) in phases.items():
+            assert sums[(repetition, name)] == counted.total
     functions = results.instruction_profile(run.run_id, "function", store=store)
     assert set(functions["source"]) == {"valgrind callgrind"}
     assert functions["reader"].str.startswith("gprof2dot").all()
     assert functions.groupby(["repetition", "phase"])["self_rank"].min().eq(1).all()
-    fig = subsystem_bars(subsystems, title="SQLite", name="t", phases=["insert", "update", "select", "delete"])
+    fig = subsystem_bars(subsystems, title="SQLite", name="t", phases=[name for name, _ in PHASES])
     drawn = sum(sum(v for v in trace.x if v == v) for trace in fig.data if trace.yaxis == "y")  # the insert panel
-    insert = sum(c.phase("insert").instructions for c in two_runs) / 2
+    insert = sum(p["insert"][1].total for p, _, _ in two_starts) / 2
     assert drawn == pytest.approx(insert)
     assert len(fig.layout.annotations) == 4  # one titled panel per phase
 
 
-def test_bad_arguments_are_named_before_valgrind_starts(tmp_path):
-    with pytest.raises(ValueError, match="'postgres' has no child driver"):
-        ce.count_phases("postgres", PHASES, database=tmp_path / "x", out_dir=tmp_path / "cg")
-    with pytest.raises(ValueError, match="distinct"):
-        ce.count_phases("sqlite", [("a", []), ("a", [])], database=tmp_path / "x", out_dir=tmp_path / "cg")
-    with pytest.raises(ValueError, match="list of SQL strings"):
-        ce.count_phases("sqlite", [("a", "select 1")], database=tmp_path / "x", out_dir=tmp_path / "cg")
-    (tmp_path / "used").mkdir()
-    (tmp_path / "used" / "cg.1").write_text("")
-    with pytest.raises(ValueError, match="already holds callgrind files"):
-        ce.count_phases("sqlite", PHASES, database=tmp_path / "x", out_dir=tmp_path / "used")
-    assert not (tmp_path / "cg").exists()
+def test_a_failing_statement_is_named_and_the_child_serves_on():
+    with start("sqlite", valgrind=True) as eng:
+        session = eng.session()
+        with pytest.raises(ChildStatementError, match=r"sqlite \(child under valgrind\): OperationalError: no such "
+                                                      r"table: missing"):
+            session.execute("select * from missing")
+        assert session.execute("select 41 + 1") == [(42,)]
+        with pytest.raises(ChildStatementError, match="SQL text only"):
+            session.execute("select ?", (1,))

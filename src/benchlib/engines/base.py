@@ -276,8 +276,6 @@ class Cluster:
 
 
 # Why an engine does not run under valgrind, where several share the reason.
-EMBEDDED_NO_VALGRIND = ("embedded: it runs inside the notebook's own Python process, which is not started under "
-                        "valgrind (an embedded engine's statements in a child process under valgrind are not built yet)")
 OFFICIAL_ONLY_NO_VALGRIND = ("official image only, and none could be pulled where benchlib's valgrind support was "
                              "built: its server was never tried under valgrind, so no wrapper is declared for it")
 
@@ -298,6 +296,16 @@ class UnderValgrind:
 
 
 @dataclass(frozen=True)
+class ChildDriver:
+    """How a child process reaches an embedded SQL engine: a DB-API module, imported by name (the
+    child imports nothing of benchlib, whose registry would cost seconds under valgrind), and its
+    connect() keywords, the database file being the first argument."""
+
+    module: str
+    connect_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Embedded:
     """An in-process engine: a library, a file in a fresh temporary folder."""
 
@@ -306,6 +314,10 @@ class Embedded:
     # Work the library does on threads of its own after a call returns (RocksDB's flushes and
     # compactions): measured in settle windows, as a server's deferred work is.
     background_work: bool = False
+    # Under valgrind (`counter: valgrind`) the library runs in a child Python process that serves
+    # the sessions' statements: the DB-API module it imports there and its connect() keywords,
+    # connected as `client` connects. None: not run under valgrind (the engine says why).
+    child_driver: ChildDriver | None = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-from .base import EMBEDDED_NO_VALGRIND, Embedded, Engine
+from .base import ChildDriver, Embedded, Engine
 from .clients import SqlClient
 
 
@@ -27,10 +27,9 @@ ENGINE = Engine(
     family="duckdb",
     client=SqlClient("in-process", _connect, "select 'DuckDB ' || version()", sqlalchemy_wrap=_sqlalchemy_wrap,
                      placeholder="?"),
-    embedded=Embedded(library=_library, file_name="bench.duckdb"),
+    embedded=Embedded(library=_library, file_name="bench.duckdb", child_driver=ChildDriver("duckdb")),
     durability_note="no durability setting to read: DuckDB writes its WAL at each commit and checkpoints it into "
                     "the database file past checkpoint_threshold",
     isolation_note="snapshot isolation, DuckDB's only level (MVCC with optimistic concurrency control: a "
                    "conflicting update fails; no setting to read)",
-    no_valgrind_reason=EMBEDDED_NO_VALGRIND,
 )

@@ -1,6 +1,6 @@
 import sqlite3
 
-from .base import EMBEDDED_NO_VALGRIND, Embedded, Engine
+from .base import ChildDriver, Embedded, Engine
 from .clients import SqlClient
 
 
@@ -15,8 +15,8 @@ ENGINE = Engine(
     color="#44A8D8",
     family="sqlite",
     client=SqlClient("in-process", _connect, "select 'SQLite ' || sqlite_version()", placeholder="?"),
-    embedded=Embedded(library=lambda: f"python-sqlite3 (SQLite {sqlite3.sqlite_version})", file_name="bench.sqlite"),
+    embedded=Embedded(library=lambda: f"python-sqlite3 (SQLite {sqlite3.sqlite_version})", file_name="bench.sqlite",
+                      child_driver=ChildDriver("sqlite3", {"isolation_level": None, "check_same_thread": False})),
     durability=(("synchronous", "pragma synchronous"), ("journal_mode", "pragma journal_mode")),
     isolation_note="SERIALIZABLE, SQLite's only level (one writer at a time; no setting to read)",
-    no_valgrind_reason=EMBEDDED_NO_VALGRIND,
 )
