@@ -177,7 +177,7 @@ def compare(summary: pd.DataFrame, *, base_engine: str, by: str = "phase", colum
     for (engine, step), row in s.iterrows():
         if engine == base_engine or (base_engine, step) not in s.index or (wanted is not None and step not in wanted):
             continue
-        c = results.contrast(s.loc[(base_engine, step)], row, column, threshold)
+        c = results.contrast(s.loc[(base_engine, step)], row, column, threshold, exact=unit in COUNTED_UNITS)
         rows.append(finding(engine=engine, base_engine=base_engine, step=step, metric=metric, unit=unit,
                             contrast=c, regime=regime, higher_is_better=higher_is_better, drift=drift,
                             seed_ratio=(seed or {}).get((engine, step)),

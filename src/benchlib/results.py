@@ -315,13 +315,18 @@ def normalised(costs: pd.DataFrame, df: pd.DataFrame, columns=("value", "net", "
     return out.drop(columns="factor")
 
 
-def welch(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float, n_b: int) -> tuple[float, float]:
+def welch(mean_a: float, sd_a: float, n_a: int, mean_b: float, sd_b: float, n_b: int, *,
+          exact: bool = False) -> tuple[float, float]:
     """Welch's unequal-variances t statistic of b - a and its Welch-Satterthwaite degrees of
-    freedom; NaN where either side has fewer than two repetitions (no variance, no test)."""
+    freedom; NaN where either side has fewer than two repetitions (no variance, no test).
+    `exact`: the figures are counts that repeat exactly when the work does (valgrind's
+    instructions), so identical repetitions are certainty, not resolution."""
     if n_a < 2 or n_b < 2 or any(math.isnan(x) for x in (mean_a, sd_a, mean_b, sd_b)):
         return float("nan"), float("nan")
     va, vb = sd_a ** 2 / n_a, sd_b ** 2 / n_b
     if va + vb == 0:
+        if exact:
+            return math.copysign(math.inf, mean_b - mean_a) if mean_a != mean_b else 0.0, float(n_a + n_b - 2)
         # Identical repetitions: cgroup v1 counts CPU in 4 ms ticks, so a cheap phase repeats its
         # value exactly. That is resolution, not certainty: untestable, never "infinitely significant".
         return (0.0, float(n_a + n_b - 2)) if mean_a == mean_b else (float("nan"), float("nan"))
@@ -487,7 +492,7 @@ COMPARISON_COLUMNS = ["run_id", "key", "engine", "base_engine", "labels", "phase
                       "beyond_noise", "flagged", "verdict"]
 
 
-def contrast(base, other, column: str, threshold: float = 0.05) -> dict:
+def contrast(base, other, column: str, threshold: float = 0.05, *, exact: bool = False) -> dict:
     """`other` against `base`, two rows of `summarize` output for `column`: both means with CIs,
     the ratio with its 95% CI and Welch's test (`beyond_noise`: does it tell them apart at 5%,
     two-sided; None: untestable). The verdict is findings.judge's, from these (`judged`);
@@ -498,19 +503,19 @@ def contrast(base, other, column: str, threshold: float = 0.05) -> dict:
     with Welch-Satterthwaite degrees of freedom of those errors. The CI, ratio x exp(±t·se)
     (`ratio_low`, `ratio_high`), is never negative and excludes 1 exactly when the test tells
     the two apart. `ratio_ci95` is half its width, for error bars only: a text prints the
-    interval. Other signs fall back to Welch's test of b - a and a symmetric delta-method CI."""
+    interval. `exact`: counts that repeat exactly (`welch`). Other signs fall back to Welch's test of b - a and a symmetric delta-method CI."""
     a, b = float(base[column]), float(other[column])
     a_ci, b_ci = float(base[f"{column}_ci95"]), float(other[f"{column}_ci95"])
     sd_a, sd_b, n_a, n_b = float(base[f"{column}_std"]), float(other[f"{column}_std"]), int(base["n"]), int(other["n"])
     ratio = b / a if a else float("nan")
     if a > 0 and b > 0:
         # Welch on the log scale: the relative standard errors stand in for the standard deviations.
-        t, dof = welch(math.log(a), sd_a / a, n_a, math.log(b), sd_b / b, n_b)
+        t, dof = welch(math.log(a), sd_a / a, n_a, math.log(b), sd_b / b, n_b, exact=exact)
         se = math.sqrt(sd_a ** 2 / n_a / a ** 2 + sd_b ** 2 / n_b / b ** 2) if n_a > 1 and n_b > 1 else float("nan")
         spread = math.exp(t_quantile_975(int(dof)) * se) if dof == dof and se == se else float("nan")
         low, high = ratio / spread, ratio * spread
     else:
-        t, dof = welch(a, sd_a, n_a, b, sd_b, n_b)
+        t, dof = welch(a, sd_a, n_a, b, sd_b, n_b, exact=exact)
         rel_se = math.sqrt(sd_a ** 2 / n_a / a ** 2 + sd_b ** 2 / n_b / b ** 2) if a and b and n_a > 1 and n_b > 1 \
             else float("nan")
         half = abs(ratio) * t_quantile_975(int(dof)) * rel_se if dof == dof else float("nan")

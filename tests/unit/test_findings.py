@@ -132,3 +132,20 @@ def test_answer_lines_one_per_engine_decided_first_then_grouped_by_verdict_words
     # One line per row without line_by.
     assert len(F.render_lines(found.head(2))) == 2
 
+
+
+def test_identical_counts_are_certain_where_identical_cpu_ticks_are_not():
+    """Two starts of SQLite counted the same instructions to the one (valgrind): the ratio is
+    exact and decided; the same identical figures in CPU seconds (4 ms ticks) stay untestable."""
+    import pandas as pd
+
+    from benchlib import results
+
+    summary = results.summarize(pd.DataFrame({"engine": ["a", "a", "b", "b"], "phase": ["insert"] * 4,
+                                              "value": [7_089_298.0, 7_089_298.0, 8_000_000.0, 8_000_000.0]}),
+                                columns=("value",), by=("engine", "phase"))
+    counted = F.compare(summary, base_engine="a", metric="instructions_user", unit="instructions")
+    assert counted.iloc[0]["verdict"] == F.Verdict.WORSE
+    assert counted.iloc[0]["ratio_low"] == counted.iloc[0]["ratio_high"] == pytest.approx(8_000_000 / 7_089_298)
+    timed = F.compare(summary, base_engine="a", metric="cpu_time", unit="s")
+    assert timed.iloc[0]["verdict"] == F.Verdict.UNTESTED

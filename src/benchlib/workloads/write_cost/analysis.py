@@ -173,7 +173,7 @@ def decompose(cell_rows: pd.DataFrame, value: str = "engine_per_row", rows_from:
     return pd.DataFrame(out)
 
 
-def paired(base: pd.Series, other: pd.Series) -> dict:
+def paired(base: pd.Series, other: pd.Series, *, exact: bool = False) -> dict:
     """`other` against `base`, two figures measured in the same repetitions (two parts of one
     engine start's cells), in `results.contrast`'s fields. Their difference is tested within each
     repetition (Student's t on the repetitions' log ratios), since parts taken from shared cells
@@ -192,7 +192,16 @@ def paired(base: pd.Series, other: pd.Series) -> dict:
     positive = bool((a > 0).all() and (b > 0).all())
     diffs = (b / a).map(math.log) if positive else b - a
     se = diffs.std(ddof=1) / math.sqrt(n)
-    if not se > 0:  # identical repetitions: resolution, not certainty (as results.welch says)
+    if not se > 0:
+        if not exact:  # identical repetitions: resolution, not certainty (as results.welch says)
+            return out
+        # Counts that repeat exactly: the repetitions agree, and their ratio is certain.
+        same = diffs.mean() == 0
+        out.update(welch_t=0.0 if same else math.copysign(math.inf, diffs.mean()), welch_dof=float(n - 1),
+                   beyond_noise=not same)
+        if positive:
+            out.update(ratio=math.exp(diffs.mean()), ratio_low=math.exp(diffs.mean()),
+                       ratio_high=math.exp(diffs.mean()))
         return out
     t, q = diffs.mean() / se, results.t_quantile_975(n - 1)
     out.update(welch_t=t, welch_dof=float(n - 1), beyond_noise=bool(abs(t) > q))
@@ -202,7 +211,7 @@ def paired(base: pd.Series, other: pd.Series) -> dict:
     return out
 
 
-def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row") -> list[dict]:
+def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row", *, exact: bool = False) -> list[dict]:
     """Per engine, the largest part of a one-row transaction against the next largest, measured
     in the same repetitions (`paired`): whether the sweep tells them apart."""
     reps = part_repetitions(cell_rows, value)
@@ -212,7 +221,7 @@ def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row") -> list
         if len(means) < 2:
             continue
         top, second = means.index[0], means.index[1]
-        out.append({"engine": engine, "top": top, "second": second, **paired(df[second], df[top])})
+        out.append({"engine": engine, "top": top, "second": second, **paired(df[second], df[top], exact=exact)})
     return out
 
 
@@ -263,7 +272,7 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: 
         if base not in stats.index:
             continue
         for engine in [e for e in stats.index if e != base]:
-            c = results.contrast(stats.loc[base], stats.loc[engine], "value")
+            c = results.contrast(stats.loc[base], stats.loc[engine], "value", exact=metric_unit in F.COUNTED_UNITS)
             out.append(F.finding(
                 engine=engine, base_engine=base, step=label, metric=name, unit=metric_unit, contrast=c,
                 drift=results.host_drift(measurements, [engine, base]),
@@ -276,7 +285,7 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: 
 def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -> list[dict]:
     """One row per engine: its one-row transaction's largest part against the next largest."""
     out = []
-    for s in separability(cell_rows):
+    for s in separability(cell_rows, exact=unit in F.COUNTED_UNITS):
         out.append(F.finding(
             engine=s["engine"], base_engine=s["engine"], step=f"{s['top']} vs {s['second']}", metric=metric,
             unit=unit, contrast=s, caveats=() if is_server(s["engine"]) else (EMBEDDED_DRIVER,))
