@@ -80,7 +80,25 @@ class DmlReport(RunReport):
         if found.empty:
             return F.table([])
         found["headline"] = found["engine"].isin(others[:self.answer_limit])
+        # A ratio whose CI misses the seed's is either explained by a reading this run takes (the
+        # hypotheses) or said to be unexplained: a mark beside the number, never a silent gap.
+        missed = ~found["seed"].isin([F.SeedAgreement.WITHIN.value, F.SeedAgreement.NO_SEED.value,
+                                      F.SeedAgreement.UNTESTED.value])
+        found.loc[missed, "caveats"] = [(*row.caveats, self._seed_explanation(row.engine, row.step))
+                                        for row in found[missed].itertuples()]
         return found
+
+    def _seed_explanation(self, engine: str, phase: str) -> str:
+        """The caveat id of what explains `engine`'s ratio missing seed 000's in `phase`: the first
+        hypothesis reading that brings the seed inside its CI, else unexplained."""
+        if results.product_key(engine) == SEED_PAIR or _family(engine) == SEED_PAIR:
+            h = self.hypotheses
+            if not h.empty:
+                within = h[(h["step"] == phase) & (h["seed"] == F.SeedAgreement.WITHIN.value)
+                           & (h["metric"] != "as measured")]
+                if not within.empty:
+                    return f"seed-read-as:{within['metric'].iloc[0]}"
+        return "seed-unexplained"
 
     def _caveat_ids(self, engine: str, phase: str, seed: dict) -> list[str]:
         compared = (results.product_key(engine), phase) in seed
@@ -102,6 +120,12 @@ class DmlReport(RunReport):
                                       "Python driver, and it has no settle window."),
                  F.Caveat("keys", key_note(self.engines, self.param("pk_kind", "uuid")))]
         notes += [F.Caveat(f"note-{k}", NOTES[k]) for k in self.engines if k in NOTES]
+        notes.append(F.Caveat("seed-unexplained", "Seed 000's ratio is outside this CI and no reading this run takes "
+                                                  "(the hypotheses table) brings it inside: unexplained."))
+        notes += [F.Caveat(f"seed-read-as:{reading}", f"Seed 000's ratio is inside this run's CI when read as "
+                                                     f"'{reading}' (hypotheses table).")
+                  for reading in dict.fromkeys(self.hypotheses["metric"]) if reading != "as measured"] \
+            if not self.hypotheses.empty else []
         return notes
 
     def headline_figure(self):
