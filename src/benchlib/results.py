@@ -532,7 +532,7 @@ def geometric_mean(values: Iterable[float]) -> float:
     return math.exp(sum(logs) / len(logs)) if logs else float("nan")
 
 
-def reference(name: str = "seed000_dml_instructions", **read_csv) -> pd.DataFrame:
+def reference(name: str, **read_csv) -> pd.DataFrame:
     """A transcribed reference table; `read_csv`: pandas options (dtype=str keeps "11.10" a version)."""
     return pd.read_csv(get_settings().reference_dir / f"{name}.csv", **read_csv)
 

@@ -85,7 +85,7 @@ def test_a_ratio_missing_the_seeds_ci_is_explained_by_a_reading_or_marked_unexpl
 
 
 def test_seed_ratios_come_from_exact_counts_where_the_reference_has_them(tmp_path, monkeypatch):
-    ref = results.reference()
+    ref = results.reference("seed000_dml_instructions")
     exact = ref.assign(instructions=ref["instructions_gi"] * 1e9)
     exact.loc[(exact["engine"] == "postgres") & (exact["phase"] == "select"), "instructions"] = 1_391_096_618
     exact.loc[(exact["engine"] == "mysql") & (exact["phase"] == "select"), "instructions"] = 3_324_827_627

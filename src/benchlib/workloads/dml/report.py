@@ -253,7 +253,7 @@ class DmlReport(RunReport):
 def seed_ratios(base: str = BASE_PRODUCT) -> dict[tuple[str, str], float]:
     """Seed 000's cost of each engine relative to `base` per phase, from the reference file's
     exact counts (`instructions`) where it has them, else its published Gi."""
-    ref = results.reference()
+    ref = results.reference("seed000_dml_instructions")
     column = "instructions" if "instructions" in ref else "instructions_gi"
     values = ref.set_index(["engine", "phase"])[column].astype(float)
     return {(e, p): v / values[(base, p)] for (e, p), v in values.items()
