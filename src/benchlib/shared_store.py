@@ -235,22 +235,3 @@ class SharedStore:
 
     def record_task(self, batch: str, task: str, record: dict[str, Any]) -> None:
         self.fs.pipe_file(self.task_key(batch, task), json.dumps(record, indent=1, default=str).encode())
-
-
-def publish_unpublished(shared: SharedStore, local=None, *, statuses: tuple[str, ...] = ("aborted",)) -> list[str]:
-    """Publish this host's cluster runs that ended without their task publishing them (the
-    worker died mid-run, the next benchlib process marked them aborted): the shared store then
-    shows the attempt beside its retry. Runs measured outside a cluster task stay local."""
-    from .store import Store
-
-    local = local or Store.default_local()
-    if not local.run_ids():
-        return []
-    rows = local.query("select run_id from runs where cluster_task is not null and status in (select unnest(?))",
-                       [list(statuses)])
-    published = []
-    known = set(shared.run_ids())
-    for run_id in rows["run_id"]:
-        if run_id not in known and shared.publish(local, run_id, meta={"published_by": "liveness"}):
-            published.append(run_id)
-    return published

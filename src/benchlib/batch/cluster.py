@@ -130,7 +130,7 @@ def run_task(task: Task) -> dict[str, Any]:
     from ..liveness import reap_dead_runs
     from ..measure import CLUSTER_TASK_ENV, WORKER_ENV
     from ..provenance import declared_host_class
-    from ..shared_store import SharedStore, publish_unpublished
+    from ..shared_store import SharedStore
     from .plan import check_parameters, engines_to_run, find_notebook, valgrind_to_run
     from .prepare import prepare_engines
     from .publish import notebook_files, publish_outcome
@@ -193,7 +193,7 @@ def dask_setup(worker) -> None:
     from ..liveness import reap_dead_runs
     from ..provenance import declared_host_class
     from ..settings import get_settings
-    from ..shared_store import SharedStore, is_shared, publish_unpublished
+    from ..shared_store import SharedStore, is_shared
 
     declared_host_class()
     reap_dead_runs()
@@ -360,3 +360,22 @@ def run_on_cluster(cluster: Cluster, plan: list[Planned], store_url: str, out_di
             client.unsubscribe_topic(PROGRESS_TOPIC)
             client.unsubscribe_topic("all")
     outcomes[:] = [by_index[i] for i in sorted(by_index)]
+
+
+def publish_unpublished(shared, local=None, *, statuses: tuple[str, ...] = ("aborted",)) -> list[str]:
+    """Publish this host's cluster runs that ended without their task publishing them (the
+    worker died mid-run, the next benchlib process marked them aborted): the shared store then
+    shows the attempt beside its retry. Runs measured outside a cluster task stay local."""
+    from ..store import Store
+
+    local = local or Store.default_local()
+    if not local.run_ids():
+        return []
+    rows = local.query("select run_id from runs where cluster_task is not null and status in (select unnest(?))",
+                       [list(statuses)])
+    published = []
+    known = set(shared.run_ids())
+    for run_id in rows["run_id"]:
+        if run_id not in known and shared.publish(local, run_id, meta={"published_by": "liveness"}):
+            published.append(run_id)
+    return published
