@@ -17,6 +17,7 @@ from . import results
 from .cgroups import NODE_SCOPE
 from .errors import ParameterError
 from .store import Store
+from .workloads import per_operation
 
 FINISHED = ("ok", "partial")
 DEFAULT_THRESHOLD = 0.05  # seed 003's rule, as in notebook 06
@@ -126,7 +127,7 @@ def observations(run_ids: list[str], store: Store | None = None) -> tuple[pd.Dat
     wide = frame.pivot_table(index=keys, columns=["own", "group", "metric"], values="value", aggfunc="sum",
                              sort=False)
     baseline = frame.groupby(keys)["baseline"].any().reindex(wide.index)
-    counts = results.operation_counts(m, store)  # each workload's own operation (results.WINDOW_KEYS)
+    counts = results.operation_counts(m, store, per_operation=per_operation)  # each workload's own operation (results.WINDOW_KEYS)
     operations = pd.Series(counts.reindex(wide.index.droplevel("engine").reorder_levels(results.WINDOW_KEYS))
                            .to_numpy(), index=wide.index, dtype=float).where(~baseline)
 

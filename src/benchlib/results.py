@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 import pandas as pd
 
@@ -347,8 +347,8 @@ def product_key(engine: str) -> str:
     return engine.partition("@")[0]
 
 
-def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float = 0.05,
-                 store: Store | None = None) -> pd.DataFrame:
+def compare_runs(run_ids: list[str], *, per_operation: Callable[[str], Any], match: str = "engine",
+                 threshold: float = 0.05, store: Store | None = None) -> pd.DataFrame:
     """Each run's mean engine cost per operation per engine, variant and phase against the first
     run's: the ratio (with a 95% CI by the delta method), Welch's test of the difference, and its
     `verdict` (findings.judge, with `threshold`: seed 003's 5%; `flagged` where it is better or
@@ -358,14 +358,15 @@ def compare_runs(run_ids: list[str], *, match: str = "engine", threshold: float 
     a fixed-duration window of a saturated engine costs cores x seconds whatever its throughput,
     so only a cost per operation can show its change. Where the windows report throughput and
     p95 latency (sysbench), they are compared the same way beside the cost. `match="product"`
-    pairs engines across versions (postgres@15 in one run with postgres@17 in the other)."""
+    pairs engines across versions (postgres@15 in one run with postgres@17 in the other).
+    `per_operation`: as `operation_counts` takes it."""
     df = measurements(run_ids, store)
     metric, unit, _ = cost_metric(df)
     costs = phase_costs(df, metric)
     costs = costs[~costs["is_baseline"]].copy()
-    per = _per_operation(run_ids, store)
+    per = per_operation(run_info(run_ids[0], store)["experiment"])
     if per is not None:
-        counts = operation_counts(df, store)
+        counts = operation_counts(df, store, per_operation=per_operation)
         costs["value"] = costs["value"].to_numpy() / counts.reindex(
             pd.MultiIndex.from_frame(costs[WINDOW_KEYS])).to_numpy()
         costs = costs[costs["value"].notna()]
@@ -429,13 +430,14 @@ HIGHER_IS_BETTER_READINGS = frozenset({"tps"})
 WINDOW_KEYS = ["run_id", "instance_id", "labels", "phase", "repetition"]
 
 
-def operation_counts(m: pd.DataFrame, store: Store | None = None) -> pd.Series:
+def operation_counts(m: pd.DataFrame, store: Store | None = None, *, per_operation: Callable[[str], Any]
+                     ) -> pd.Series:
     """How many operations each phase window of `m` (measurement rows of one or more runs) held,
     keyed by WINDOW_KEYS, by each run's workload's `per_operation`: a reading of the window
     (sysbench's transactions), a run parameter (DML's rows) or a window label (the client API's
-    objects). NaN where the workload names none or the window lacks it: never a guess."""
-    from .workloads import all_workloads
-
+    objects). NaN where the workload names none or the window lacks it: never a guess.
+    `per_operation`: experiment -> its workload's `per_operation` (workloads.per_operation; the
+    workloads sit above this layer, so the caller passes it)."""
     phase = m[m["window"] == "phase"]
     windows = phase[WINDOW_KEYS].drop_duplicates()
     counts = pd.Series(float("nan"), index=pd.MultiIndex.from_frame(windows), dtype=float)
@@ -444,9 +446,8 @@ def operation_counts(m: pd.DataFrame, store: Store | None = None) -> pd.Series:
     runs = (store or Store.default()).query(
         "select run_id, experiment, parameters from runs where run_id in (select unnest(?))",
         [sorted(set(windows["run_id"]))])
-    workloads = {name: module.WORKLOAD for name, module in all_workloads().items()}
     for run_id, experiment, text in zip(runs["run_id"], runs["experiment"], runs["parameters"]):
-        per = getattr(workloads.get(experiment), "per_operation", None)
+        per = per_operation(experiment)
         mine = windows[windows["run_id"] == run_id]
         if per is None or mine.empty:
             continue
@@ -463,16 +464,6 @@ def operation_counts(m: pd.DataFrame, store: Store | None = None) -> pd.Series:
             values = pd.Series([float(d[per.name]) if d.get(per.name) else float("nan") for d in labels], index=index)
         counts.loc[index] = values.to_numpy()
     return counts.where(counts > 0)
-
-
-def _per_operation(run_ids: list[str], store: Store | None):
-    from .workloads import by_experiment
-
-    experiment = run_info(run_ids[0], store)["experiment"]
-    try:
-        return getattr(by_experiment(experiment).WORKLOAD, "per_operation", None)
-    except (ParameterError, AttributeError):  # a run of a workload this benchlib no longer has
-        return None
 
 
 def _window_reading(df: pd.DataFrame, name: str, match: str) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from .. import findings as F
 from .. import results
 from ..plots import bars_by_phase, engine_order, engine_title
 from ..report import RunReport, fmt, host_label, known
-from ..workloads import by_experiment
+from ..workloads import by_experiment, per_operation
 from .selection import differ_by_time_only
 
 # Readings of a window compared beside its cost, and which way is better.
@@ -35,7 +35,8 @@ class ComparisonReport(RunReport):
         self.match, self.threshold = match, threshold
         self.reports = [self] + [RunReport(r, store) for r in self.run_ids[1:]]
         self.base = self
-        self.comparison = results.compare_runs(self.run_ids, match=match, threshold=threshold, store=store)
+        self.comparison = results.compare_runs(self.run_ids, per_operation=per_operation, match=match,
+                                               threshold=threshold, store=store)
         self.compared = self.comparison[self.comparison["run_id"] != self.run_ids[0]]
         per = getattr(by_experiment(self.info["experiment"]).WORKLOAD, "per_operation", None) \
             if self._known_experiment() else None

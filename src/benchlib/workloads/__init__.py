@@ -30,6 +30,14 @@ def by_experiment(name: str) -> ModuleType:
     return known[name]
 
 
+def per_operation(experiment: str):
+    """The experiment's workload's `per_operation` (None: it names none, or no workload of this
+    benchlib runs it, as for a stored run of a workload since removed): what results divides a
+    cost by, passed to it by the layers above."""
+    module = all_workloads().get(experiment)
+    return getattr(getattr(module, "WORKLOAD", None), "per_operation", None)
+
+
 def supporting(engine) -> list[str]:
     """The experiments whose workload can run `engine` (what `benchlib engines` prints per engine)."""
     return [name for name, module in sorted(all_workloads().items()) if module.supports(engine)]
