@@ -28,6 +28,7 @@ from typing import Any, Mapping
 from . import cgroups
 from .engines import Credentials, Endpoint, Engine, Session, SqlClient, get_engine
 from .errors import BenchlibError, EngineStartError, ParameterError
+from .owners import owner_alive, owner_label
 
 LABEL_MANAGED = "benchlib.managed"
 LABEL_OWNER = "benchlib.owner"
@@ -35,27 +36,6 @@ LABEL_ENGINE = "benchlib.engine"
 LABEL_RUN = "benchlib.run"
 LABEL_NODE = "benchlib.node"
 SOCKET_MOUNT = "/run/benchlib-socket"  # where a server's Unix socket directory is mounted in its container
-
-
-def _process_start_ticks(pid: int) -> str | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22: start time, tells a reused pid apart
-
-
-def owner_label() -> str:
-    pid = os.getpid()
-    return f"{socket.gethostname()}:{pid}:{_process_start_ticks(pid)}"
-
-
-def _owner_alive(owner: str) -> bool:
-    host, _, rest = owner.partition(":")
-    pid, _, ticks = rest.partition(":")
-    if host != socket.gethostname():
-        return True  # another machine's container on a shared engine: not ours to judge
-    return pid.isdigit() and _process_start_ticks(int(pid)) == ticks
 
 
 def managed_containers(client=None) -> list:
@@ -89,21 +69,21 @@ def reap_stale(client=None) -> list[str]:
     client = client or docker_client()
     removed = []
     for container in managed_containers(client):
-        if not _owner_alive(container.labels.get(LABEL_OWNER, "")):
+        if not owner_alive(container.labels.get(LABEL_OWNER, "")):
             try:
                 container.remove(force=True, v=True)
             except (docker.errors.NotFound, docker.errors.APIError):
                 continue  # another process is reaping it at the same moment
             removed.append(container.short_id)
     for volume in managed_volumes(client):
-        if not _owner_alive((volume.attrs.get("Labels") or {}).get(LABEL_OWNER, "")):
+        if not owner_alive((volume.attrs.get("Labels") or {}).get(LABEL_OWNER, "")):
             try:
                 volume.remove(force=True)
             except (docker.errors.NotFound, docker.errors.APIError):
                 continue  # being reaped by another process, or still mounted by a container being removed
             removed.append(volume.name)
     for network in managed_networks(client):
-        if not _owner_alive(network.attrs.get("Labels", {}).get(LABEL_OWNER, "")):
+        if not owner_alive(network.attrs.get("Labels", {}).get(LABEL_OWNER, "")):
             try:
                 network.remove()
             except (docker.errors.NotFound, docker.errors.APIError):
@@ -111,7 +91,7 @@ def reap_stale(client=None) -> list[str]:
     return removed
 
 
-def _labels(engine: Engine, run_id: str | None) -> dict[str, str]:
+def resource_labels(engine: Engine, run_id: str | None) -> dict[str, str]:
     labels = {LABEL_MANAGED: "true", LABEL_OWNER: owner_label(), LABEL_ENGINE: engine.key}
     if run_id:
         labels[LABEL_RUN] = run_id
@@ -120,7 +100,7 @@ def _labels(engine: Engine, run_id: str | None) -> dict[str, str]:
 
 def _create_volume(client, engine: Engine, run_id: str | None, what: str) -> str:
     name = f"benchlib-{engine.key.replace('@', '-')}-{what}-{secrets.token_hex(4)}"
-    client.volumes.create(name, labels=_labels(engine, run_id))
+    client.volumes.create(name, labels=resource_labels(engine, run_id))
     return name
 
 
@@ -219,7 +199,7 @@ def loopback_container(image_ref: str, port: int | None, env: Mapping[str, str],
                        **kwargs: Any):
     """A testcontainers container (not yet started) of `image_ref` with `port` published on
     127.0.0.1 only (None: nothing published, a cluster node no client talks to), carrying
-    benchlib's labels (`_labels`: its owner process) so that a killed owner's container is reaped
+    benchlib's labels (`resource_labels`: its owner process) so that a killed owner's container is reaped
     by the next benchlib process."""
     from .docker_host import configure_testcontainers
 
@@ -424,7 +404,7 @@ class Instance:
         try:
             client.containers.run(self.provenance["image_id"], entrypoint=["sh", "-c", _COPY_SCRIPT], user="0",
                                   environment={"SKIP": "\n".join(skip)},
-                                  network_mode="none", remove=True, labels=_labels(self.engine, None),
+                                  network_mode="none", remove=True, labels=resource_labels(self.engine, None),
                                   volumes={self.data_volume: {"bind": "/from", "mode": "ro"},
                                            target: {"bind": "/to", "mode": "rw"}})
         except Exception as exc:
@@ -739,7 +719,7 @@ class start:
             limits.update(mem_limit=f"{self.memory_limit_mb}m", memswap_limit=f"{self.memory_limit_mb}m")
         if self.cpu_limit:
             limits["nano_cpus"] = int(self.cpu_limit * 1e9)
-        labels = {**_labels(engine, self.run_id), **kwargs.pop("labels", {})}
+        labels = {**resource_labels(engine, self.run_id), **kwargs.pop("labels", {})}
         return loopback_container(image_ref, server.port if publish else None, server.env(creds), labels,
                                   **limits, **kwargs)
 
@@ -765,7 +745,7 @@ class start:
 
         creds = Credentials(server.user, secrets.token_urlsafe(18), server.database)
         started = time.perf_counter()
-        network = Network(docker_network_kw={"labels": _labels(engine, self.run_id)}).create()
+        network = Network(docker_network_kw={"labels": resource_labels(engine, self.run_id)}).create()
         self._register_network(network)
         running: list[tuple[Any, Any, Endpoint | None]] = []  # node, container, endpoint
         answered: dict[str, float] = {}  # node -> seconds from the first start until it answered and joined

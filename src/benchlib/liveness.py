@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import socket
 
-from .lifecycle import _owner_alive
+from .owners import owner_alive
 from .store import Store, utcnow
 
 
@@ -32,7 +32,7 @@ def reap_dead_runs(store: Store | None = None) -> list[str]:
         con.close()
     aborted = []
     for row in rows:
-        if _owner_alive(row["owner"]):
+        if owner_alive(row["owner"]):
             continue
         host, pid, _ = row["owner"].split(":", 2)
         now = utcnow()

@@ -26,7 +26,8 @@ from typing import Any, Callable, Iterator
 
 from . import cgroups, perf, valgrind
 from .docker_host import docker_server_version
-from .lifecycle import Instance, owner_label
+from .lifecycle import Instance
+from .owners import owner_label
 from .parameters import SETTLE_GATE_SECONDS, SETTLE_QUIET_SECONDS
 from .provenance import benchlib_version, declared_host_class, git_state, has_pmu, host_facts, host_fingerprint
 from .store import Store, as_json, utcnow

@@ -246,10 +246,10 @@ def _die_with_parent(parent_pid: int):
 
 
 def _dir_prefix() -> str:
-    from .lifecycle import _process_start_ticks
+    from .owners import process_start_ticks
 
     pid = os.getpid()
-    return f"{DIR_PREFIX}{pid}-{_process_start_ticks(pid)}-"
+    return f"{DIR_PREFIX}{pid}-{process_start_ticks(pid)}-"
 
 
 def _dir_owner(path: Path) -> str | None:
@@ -280,12 +280,12 @@ def reap_orphans(tmp_dir: Path | None = None) -> list[Path]:
     """Remove the window folders of dead owners, after killing any perf still using them (one
     started before perf got a death signal, or by a thread that was already gone). Returns the
     folders removed."""
-    from .lifecycle import _owner_alive
+    from .owners import owner_alive
 
     removed = []
     for path in Path(tmp_dir or tempfile.gettempdir()).glob(f"{DIR_PREFIX}*"):
         owner = _dir_owner(path)
-        if owner is None or _owner_alive(owner):
+        if owner is None or owner_alive(owner):
             continue
         for pid in _processes_using(path):
             try:

@@ -75,13 +75,13 @@ def start_minio() -> Iterator[ObjectServer]:
     """MinIO in a container, port 9000 on 127.0.0.1 only, a fresh random root user and password,
     its data inside the container (gone with it). Stopped and removed on exit."""
     from .images import resolve_image
-    from .lifecycle import _labels, loopback_container, reap_stale, track
+    from .lifecycle import loopback_container, reap_stale, resource_labels, track
 
     reap_stale()
     image = resolve_image(MINIO_SERVICE)
     server = MINIO_SERVICE.server
     creds = Credentials(f"benchlib-{secrets.token_hex(4)}", secrets.token_urlsafe(24), "")
-    container = loopback_container(image.ref, server.port, server.env(creds), _labels(MINIO_SERVICE, None))
+    container = loopback_container(image.ref, server.port, server.env(creds), resource_labels(MINIO_SERVICE, None))
     container.with_command(server.command({}))
     stop = None
     try:

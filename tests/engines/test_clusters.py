@@ -8,7 +8,8 @@ import benchlib
 from benchlib import results
 from benchlib.docker_host import docker_client
 from benchlib.errors import EngineStartError, EngineUnavailableError, ParameterError
-from benchlib.lifecycle import LABEL_OWNER, owner_label, managed_networks
+from benchlib.lifecycle import LABEL_OWNER, managed_networks
+from benchlib.owners import owner_label
 from benchlib.measure import Run, node_instance_id
 from engine_cases import runnable
 
