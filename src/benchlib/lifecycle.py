@@ -14,7 +14,6 @@ A server's data can live on a volume of the start's own (`data_volume=True`); a 
 from __future__ import annotations
 
 import atexit
-import os
 import secrets
 import shutil
 import socket
