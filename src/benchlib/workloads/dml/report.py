@@ -10,7 +10,7 @@ from ... import findings as F
 from ... import results
 from ...engines import get_engine
 from ...errors import UnknownEngineError
-from ...plots import bars_by_phase, engine_title, findings_figure
+from ...plots import bars_by_phase, engine_title, findings_figure, subsystem_bars
 from ...report import RunReport, fmt, fmt_ci
 from .dialects import NOTES, NOTE_PHASES, key_note
 from .workload import PHASES
@@ -237,6 +237,15 @@ class DmlReport(RunReport):
         what = "instructions" if self.metric == "instructions_user" else "CPU"
         return bars_by_phase(df, "v", error="err", unit=f"{self.unit}", name=f"dml-{value.replace('_', '-')}",
                              phases=DML_PHASES, title=f"Engine {what} per phase ({label}; error bars: 95% CI)")
+
+    def profile_figure(self):
+        """Where each phase's instructions went, by subsystem, where valgrind counted them (None
+        otherwise: a run without profiles has none to draw)."""
+        profile = results.instruction_profile(self.run_id, store=self.store)
+        if profile.empty:
+            return None
+        return subsystem_bars(profile, title="Where each phase's instructions went, by subsystem (valgrind's callgrind; "
+                                             "mean over repetitions)", name="dml-subsystems", phases=DML_PHASES)
 
     def caveats(self, extra=()) -> str:
         """The appendix's run conditions, with every engine's statement note and the keys each
