@@ -91,7 +91,7 @@ class WriteCostReport(RunReport):
         self.nodes = analysis.node_summary(self.node_rows)
         self._findings = analysis.findings(
             self.cells, self.summary, self.replication, self.measurements, metric=self.metric, unit=self.metric_unit,
-            seed=analysis.seed_ratios(results.reference()), answer_limit=self.answer_limit)
+            seed=analysis.seed_ratios(results.reference("seed000_dml_instructions")), answer_limit=self.answer_limit)
 
     def _in_order(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Rows of a per-engine frame in the catalog's engine order."""
@@ -329,7 +329,7 @@ class WriteCostReport(RunReport):
     def reference_only_table(self) -> pd.DataFrame:
         """Seed 000's engines this run did not measure: its insert row, per row, and relative to
         PostgreSQL, with the reason it did not run here."""
-        ref = results.reference()
+        ref = results.reference("seed000_dml_instructions")
         ins = ref[ref["phase"] == "insert"].set_index("engine")
         measured = {e.partition("@")[0] for e in self.engines}
         skipped = self.param("skipped") or {}
