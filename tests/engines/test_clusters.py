@@ -158,7 +158,7 @@ def test_bad_cluster_parameters_fail_before_any_container(leftovers):
         benchlib.start("postgres-replica-sync", data_volume=True)
     base = dict(rows=10, rows_per_txn=[1], rows_per_stmt=[1], server_generated=False, repetitions=1,
                 max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0.1,
-                max_settle_seconds=1, pk_kind="uuid", cluster_nodes={})
+                max_settle_seconds=1, pk_kind="uuid", cluster_nodes={}, engine_config={})
     with pytest.raises(ParameterError, match="engines lists 'mariadb-galera', a cluster"):
         write_cost.validate_parameters({**base, "engines": ["mariadb-galera"], "clusters": []})
     with pytest.raises(ParameterError, match="clusters lists 'postgres', which is not a cluster"):
@@ -206,7 +206,7 @@ def test_write_cost_runs_a_cluster_beside_its_single_node(key, store, leftovers)
     from benchlib.workloads import write_cost
 
     params = write_cost.validate_parameters(dict(
-        engines=["postgres"], clusters=[key], cluster_nodes={}, rows=200, rows_per_txn=[1, 200],
+        engines=["postgres"], clusters=[key], cluster_nodes={}, engine_config={}, rows=200, rows_per_txn=[1, 200],
         rows_per_stmt=[1], server_generated=False, repetitions=2, max_repetitions=2, ci_target=0.5,
         warmup=False, pin_cpus=False, idle_seconds=0.2, max_settle_seconds=1, pk_kind="uuid"))
     result = write_cost.run(params, store=store)

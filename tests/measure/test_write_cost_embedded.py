@@ -14,7 +14,7 @@ def run(tmp_path_factory):
     params = write_cost.validate_parameters(dict(
         engines=["sqlite", "duckdb"], rows=200, rows_per_txn=[1, 200], rows_per_stmt=[1, 100], server_generated=True,
         repetitions=2, max_repetitions=2, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0.1,
-        pk_kind="sequential", max_settle_seconds=0, clusters=[], cluster_nodes={}))
+        pk_kind="sequential", max_settle_seconds=0, clusters=[], cluster_nodes={}, engine_config={}))
     result = write_cost.run(params, store=store)
     assert result.errors == {}
     return result, store

@@ -46,7 +46,7 @@ def test_valgrind_for_a_cluster_says_why_not():
     values = dict(engines=["postgres"], rows=10, rows_per_txn=[1], rows_per_stmt=[1],
                   server_generated=True, repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False,
                   pin_cpus=False, idle_seconds=0.1, pk_kind="uuid", max_settle_seconds=1,
-                  clusters=["postgres-replica-sync"], cluster_nodes={}, counter="valgrind")
+                  clusters=["postgres-replica-sync"], cluster_nodes={}, engine_config={}, counter="valgrind")
     with pytest.raises(ParameterError, match=r"^counter='valgrind' cannot count engine 'postgres-replica-sync': a "
                                              r"cluster: its nodes are not started under valgrind"):
         write_cost(values)

@@ -15,7 +15,8 @@ from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERAT
 
 GOOD = dict(engines=["sqlite", "duckdb"], rows=1000, rows_per_txn=[1, 10, 1000], rows_per_stmt=[1, 100],
             server_generated=True, repetitions=1, idle_seconds=0.1, pk_kind="uuid", max_settle_seconds=1,
-            max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, clusters=[], cluster_nodes={})
+            max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, clusters=[], cluster_nodes={},
+            engine_config={})
 
 
 @pytest.mark.parametrize("name, value, fragment", [

@@ -23,8 +23,8 @@ from ...driver import PerOperation, StartContext, Step, StepContext, Workload
 from ...errors import ParameterError
 from ...driver import EngineStart
 from ...engines import get_engine
-from ...parameters import (RunParameters, boolean, engines, int_list, nodes_per_cluster, one_of, param, positive_int,
-                           require_idle_baseline)
+from ...parameters import (RunParameters, boolean, engines, int_list, nodes_per_cluster, one_of, param,
+                           per_engine_settings, positive_int, require_idle_baseline)
 from ..dml.dialects import PK_KINDS
 from .dialects import BEGIN, COMMIT, NOT_REPORTED, dialect_for
 
@@ -62,6 +62,7 @@ class WriteCostParams(RunParameters):
                                 'engines must list), [] for none, or "all available"', late=True)
     cluster_nodes: dict[str, int] = param(nodes_per_cluster(), "node count per cluster ({}: each its declared count)",
                                           late=True)
+    engine_config: dict = param(per_engine_settings(), "engine key -> server settings for its starts", late=True)
 
     @classmethod
     def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
@@ -122,7 +123,7 @@ class WriteCost(Workload):
         is compared with run next to each other in every repetition."""
         out = []
         for key in params.engines:
-            out.append(EngineStart(key))
+            out.append(EngineStart(key, config=params.engine_config.get(key, {})))
             out += [EngineStart(c, nodes=params.cluster_nodes.get(c)) for c in params.clusters
                     if get_engine(c).variant_of == get_engine(key).name]
         return out
