@@ -159,6 +159,7 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
     fig = make_subplots(rows=2, cols=len(tests), shared_xaxes=True, vertical_spacing=0.08, horizontal_spacing=0.07,
                         column_titles=[t for t in tests] if tests != [None] else None, row_heights=[0.55, 0.45])
     shown: set[str] = set()
+    clipped = hollow = starred = False
     for col, test in enumerate(tests, start=1):
         part = summary if test is None else summary[summary["test"] == test]
         for engine in engine_order(part["engine"]):
@@ -170,14 +171,20 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
             symbols = [100 if slow == slow and t <= slow else 0 for t in df["threads"]]  # circle-open, circle
             first = engine not in shown
             shown.add(engine)
+            ci = df["tps_ci95"] if "tps_ci95" in df else pd.Series(float("nan"), index=df.index)
+            # TPS is never below 0: a whisker reaching past it (two repetitions' t-quantile) stops at 0.
+            clipped |= bool((ci > df["tps"]).any())
+            hollow |= any(symbols)
             fig.add_scatter(x=df["threads"], y=df["tps"], name=label, legendgroup=engine, showlegend=first,
                             mode="lines+markers", line=dict(color=color), marker=dict(symbol=symbols, size=8),
-                            error_y=dict(type="data", array=df.get("tps_ci95"), visible=True, width=3),
+                            error_y=dict(type="data", array=ci, arrayminus=ci.clip(upper=df["tps"]), visible=True,
+                                         width=3),
                             hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", row=1, col=col)
             fig.add_scatter(x=df["threads"], y=df["latency_p95"], name=f"{label} p95", legendgroup=engine,
                             showlegend=False, mode="lines+markers", line=dict(color=color, dash="dot"),
                             hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>", row=2, col=col)
             known = k[k["knee_threads"].notna()] if "knee_threads" in k else k
+            starred |= not known.empty
             if not known.empty:  # no star where the knee is not determined
                 fig.add_scatter(x=[int(known["knee_threads"].iloc[0])], y=[known["knee_tps"].iloc[0]],
                                 mode="markers", marker=dict(symbol="star", size=16, color=color,
@@ -190,13 +197,17 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
                             line=dict(color="#888", dash="dash", width=1), name=f"p95 goal {goal_ms:g} ms",
                             legendgroup="goal", showlegend=col == 1, hoverinfo="skip", row=2, col=col)
     ticks = sorted(set(int(t) for t in summary["threads"]))
-    fig.update_layout(title=title, template="plotly_white", height=430, legend_title="",
+    # The marks' legend names only the marks drawn.
+    marks = ["bars: 95% CI" + (", cut at 0" if clipped else "")] + ["★ useful capacity"] * starred \
+        + ["○ left out of the knee"] * hollow
+    fig.update_layout(title=f"{title}<br><sup>{'; '.join(marks)}</sup>", template="plotly_white", height=430,
+                      legend_title="",
                       meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=70, b=45))
     fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(t) for t in ticks])
     fig.update_xaxes(title_text="threads (log scale)", row=2)
     fig.update_yaxes(rangemode="nonnegative", row=1)  # a wide CI's whisker does not pull the axis below 0
     fig.update_yaxes(title_text="TPS", row=1, col=1)
-    fig.update_yaxes(type="log", dtick=1, row=2)  # decades only
+    fig.update_yaxes(type="log", dtick="D2", row=2)  # 1, 2, 5 per decade: a labelled tick in any range
     fig.update_yaxes(title_text="p95 ms (log)", row=2, col=1)
     return fig
 
