@@ -177,6 +177,20 @@ class RunReport:
             figure.update_layout(height=min(height, ANSWER_FIGURE_HEIGHT))
             figure.show()
 
+    @staticmethod
+    def show(item) -> None:
+        """A figure or table a notebook cell shows, or the one line (a str) saying why there is none."""
+        from IPython.display import Markdown, display
+
+        if item is None:
+            return
+        if isinstance(item, str):
+            display(Markdown(item))
+        elif hasattr(item, "show") and hasattr(item, "layout"):  # a plotly figure
+            item.show()
+        else:
+            display(item)
+
     def findings_grid(self, found: pd.DataFrame, *, index: str = "engine", columns: str = "step",
                       caption: str = "") -> "HTML":
         """Findings rows as a grid, one row per `index` value and one column per `columns` value:
@@ -237,7 +251,7 @@ class RunReport:
         head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
                 + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
         foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
-        return HTML(f'<table class="benchlib-findings"><caption>{caption}{F.certainty(found)}.</caption>'
+        return HTML(f'<table class="benchlib-findings"><caption>{caption.strip()}</caption>'
                     f"{head}{''.join(rows)}</table>" + (f'<ol class="benchlib-notes">{foot}</ol>' if foot else ""))
 
     def appendix_parts(self) -> list[tuple[str, Any]]:
