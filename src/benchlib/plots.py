@@ -237,7 +237,8 @@ UNSCORED = "#d9d9d9"  # a heatmap cell with a value but no score (neither better
 def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title: str, name: str, unit: str,
              x_title: str, y_title: str, log_color: bool = False, columns: int = 3,
              text_format: str | Callable[[float], str] = ".3g", x_order: Sequence | None = None,
-             empty_note: str = "no values to show", color: str | None = None, top_down: bool = False):
+             empty_note: str = "no values to show", color: str | None = None, top_down: bool = False,
+             ratio: bool = False):
     """One heatmap per `facet` value (engines in catalog order, titled by engine), sharing one
     colour scale so the same colour is the same number in every panel; each cell shows its value.
     `log_color`: the colour follows log10 of the value (for figures that span decades). Axes are
@@ -245,7 +246,9 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     function that writes a cell's value. With no row, the figure says `empty_note` instead.
     `color`: a column of signed scores to colour by instead of the value (> 0 better: green, < 0
     worse: red, on one scale symmetric about 0); a cell whose score is NaN is grey, its value still
-    written in it. `top_down`: the first y category at the top (steps in the order they ran)."""
+    written in it. `top_down`: the first y category at the top (steps in the order they ran).
+    `ratio`: the values are ratios: log colour on a diverging scale centred at 1 (white), its
+    colour bar labelled in ratios; any other value gets a sequential scale."""
     import math
 
     import plotly.graph_objects as go
@@ -260,9 +263,13 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
                         horizontal_spacing=0.04, vertical_spacing=0.12)
     xs = [str(v) for v in (x_order or dict.fromkeys(df.sort_values(x)[x]))]
     ys = [str(v) for v in dict.fromkeys(df.sort_values(y)[y])]
+    log_color = log_color or ratio
     finite = df[value][(df[value] > 0) if log_color else df[value].notna()]
     scale = (lambda v: math.log10(v) if v == v and v > 0 else float("nan")) if log_color else (lambda v: v)
     zmin, zmax = (scale(finite.min()), scale(finite.max())) if not finite.empty else (0.0, 1.0)
+    if ratio:  # symmetric about log10(1) = 0, so 1 is the scale's middle
+        reach = max(abs(zmin), abs(zmax)) or 1.0
+        zmin, zmax = -reach, reach
     if color is not None:
         reach = float(df[color].abs().max()) if df[color].notna().any() else 1.0
         zmin, zmax, scale = -(reach or 1.0), reach or 1.0, (lambda v: v)
@@ -309,12 +316,22 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     fig.update_layout(title=title, template="plotly_white", height=300 * nrows + 120,
                       # The shared axis's own bounds: plotly ignores each trace's zmin / zmax once traces share a
                       # coloraxis, and would stretch the scale over the data, drawing a better cell red.
-                      coloraxis=dict(cmin=zmin, cmax=zmax, colorscale="Viridis" if color is None else "RdYlGn", colorbar=dict(
-                          title=f"log10 {unit}" if log_color and color is None else unit)),
+                      coloraxis=dict(cmin=zmin, cmax=zmax, colorscale="RdYlGn" if color is not None else
+                                     "RdBu_r" if ratio else "Viridis", colorbar=dict(
+                          title=f"log10 {unit}" if log_color and color is None and not ratio else unit,
+                          **_ratio_ticks(zmax) if ratio else {})),
                       meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
     if color is not None:
         fig.update_layout(plot_bgcolor=UNSCORED)
     return fig
+
+
+def _ratio_ticks(reach: float) -> dict:
+    """Colour-bar ticks of a log10 ratio scale, written as ratios (0.5x, 1x, 2x)."""
+    import math
+
+    steps = [v for v in (0.01, 0.1, 0.2, 0.5, 1, 2, 5, 10, 100) if abs(math.log10(v)) <= reach + 1e-9]
+    return dict(tickvals=[math.log10(v) for v in steps], ticktext=[f"{v:g}x" for v in steps])
 
 
 def _category_axis(df: pd.DataFrame, x: Sequence[str]):

@@ -231,9 +231,12 @@ class RunReport:
         marks: dict[str, int] = {}
         rows = []
         # Rows against several bases or in several metrics say theirs per row; one of each goes in the caption.
-        many_bases = found["base_engine"].nunique() > 1
+        # A row's base is an engine, or (`base_label`) what it is set beside within one engine (a part).
+        bases = [label if isinstance(label, str) and label else engine_title(e) for e, label in
+                 zip(found["base_engine"], found["base_label"] if "base_label" in found else [None] * len(found))]
+        many_bases = len(set(bases)) > 1
         many_metrics = found["metric"].nunique() > 1
-        for row in (found if limit is None else found.head(limit)).to_dict("records"):
+        for base, row in zip(bases, (found if limit is None else found.head(limit)).to_dict("records")):
             f = F.fields_of(row, self.phrases)
             cited = [c for c in (row.get("caveats") or ()) if c in notes]
             sup = f"<sup>{','.join(str(marks.setdefault(c, len(marks) + 1)) for c in cited)}</sup>" if cited else ""
@@ -241,12 +244,12 @@ class RunReport:
             seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
             verdict = F.Verdict(f["verdict"])
             words = f"{verdict.value}, {f['words']}" if verdict in (F.Verdict.BETTER, F.Verdict.WORSE) else f["words"]
-            base_value = f"{f['base']}: {f['base_value']}" if many_bases else f["base_value"]
+            base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""
             rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"
                         f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
         first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
-        caption = ("Bases per row. " if many_bases else f"Base: {first['base']}. ") + \
+        caption = ("" if many_bases else f"Base: {bases[0]}. ") + \
             ("" if many_metrics else f"Metric: {first['metric']}. ")
         head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
                 + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")

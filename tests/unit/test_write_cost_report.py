@@ -29,7 +29,7 @@ def test_each_engine_says_whether_its_parts_separate_and_mysql_meets_the_seed_in
     assert found.loc[("decomposition", "postgres"), "verdict"] == "noise"
     assert found.loc[("decomposition", "sqlite"), "caveats"] == ("embedded-driver",)
     bulk = found.loc[("bulk", "mysql")]
-    bulk = bulk[bulk["metric"] == "cpu_time"].iloc[0]
+    bulk = bulk[bulk["metric"] == "engine CPU"].iloc[0]
     assert bulk["seed_ratio"] == pytest.approx(68_011_238_184 / 52_812_253_895) and bulk["seed"] == "same_direction"  # the article's exact counts
     assert bulk["base_engine"] == "postgres" and 1.1 < bulk["ratio"] < 1.2 and bulk["verdict"] == "worse"
     assert report.findings()["headline"].sum() == 4  # three engines' parts, then MySQL in bulk
@@ -95,3 +95,13 @@ def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
     mysql = costs[costs["kind"] == "decomposition"].set_index("engine").loc["mysql"]
     assert mysql["value"] == pytest.approx(310e-6 * 3e9, rel=0.01) and mysql["verdict"] == "worse"
     assert "instructions vs" in report.answer_lines()[0] and "µs" not in report.answer_lines()[0]
+
+
+def test_the_findings_table_names_each_rows_own_base_and_claims_no_ci_for_one_value(report):
+    """Within-engine rows (statement vs commit) are based on a part, not on PostgreSQL."""
+    found = report.findings()
+    parts = found[found["kind"] == "decomposition"]
+    assert (parts["base_label"] == parts["base_part"]).all()
+    html = report.findings_table().data
+    assert "Base: PostgreSQL" not in html
+    assert all(f"{label}: " in html for label in parts["base_label"])

@@ -157,12 +157,19 @@ class WriteCostReport(RunReport):
         p = self.parts
         if p.empty:
             return Note("No one-row and many-row cells of client statements in this run: no part to draw.")
+        p = analysis.positive_parts(p)
         long = pd.DataFrame([{"engine": r["engine"], "phase": part, "value": r[part] / self.scale,
                               "ci": r[f"{part}_ci95"] / self.scale} for r in p.to_dict("records") for part in PARTS])
         fig = bars_by_phase(long, "value", error="ci", phases=list(PARTS), name="write-cost-parts",
                             unit=f"{self.shown_unit} per row",
-                            title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row, 95% CI)")
+                            title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row, "
+                                  f"{self.spread_words()}; a part not above 0 is not drawn)")
         return fig.update_xaxes(title_text="part of a one-row insert")
+
+    def spread_words(self) -> str:
+        """What the bars and ± around a mean are: a 95% CI, or nothing with one repetition."""
+        return "95% CI" if int(self.cells["repetition"].nunique() if "repetition" in self.cells else 1) > 1 \
+            else "one repetition, no CI"
 
     def replication_ratio_figure(self):
         """Each cluster's engine cost per row over its single node's, per cell, with the 95% CI."""
@@ -179,7 +186,7 @@ class WriteCostReport(RunReport):
         return fig.update_xaxes(title_text="cell (rows per transaction · per statement)")
 
     def _heatmap(self, frame: pd.DataFrame, value: str, *, title: str, unit: str, name: str, log_color: bool = False,
-                 fmt_=fmt, why_empty: str, grid: str | None = None):
+                 fmt_=fmt, why_empty: str, grid: str | None = None, ratio: bool = False):
         """`grid`: a column whose values decide which cells make the grid (those of `value` by default),
         so that a cell without a value is drawn empty rather than left out."""
         s = frame.dropna(subset=[grid or value])
@@ -189,7 +196,7 @@ class WriteCostReport(RunReport):
         order += [SERVER_LABEL] if (s["rows_from"] == SERVER_GENERATOR).any() else []
         return heatmaps(s, x="statement", y="rows_per_txn", value=value, facet="engine", title=title, name=name,
                         unit=unit, x_title="rows per statement", y_title="rows per transaction",
-                        log_color=log_color, text_format=fmt_, x_order=order)
+                        log_color=log_color, text_format=fmt_, x_order=order, ratio=ratio)
 
     def cost_figure(self):
         return self._heatmap(self.summary.assign(shown=self.summary["engine_per_row"] / self.scale), "shown",
@@ -199,7 +206,7 @@ class WriteCostReport(RunReport):
 
     def ratio_figure(self):
         s = self.summary[self.summary["engine"] != analysis.base_of(self.summary["engine"])]
-        return self._heatmap(s, "ratio_to_postgres", unit="× PostgreSQL", name="write-cost-ratio", log_color=True,
+        return self._heatmap(s, "ratio_to_postgres", unit="× PostgreSQL", name="write-cost-ratio", ratio=True,
                              title="Engine + driver cost per row over PostgreSQL's in the same cell",
                              fmt_=lambda v: fmt(v, digits=2),
                              why_empty="No ratio to draw: PostgreSQL, the base, did not run, no other engine did, or "
@@ -278,8 +285,9 @@ class WriteCostReport(RunReport):
         """Each part of a one-row insert with its 95% CI: the engine's own cost (an embedded
         engine's holds its driver), and for a server its driver's beside it."""
         rows = []
-        driver = self.driver_parts.set_index("engine") if not self.driver_parts.empty else pd.DataFrame()
-        for p in self.parts.to_dict("records"):
+        driver = (analysis.positive_parts(self.driver_parts).set_index("engine") if not self.driver_parts.empty
+                  else pd.DataFrame())
+        for p in analysis.positive_parts(self.parts).to_dict("records") if not self.parts.empty else []:
             arch = _architecture(p["engine"])
             sides = [("engine", p)] + ([("driver", driver.loc[p["engine"]].to_dict())]
                                        if p["engine"] in driver.index else [])
@@ -287,9 +295,11 @@ class WriteCostReport(RunReport):
                 rows.append({"engine": engine_title(p["engine"]), "side": side,
                              "architecture": arch.name if arch and side == "engine" else "",
                              **{f"{title} ({self.shown_unit}/row)": self._ci(values[name], values[f"{name}_ci95"])
+                                if values[name] == values[name] else "not above 0"
                                 for name, title in (("one_row_txn", "one-row txn"), *((part, part) for part in PARTS))},
                              "n": int(values["n"])})
-        return pd.DataFrame(rows).style.hide(axis="index")
+        return pd.DataFrame(rows).style.hide(axis="index").set_caption(
+            f"The parts behind the first chart ({self.spread_words()}); a server's driver beside its engine.")
 
     def cell_table(self):
         """Every cell: engine cost (statements and after the commit), client cost, wall, bytes."""
