@@ -3,6 +3,8 @@ works in JupyterLab (interactive mime bundle) and in the self-contained HTML rep
 that uses the plotly.js the report template embeds once)."""
 from __future__ import annotations
 
+import math
+
 import re
 from typing import Callable, Sequence
 
@@ -464,98 +466,79 @@ def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, 
 
 # Steps (phases, tests) told apart by colour and symbol where engines are the rows.
 STEP_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
-STEP_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "triangle-down", "star", "hexagon", "cross")
 
 
-def findings_figure(found: pd.DataFrame, *, title: str, name: str, unit: str = "", steps: Sequence[str] | None = None):
-    """A findings table (benchlib.findings) as one row per engine, each step's ratio to the base
-    on a log axis with its 95% CI, and a line at 1 (the base). A filled marker is a decided verdict
-    (better, worse, within 5%); an open one is not (noise, the host's drift, one repetition)."""
-    import plotly.graph_objects as go
-
-    from .findings import VERDICT_WORDS, Verdict
-
-    rows = found[pd.to_numeric(found["ratio"], errors="coerce") > 0]
-    steps = [s for s in (steps or dict.fromkeys(rows["step"])) if s in set(rows["step"])]
-    engines = engine_order(rows["engine"])
-    titles = [engine_title(e) for e in engines]
-    base = engine_title(rows["base_engine"].iloc[0]) if not rows.empty else "the base"
-    fig = go.Figure()
-    for i, step in enumerate(steps):
-        sub = rows[rows["step"] == step].set_index("engine").reindex([e for e in engines if e in set(rows[rows["step"] == step]["engine"])])
-        symbol = STEP_SYMBOLS[i % len(STEP_SYMBOLS)]
-        decided = [Verdict(v).decided for v in sub["verdict"]]
-        ratio, low, high = (pd.to_numeric(sub[c], errors="coerce") for c in ("ratio", "ratio_low", "ratio_high"))
-        fig.add_scatter(
-            x=ratio, y=[engine_title(e) for e in sub.index], name=str(step), mode="markers", orientation="h",
-            marker=dict(symbol=[symbol if d else f"{symbol}-open" for d in decided], size=11,
-                        color=STEP_COLORS[i % len(STEP_COLORS)], line=dict(width=1.5)),
-            error_x=dict(type="data", symmetric=False, array=(high - ratio).fillna(0), arrayminus=(ratio - low).fillna(0),
-                         thickness=1.2, width=3),
-            customdata=[VERDICT_WORDS[Verdict(v)] for v in sub["verdict"]],
-            hovertemplate=f"%{{y}}, {step}: %{{x:.3g}}x {base} (%{{customdata}})<extra></extra>")
-    fig.add_vline(x=1, line_dash="dot", line_color="#555")
-    fig.update_xaxes(type="log", title_text=f"× {base}{f' ({unit})' if unit else ''}, log scale; open marker: not decided")
-    fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(titles)), title_text="")
-    fig.update_layout(title=title, template="plotly_white", scattermode="group", scattergap=0.35,
-                      height=150 + 46 * max(len(engines), 1), meta={"benchlib_name": name}, legend_title="",
-                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"),
-                      margin=dict(l=10, r=20, t=70, b=50))
-    return fig
-
-
-# Verdicts a findings row can carry that tell the two sides apart (or show them equal): a filled
-# marker; any other verdict (noise, drift, one repetition, not comparable) a hollow one.
-_DECIDED = ("better", "worse", "same")
-
-
-def findings_ratios(found: pd.DataFrame, *, title: str, name: str, x_title: str, y: str = "step",
-                    group: str = "regime", words: Callable[[str], str] = str):
-    """Findings rows as dots on a log axis, one row of the chart per `y` value (in the order given,
-    first at the top), one colour per `group`: each row's ratio with its 95% CI as a bar, a filled
-    dot where its verdict decides, a hollow one where it does not, a line at 1 (the base).
-    `words`: a verdict's words, for the hover text."""
-    import plotly.graph_objects as go
-
-    rows = found[pd.to_numeric(found["ratio"], errors="coerce") > 0]
-    order = list(dict.fromkeys(found[y]))
-    fig = go.Figure()
-    for k, (key, g) in enumerate(rows.groupby(group, sort=False)):
-        ratio = g["ratio"].astype(float)
-        high = (g["ratio_high"].astype(float) - ratio).where(g["ratio_high"].notna())
-        low = (ratio - g["ratio_low"].astype(float)).where(g["ratio_low"].notna())
-        fig.add_scatter(
-            x=ratio, y=g[y], mode="markers", name=str(key),
-            marker=dict(size=11, color=_GROUP_COLORS[k % len(_GROUP_COLORS)], line=dict(width=2),
-                        symbol=["circle" if v in _DECIDED else "circle-open" for v in g["verdict"]]),
-            error_x=dict(type="data", array=high, arrayminus=low, visible=True, thickness=1.5),
-            customdata=[words(v) for v in g["verdict"]],
-            hovertemplate=f"{key}, %{{y}}: %{{x:.3g}}x (%{{customdata}})<extra></extra>")
-    fig.add_vline(x=1, line=dict(color="#555", width=1))
-    ends = pd.concat([rows["ratio"], rows["ratio_low"], rows["ratio_high"]]).astype(float)
-    ends = ends[ends > 0]
-    ticks = [t for t in _RATIO_TICKS if ends.min() / 1.5 <= t <= ends.max() * 1.5] if not ends.empty else [1]
-    fig.update_xaxes(type="log", title_text=x_title, tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=order, autorange="reversed")
-    fig.update_layout(title=title, template="plotly_white", height=120 + 22 * len(order),
-                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1, xanchor="right"),
-                      meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=70, b=45))
-    return fig
-
-
-_GROUP_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 _RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 20, 50, 100)
+# A verdict as a marker: filled where the run tells the sides apart (or shows them equal), open
+# where it cannot, a cross where the two sides did different work.
+_MARKS = {"decided": ("circle", "● decided"), "undecided": ("circle-open", "○ not told apart"),
+          "not_comparable": ("x-thin-open", "× not comparable")}
 
 
-# One colour per subsystem (instruction_subsystems.SUBSYSTEMS), the same in every figure: the
-# storage layers in blues and greens, the SQL layer in oranges, the process's plumbing in greys.
-SUBSYSTEM_COLORS = {
-    "WAL / redo log": "#1F77B4", "B-tree / index": "#2CA02C", "table storage": "#98DF8A",
-    "buffer pool": "#17BECF", "locks / latches": "#D62728", "transactions / MVCC": "#9467BD",
-    "LSM memtable / compaction": "#AEC7E8", "executor": "#FF7F0E", "parser / planner": "#FFBB78",
-    "network / protocol": "#8C564B", "memory allocation": "#E377C2", "crypto / random": "#BCBD22",
-    "Python interpreter / driver": "#F7B6D2", "libc": "#7F7F7F", "other": "#C7C7C7",
-}
+def _mark(verdict: str) -> str:
+    from .findings import Verdict
+
+    v = Verdict(verdict)
+    return "not_comparable" if v == Verdict.NOT_COMPARABLE else "decided" if v.decided else "undecided"
+
+
+def _positive(x) -> bool:
+    try:
+        return x is not None and float(x) > 0 and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callable[[dict], str], title: str,
+                name: str, axis_title: str, colors: dict[str, str] | None = None, seed_label: str | None = None):
+    """THE chart of findings rows: each row's ratio to its base as a dot on one log axis with its
+    95% CI, one line of the chart per `y(row)` (in the rows' order, first at the top), one series
+    per `series(row)` side by side (`colors` by series, else a palette), a line at 1 (the base).
+    The marker is the verdict (filled: decided, open: not told apart, ×: not comparable; the
+    subtitle names only the marks drawn); the seed's ratio a grey diamond where a row has one.
+    Rows without a positive ratio are left out."""
+    import plotly.graph_objects as go
+
+    from .findings import VERDICT_WORDS, Verdict, fmt_ratio
+
+    rows = [r for r in found.to_dict("records") if _positive(r.get("ratio"))]
+    order = list(dict.fromkeys(y(r) for r in rows))
+    labels = list(dict.fromkeys(series(r) for r in rows))
+    fig = go.Figure()
+    for k, label in enumerate(labels):
+        mine = [r for r in rows if series(r) == label]
+        color = (colors or {}).get(label) or STEP_COLORS[k % len(STEP_COLORS)]
+        fig.add_scatter(
+            name=str(label), x=[r["ratio"] for r in mine], y=[y(r) for r in mine], mode="markers",
+            marker=dict(color=color, size=10, symbol=[_MARKS[_mark(r["verdict"])][0] for r in mine],
+                        line=dict(width=2, color=color)),
+            error_x=dict(type="data", symmetric=False, visible=True, color=color, thickness=1.5,
+                         array=[r["ratio_high"] - r["ratio"] if _positive(r.get("ratio_high")) else 0 for r in mine],
+                         arrayminus=[r["ratio"] - r["ratio_low"] if _positive(r.get("ratio_low")) else 0
+                                     for r in mine]),
+            customdata=[[fmt_ratio(r["ratio"], r.get("ratio_low"), r.get("ratio_high")),
+                         VERDICT_WORDS[Verdict(r["verdict"])]] for r in mine],
+            hovertemplate=f"{label}, %{{y}}: %{{customdata[0]}} (%{{customdata[1]}})<extra></extra>")
+    seeded = [r for r in rows if _positive(r.get("seed_ratio"))]
+    if seeded and seed_label:
+        fig.add_scatter(name=seed_label, x=[r["seed_ratio"] for r in seeded], y=[y(r) for r in seeded],
+                        mode="markers", marker=dict(color="#9E9E9E", size=10, symbol="diamond"),
+                        hovertemplate=f"{seed_label}, %{{y}}: %{{x:.3g}}x<extra></extra>")
+    ends = [v for r in rows for v in (r["ratio"], r.get("ratio_low"), r.get("ratio_high"), r.get("seed_ratio"))
+            if _positive(v)] + [1.0]
+    ticks = [t for t in _RATIO_TICKS if min(ends) / 1.5 <= t <= max(ends) * 1.5]
+    fig.add_vline(x=1, line=dict(color="#555", width=1, dash="dot"))
+    fig.update_xaxes(type="log", title_text=f"{axis_title} (log scale)", tickvals=ticks,
+                     ticktext=[f"{t:g}x" for t in ticks],
+                     range=[math.log10(min(ends)) - 0.1, math.log10(max(ends)) + 0.1])
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=order, autorange="reversed", title_text="")
+    drawn = [text for key, (_, text) in _MARKS.items() if any(_mark(r["verdict"]) == key for r in rows)]
+    lanes = len(order) * max(1, min(len(labels), 3))
+    fig.update_layout(title=f"{title}<br><sup>{'; '.join(drawn + ['bars: 95% CI'])}</sup>", template="plotly_white",
+                      scattermode="group", scattergap=0.35, height=max(260, 140 + 16 * lanes), showlegend=True,
+                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1, xanchor="right"),
+                      meta={"benchlib_name": name}, margin=dict(l=10, r=20, t=90, b=50))
+    return fig
 
 
 def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[str] | None = None,

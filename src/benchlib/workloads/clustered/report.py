@@ -11,7 +11,7 @@ from ... import findings as F
 from ... import results
 from ...engines import find_engine, get_engine
 from ...errors import UnknownEngineError
-from ...plots import engine_title, findings_ratios, heatmaps
+from ...plots import engine_title, heatmaps, ratio_chart
 from ...report import RunReport, fmt
 from . import analysis
 from .dialects import Organisation, dialect_for
@@ -153,11 +153,9 @@ class ClusteredReport(RunReport):
         if qps.empty or not qps["ratio"].notna().any():
             return None
         heap = engine_title(qps["engine"].iloc[0])
-        return findings_ratios(qps, x_title=f"QPS, {heap} / {engine_title(self.base)} (log scale; > 1: {heap} faster)",
-                               name="clustered-qps", words=lambda v: F.VERDICT_WORDS[F.Verdict(v)],
-                               title=f"{heap} (heap) against {engine_title(self.base)} (clustered PK), per test"
-                                     "<br><sup>bars: 95% CI; filled: decided, hollow: not told apart or not "
-                                     "comparable</sup>")
+        return ratio_chart(qps, y=lambda r: r["step"], series=lambda r: r["regime"], name="clustered-qps",
+                           axis_title=f"QPS, {heap} / {engine_title(self.base)} (> 1: {heap} faster)",
+                           title=f"{heap} (heap) against {engine_title(self.base)} (clustered PK), per test")
 
     def method(self) -> str:
         """The method as the run did it (its engines, regimes and repetitions), a short list."""

@@ -11,7 +11,7 @@ import pandas as pd
 from ... import findings as F
 from ... import results
 from ...engines import get_engine
-from ...plots import engine_order, engine_title, grouped_bars, stacked_bars
+from ...plots import engine_order, engine_title, grouped_bars, ratio_chart, stacked_bars
 from ...report import RunReport, fmt, fmt_ci
 from .. import reporting
 from . import analysis
@@ -194,12 +194,12 @@ class LoadFetchReport(RunReport):
             return None
         short = {analysis.LOAD_STEP: "load", INSERT["key"]: "insert, key order", INSERT["random"]: "insert, random",
                  FETCH: "fetch"}
-        return reporting.ratio_figure(
-            found, x=lambda r: f"{short.get(r['step'], r['step'])}: {r['metric']}",
+        return ratio_chart(
+            found, y=lambda r: f"{short.get(r['step'], r['step'])}: {r['metric']}", seed_label="seed 001",
             series=lambda r: f"{engine_title(r['engine'])} / {engine_title(r['base_engine'])}"
                              + ("" if r["regime"] == "cached" else f", {r['regime']}"),
-            title=f"Each comparison, subject over base ({self.rows:,} line orders; a load rate above 1 is faster, "
-                  "latency and CPU below 1 are)", name="pair-ratios", y_title="subject / base")
+            title=f"Each comparison, subject over base ({self.rows:,} line orders)", name="pair-ratios",
+            axis_title="subject / base (a load rate above 1 is faster; latency, CPU below 1)")
 
     def findings_table(self, limit: int | None = None):
         """The shared findings table, one per base engine: the shared table's caption names one base

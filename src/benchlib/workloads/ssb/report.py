@@ -11,7 +11,7 @@ import pandas as pd
 
 from ... import findings as F
 from ... import results
-from ...plots import bars_by_phase, engine_order, engine_title
+from ...plots import bars_by_phase, engine_order, engine_title, ratio_chart
 from ...report import RunReport, fmt, fmt_ci
 from .. import reporting
 from . import analysis
@@ -183,12 +183,12 @@ class SsbReport(RunReport):
         shown = found[found["step"].isin(groups)]
         if shown.empty:
             return None
-        return reporting.ratio_figure(
+        return ratio_chart(
             shown.assign(_o=shown["step"].map({g: i for i, g in enumerate(groups[1:] + groups[:1])})).sort_values(
-                "_o", kind="stable"), x=lambda r: r["step"],
-            series=lambda r: f"{engine_title(r['engine'])}, {r['regime']}",
+                "_o", kind="stable"), y=lambda r: r["step"],
+            series=lambda r: f"{engine_title(r['engine'])}, {r['regime']}", seed_label="seed 001",
             title=f"Time against {engine_title(self.base)}, geometric means (SF {self.sf:g}, {self.lineorders:,} "
-                  "line orders; lower is faster)", name="ssb-ratio-to-row-store", y_title="time / row store's")
+                  "line orders)", name="ssb-ratio-to-row-store", axis_title="time / row store's (< 1: faster)")
 
     # -- figures and tables -----------------------------------------------------------------------------
     def query_figure(self):
