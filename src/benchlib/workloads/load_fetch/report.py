@@ -115,14 +115,15 @@ class LoadFetchReport(RunReport):
 
     @cached_property
     def _findings(self) -> pd.DataFrame:
-        main = self.loads[self.loads["main"] == True][["regime", "engine", "rows_per_s"]]  # noqa: E712
+        bulk_modes = {m.name for e in self.engines if (d := _dialect(e)) for m in d.methods if m.bulk_mode}
+        main = analysis.answer_loads(self.loads, bulk_modes)[["regime", "engine", "rows_per_s", "method"]]
         differences = {(c, r): analysis.differences(self.side(c.base, r), self.side(c.subject, r))
                        for c in self.compared for r in self.regimes}
         reference = results.reference("seed001_load_fetch")
         found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
             drift={c: results.host_drift(self.measurements, [c.base, c.subject]) for c in self.compared},
-            seed={c: analysis.seed_ratios(reference, c) for c in self.compared})
+            seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
         same = self._notes[1]
         return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cited)) for cited in found["caveats"]])
 
