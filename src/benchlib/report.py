@@ -152,6 +152,26 @@ class RunReport:
         rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
         return F.render_lines(rows, self.phrases)[:self.answer_limit]
 
+    def answer_decided(self) -> list[bool]:
+        """Per line of `answer_lines`, whether the rows it states are decided (the indexes show the
+        first decided line where there is one)."""
+        rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
+        decided = [F.Verdict(v).decided for v in rows["verdict"]] if not rows.empty else []
+        if self.phrases.line_by and decided:
+            groups = dict.fromkeys(rows[self.phrases.line_by])
+            decided = [bool(rows[(rows[self.phrases.line_by] == g)]["verdict"].map(lambda v: F.Verdict(v).decided)
+                            .any()) for g in groups]
+        return decided
+
+    def index_line(self, lines: list[str]) -> str | None:
+        """The line the indexes show: the first decided one where there is one, else the first."""
+        if not lines:
+            return None
+        decided = self.answer_decided()
+        first = next((line for line, d in zip(lines, decided) if d), lines[0]) if len(decided) == len(lines) \
+            else lines[0]
+        return _plain(first)
+
     def answer(self) -> None:
         """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
         the run is, the comparison with the seed in one line, then the one chart, at a height that
@@ -168,7 +188,7 @@ class RunReport:
         html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it
                 f'<div class="benchlib-answer"><ul>{items}</ul>'
                 f'<p class="benchlib-sure">{_inline(sure)}.' + (f" {_inline(seed)}" if seed else "") + "</p></div>")
-        display(HTML(html), metadata={"benchlib": {"answer": _plain(lines[0]) if lines else None,
+        display(HTML(html), metadata={"benchlib": {"answer": self.index_line(lines),
                                                    "lines": [_plain(line) for line in lines],
                                                    "certainty": sure, "seed": seed}})
         figure = self.headline_figure()
