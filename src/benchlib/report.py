@@ -121,6 +121,7 @@ class RunReport:
 
     phrases: F.Phrases = F.DEFAULT_PHRASES
     answer_limit = 5  # lines of the answer on the first screen
+    workload = None  # the workload whose precision rule (floor, per) the run's repetitions followed
 
     def __init__(self, run_id: str, store=None):
         self.run_id = run_id
@@ -300,6 +301,15 @@ class RunReport:
         return HTML('<details class="benchlib-appendix"><summary>About this run: host, engines, images, '
                     f"conditions, problems</summary>{''.join(parts)}</details>")
 
+    def precision_outcome(self) -> "results.PrecisionOutcome | None":
+        """The run's precision by the rule its driver stopped on (results.precision_outcome, with its
+        workload's floor and divisor); None where the report knows no workload or no ci_target."""
+        target = self.param("ci_target")
+        if self.workload is None or target is None:
+            return None
+        return results.precision_outcome(self.run_id, float(target), floor=self.workload.precision_floor,
+                                         per=self.workload.precision_per, store=self.store)
+
     def priced_as(self) -> str | None:
         """The instance a workload prices this host's throughput as (None: it prices nothing)."""
         return None
@@ -371,10 +381,10 @@ class RunReport:
         note = self.info.get("status_note") or ""
         if note and self.info["status"] != "ok":  # an ok run's note is in the caveats
             lines.append(f"**Status note:** {note}")
-        elif ", the bound: " in note:  # driver.precision_verdict's words for a start that missed its CI target
-            lines.append(f"**Precision target not met:** {note.count(', the bound: ')} engine start(s) reached "
-                         "max_repetitions with phase windows whose 95% CI was still wider than ci_target "
-                         "(each named in the caveats).")
+        elif (outcome := self.precision_outcome()) is not None and not outcome.met:
+            lines.append(f"**Precision target not met:** {outcome.wide} of {outcome.targeted} phase windows with a "
+                         f"target still had a 95% CI wider than ±{float(self.param('ci_target')):.0%} after "
+                         f"{self.param('max_repetitions')} repetition(s).")
         for row in self.check_mismatches().itertuples():
             variant = "" if row.labels in (None, "{}") else f" {row.labels}"
             if row.check_value != row.check_value:  # the check itself raised: its window is kept

@@ -13,7 +13,7 @@ from ...plots import engine_order, engine_title, grouped_bars, stacked_panels
 from ...report import RunReport, fmt
 from . import analysis
 from .dialects import dialect_for
-from .workload import HARNESS, LAYER_NAMES, OPERATIONS, layer_skip_reason
+from .workload import HARNESS, LAYER_NAMES, OPERATIONS, WORKLOAD, layer_skip_reason
 
 CLIENT_COLOR, SERVER_COLOR, EMBEDDED_COLOR = "#F2A541", "#3B6EA5", "#7A9E7E"
 TRANSPORT_COLORS = {"in-process": EMBEDDED_COLOR, "unix": "#4C9F70", "tcp": "#C8553D"}
@@ -30,6 +30,7 @@ PHRASES = F.Phrases(
 
 
 class ClientApiReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):

@@ -14,6 +14,7 @@ from ...errors import UnknownEngineError
 from ...plots import engine_title, heatmaps, ratio_chart
 from ...report import RunReport, fmt
 from . import analysis
+from .workload import WORKLOAD
 from .dialects import Organisation, dialect_for
 
 
@@ -43,6 +44,7 @@ def better_or_worse(verdict: str, ratio: float) -> float:
 
 
 class ClusteredReport(RunReport):
+    workload = WORKLOAD
     # The answer's lines: one findings row each, the test and its class said by the line itself.
     phrases = F.Phrases(templates={
         "better": "{regime}: {subject} ahead, {ratio} {base}'s {metric}",

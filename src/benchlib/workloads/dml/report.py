@@ -13,7 +13,7 @@ from ...errors import UnknownEngineError
 from ...plots import bars_by_phase, engine_title, ratio_chart
 from ...report import RunReport, fmt, fmt_ci
 from .dialects import NOTES, NOTE_PHASES, key_note
-from .workload import PHASES
+from .workload import PHASES, WORKLOAD
 
 DML_PHASES = PHASES[1:]  # the idle baseline (sleep) is subtracted, not compared
 BASE_PRODUCT = "postgres"  # seed 000 reads every engine against PostgreSQL
@@ -24,6 +24,7 @@ PHRASES = F.Phrases(line_by="engine", line="{subject} vs {base}: {items}", unit_
 
 
 class DmlReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):

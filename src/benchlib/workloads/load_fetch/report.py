@@ -16,7 +16,7 @@ from ...report import RunReport, fmt, fmt_ci
 from .. import reporting
 from . import analysis
 from .dialects import COMPARISONS, QUESTIONS, STRUCTURE, dialect_for
-from .workload import FETCH, INSERT, OPERATIONS, REGIMES
+from .workload import FETCH, INSERT, OPERATIONS, REGIMES, WORKLOAD
 
 SEED_ROWS_TEXT = "44 M"  # the article's own figure; 44,951,022 is inferred (data/reference/README.md)
 
@@ -63,6 +63,7 @@ def question(compared) -> str:
 
 
 class LoadFetchReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):

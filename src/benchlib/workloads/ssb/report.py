@@ -17,7 +17,7 @@ from .. import reporting
 from . import analysis
 from .dialects import FLAT, dialect_for
 from .queries import NAMES
-from .workload import ANSWER_CHECK, MAINTENANCE
+from .workload import ANSWER_CHECK, MAINTENANCE, WORKLOAD
 
 SEED_LINEORDERS = 1_997_997_687
 # A fixed cost per query is said where it is at least this share of the engine's median hot query.
@@ -58,6 +58,7 @@ def condition_cache_off(reading: str) -> bool | None:
 
 
 class SsbReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):

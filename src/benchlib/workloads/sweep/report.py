@@ -11,7 +11,7 @@ from ...measure import SettlePolicy
 from ...plots import engine_title, normalised_curves, throughput_latency
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis, prices
-from .workload import WRITE_TESTS
+from .workload import WORKLOAD, WRITE_TESTS
 
 # Two warm-ups that are easy to confuse: the sweep's own (warmup_seconds) and the driver's (warmup).
 WARMUP_APART = (" (the sysbench warm-up, warmup_seconds: unrecorded load before each test's first step in the "
@@ -29,6 +29,7 @@ PHRASES = F.Phrases(
 
 
 class SweepReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):

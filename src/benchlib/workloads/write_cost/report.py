@@ -18,7 +18,7 @@ from . import analysis
 from ..dml.dialects import key_note
 from .analysis import DECOMPOSITION, EMBEDDED_DRIVER, PARTS, SEED_CORNER, SEED_METRIC, SHARED_CORES
 from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
-from .workload import CLIENT_VALUES, SERVER_GENERATOR
+from .workload import CLIENT_VALUES, SERVER_GENERATOR, WORKLOAD
 
 SEED_ROWS = 2_000_000  # seed 000 inserted 2M rows in two transactions of 1M, each one insert ... select
 SERVER_LABEL = "server-generated"  # heatmap column of the one-statement-per-transaction cells
@@ -70,6 +70,7 @@ def _architecture(key: str):
 
 
 class WriteCostReport(RunReport):
+    workload = WORKLOAD
     phrases = COMPARISON
 
     def __init__(self, run_id: str, store=None):
