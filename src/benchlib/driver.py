@@ -433,8 +433,10 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     """(every targeted phase within ci_target, the sentence saying so or naming the widest)."""
     from . import results
 
-    p = results.precision(run_id, floor=floor, per=per, instance_id=instance_id, measured_in=measured_in,
-                          store=store)
+    # The one rule a report reads too (results.precision_outcome): met, and the wide and targeted counts.
+    outcome = results.precision_outcome(run_id, ci_target, floor=floor, per=per, instance_id=instance_id,
+                                        measured_in=measured_in, store=store)
+    p = outcome.table
     cost = f"of CPU{' per ' + per.rstrip('s') if per else ''}"
     if p.empty:
         return True, f"{where}Repetitions: {repetitions}; nothing was measured."
@@ -442,7 +444,7 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     if target.empty:
         return True, (f"{where}Repetitions: {repetitions}; no phase window cost {floor} s of CPU or more, so none "
                       f"had a precision target.")
-    wide = target[~(target["rel_ci95"] <= ci_target)]  # NaN (one repetition) counts as wide
+    wide = target[target["wide"]]
     widest = target.sort_values("rel_ci95", ascending=False, na_position="first").iloc[0]
     widest_text = (f"{widest['engine']} {widest['phase']} ±{widest['rel_ci95']:.1%}"
                    if widest["rel_ci95"] == widest["rel_ci95"] else f"{widest['engine']} {widest['phase']} (one value)")
