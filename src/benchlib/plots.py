@@ -77,6 +77,9 @@ def _value_axis(fig, unit: str, log_y: bool | None, spread: float) -> None:
         fig.update_yaxes(title_text=unit)
         return
     _note_undrawable(fig, unit)
+    # Labelled ticks 1, 2, 5 per decade as plain numbers (plotly's own crowd every digit of a short range).
+    fig.update_yaxes(**_log_ticks([y for t in fig.data if getattr(t, "y", None) is not None for y in t.y
+                                   if isinstance(y, (int, float))]))
 
 
 def _note_undrawable(fig, unit: str) -> None:
@@ -209,7 +212,7 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
     fig.update_xaxes(title_text="threads (log scale)", row=2)
     fig.update_yaxes(rangemode="nonnegative", row=1)  # a wide CI's whisker does not pull the axis below 0
     fig.update_yaxes(title_text="TPS", row=1, col=1)
-    fig.update_yaxes(type="log", dtick="D2", row=2)  # 1, 2, 5 per decade: a labelled tick in any range
+    fig.update_yaxes(type="log", row=2, **_log_ticks([*summary["latency_p95"], *([goal_ms] if goal_ms else [])]))
     fig.update_yaxes(title_text="p95 ms (log)", row=2, col=1)
     return fig
 
@@ -326,6 +329,22 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     if color is not None:
         fig.update_layout(plot_bgcolor=UNSCORED)
     return fig
+
+
+def _log_ticks(values) -> dict:
+    """Ticks of a log axis written as plain numbers: 1, 2, 5 per decade over the values' range, or
+    decades alone where that would crowd the axis."""
+    import math
+
+    finite = [float(v) for v in values if v == v and v is not None and float(v) > 0]
+    if not finite:
+        return {}
+    low, high = math.floor(math.log10(min(finite))), math.ceil(math.log10(max(finite)))
+    steps = [m * 10 ** e for e in range(low, high + 1) for m in (1, 2, 5)]
+    steps = [t for t in steps if min(finite) / 2 <= t <= max(finite) * 2]
+    if len(steps) > 7:
+        steps = [t for t in steps if math.log10(t) == int(math.log10(t))]
+    return dict(tickvals=steps, ticktext=[f"{t:g}" for t in steps])
 
 
 def _ratio_ticks(reach: float) -> dict:
@@ -512,7 +531,8 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
             name=str(label), x=[r["ratio"] for r in mine], y=[y(r) for r in mine], mode="markers",
             marker=dict(color=color, size=10, symbol=[_MARKS[_mark(r["verdict"])][0] for r in mine],
                         line=dict(width=2, color=color)),
-            error_x=dict(type="data", symmetric=False, visible=True, color=color, thickness=1.5,
+            error_x=dict(type="data", symmetric=False, color=color, thickness=1.5,
+                         visible=any(_positive(r.get("ratio_low")) for r in mine),
                          array=[r["ratio_high"] - r["ratio"] if _positive(r.get("ratio_high")) else 0 for r in mine],
                          arrayminus=[r["ratio"] - r["ratio_low"] if _positive(r.get("ratio_low")) else 0
                                      for r in mine]),
@@ -533,8 +553,9 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
                      range=[math.log10(min(ends)) - 0.1, math.log10(max(ends)) + 0.1])
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=order, autorange="reversed", title_text="")
     drawn = [text for key, (_, text) in _MARKS.items() if any(_mark(r["verdict"]) == key for r in rows)]
+    drawn += ["bars: 95% CI"] if any(_positive(r.get("ratio_low")) for r in rows) else ["one value each side: no CI"]
     lanes = len(order) * max(1, min(len(labels), 3))
-    fig.update_layout(title=f"{title}<br><sup>{'; '.join(drawn + ['bars: 95% CI'])}</sup>", template="plotly_white",
+    fig.update_layout(title=f"{title}<br><sup>{'; '.join(drawn)}</sup>", template="plotly_white",
                       scattermode="group", scattergap=0.35, height=max(260, 140 + 16 * lanes), showlegend=True,
                       legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1, xanchor="right"),
                       meta={"benchlib_name": name}, margin=dict(l=10, r=20, t=90, b=50))

@@ -173,7 +173,7 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
                 rows.append({**F.finding(engine=engine, base_engine=engine, step=operation, metric=metric, unit="µs",
                                          contrast=results.contrast(by.loc["driver"], by.loc[layer], column),
                                          regime=f"{metric.split(' per ')[0]}, {layer} vs driver ({local})"),
-                             "kind": LAYER, "layer": layer})
+                             "kind": LAYER, "layer": layer, "base_label": "driver"})
     rows += _order_rows(s, engines, drift)
     rows += _transport_rows(s, engines)
     if contended_runs is not None and not contended_runs.empty:
@@ -231,7 +231,7 @@ def _transport_rows(s: pd.DataFrame, engines: list[str]) -> list[dict]:
                                  unit="µs", contrast=results.contrast(by.loc["unix"], by.loc["tcp"], "loop_us"),
                                  regime="wall time, driver: TCP vs Unix socket",
                                  seed_ratio=seed.get(results.product_key(engine)), caveats=["remote-ethernet"]),
-                     "kind": TRANSPORT, "layer": "driver"})
+                     "kind": TRANSPORT, "layer": "driver", "base_label": "Unix socket"})
     return rows
 
 

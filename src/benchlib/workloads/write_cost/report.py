@@ -142,8 +142,8 @@ class WriteCostReport(RunReport):
                                       "Python driver's."),
             F.Caveat(SEED_CORNER, f"Seed 000 wrote {SEED_ROWS:,} rows in two 1,000,000-row `insert ... select`; this "
                                   f"run's nearest cell is {where}."),
-            F.Caveat(SEED_METRIC, f"Seed 000 counted the server's user-space instructions; this run's cost metric is "
-                                  f"{self.metric} ({self.metric_unit})."),
+            F.Caveat(SEED_METRIC, "Seed 000 counted the server's user-space instructions; this run's cost metric is "
+                                  f"{analysis.METRIC_WORDS.get(self.metric, self.metric)}."),
             F.Caveat(SHARED_CORES, f"A cluster's nodes and the client share this host's {self.info['cpu_cores']} cores "
                                    "and a local bridge network: what a cluster adds includes contention for them."),
         ]
@@ -163,8 +163,8 @@ class WriteCostReport(RunReport):
                               "ci": r[f"{part}_ci95"] / self.scale} for r in p.to_dict("records") for part in PARTS])
         fig = bars_by_phase(long, "value", error="ci", phases=list(PARTS), name="write-cost-parts",
                             unit=f"{self.shown_unit} per row",
-                            title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row, "
-                                  f"{self.spread_words()}; a part not above 0 is not drawn)")
+                            title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row)<br><sup>"
+                                  f"{self.spread_words()}; a part not above 0 is not drawn</sup>")
         return fig.update_xaxes(title_text="part of a one-row insert")
 
     def spread_words(self) -> str:
@@ -249,15 +249,16 @@ class WriteCostReport(RunReport):
         where the client writes, and the other nodes), the single node's as a marker."""
         split = self._node_split()
         if split.empty:
-            return Note("No cluster ran beside its single node in this run (the `clusters` set runs them): no node "
-                        "to draw.")
+            return None if not self.asks_replication else Note(
+                "No cluster ran beside its single node in this run: no node to draw.")
         split = split.assign(cluster_title=[engine_title(c) for c in split["cluster"]],
                              cell=[analysis.cell_label(r) for r in split.to_dict("records")])
         return stacked_bars(split, x=["cluster_title", "cell"], name="write-cost-replication",
                             segments={"entry": ("entry node (the client writes here)", engine_color(self.clusters[0])),
                                       "others": ("the other nodes", "#BBBBBB")},
                             marker=("single", "single node"), unit=f"engine {self.shown_unit}/row",
-                            title="A cluster's engine cost per row, node by node, against its single node")
+                            title="Where a cluster's cost lands: the entry node (the client writes there) and the others, against its "
+                  "single node")
 
     def _node_split(self) -> pd.DataFrame:
         """Per cluster and cell: the entry node's and the other nodes' cost per row (display unit),
