@@ -528,7 +528,7 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
         mine = [r for r in rows if series(r) == label]
         color = (colors or {}).get(label) or STEP_COLORS[k % len(STEP_COLORS)]
         fig.add_scatter(
-            name=str(label), x=[r["ratio"] for r in mine], y=[y(r) for r in mine], mode="markers",
+            name=str(label), x=[r["ratio"] for r in mine], y=[y(r) for r in mine], mode="markers", orientation="h",
             marker=dict(color=color, size=10, symbol=[_MARKS[_mark(r["verdict"])][0] for r in mine],
                         line=dict(width=2, color=color)),
             error_x=dict(type="data", symmetric=False, color=color, thickness=1.5,
@@ -547,6 +547,8 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
     ends = [v for r in rows for v in (r["ratio"], r.get("ratio_low"), r.get("ratio_high"), r.get("seed_ratio"))
             if _positive(v)] + [1.0]
     ticks = [t for t in _RATIO_TICKS if min(ends) / 1.5 <= t <= max(ends) * 1.5]
+    if len(ticks) > 9:  # a wide span: decades and the halves and doubles of 1, so labels never crowd
+        ticks = [t for t in ticks if t in (0.01, 0.1, 0.5, 1, 2, 10, 100)]
     fig.add_vline(x=1, line=dict(color="#555", width=1, dash="dot"))
     fig.update_xaxes(type="log", title_text=f"{axis_title} (log scale)", tickvals=ticks,
                      ticktext=[f"{t:g}x" for t in ticks],

@@ -82,7 +82,7 @@ class ComparisonReport(RunReport):
             given = c.get("verdict")
             rows.append(F.finding(
                 engine=c["key"], base_engine=c["key"], step=self._step(c["phase"], c["labels"], c["run_id"]),
-                metric=c["metric"], unit=self.cost_unit, contrast=c, threshold=self.threshold,
+                metric=self.cost_label(), unit=self.cost_unit, contrast=c, threshold=self.threshold,
                 caveats=caveats,
                 verdict=F.Verdict(given) if isinstance(given, str) else None)
                 | {"run_id": c["run_id"], "base_label": BASE_RUN})
@@ -109,7 +109,7 @@ class ComparisonReport(RunReport):
                     continue
                 c = results.contrast(stats.loc[(self.run_ids[0], key, labels, phase)], row, "value", self.threshold)
                 out.append(F.finding(engine=key, base_engine=key, step=f"{self._step(phase, labels, run_id)}, {title}",
-                                     metric=metric, unit=unit, contrast=c, higher_is_better=higher,
+                                     metric=title, unit=unit, contrast=c, higher_is_better=higher,
                                      threshold=self.threshold, caveats=caveats)
                            | {"run_id": run_id, "base_label": BASE_RUN})
         return out
@@ -158,7 +158,7 @@ class ComparisonReport(RunReport):
         if found.empty:
             return out
         for position, run_id in enumerate(self.run_ids[1:], start=1):
-            df = found[(found["run_id"] == run_id) & (found["metric"] == self.metric)]
+            df = found[(found["run_id"] == run_id) & (found["metric"] == self.cost_label())]
             if df.empty:
                 continue
             which = f"Run #{position}" if len(self.run_ids) > 2 else ("The rerun" if self.is_rerun() else
@@ -170,6 +170,10 @@ class ComparisonReport(RunReport):
                 title=f"{which} over the base run: engine {self.metric_unit_words()} per {self.noun}, per phase"))
         return out
 
+    def cost_label(self) -> str:
+        """The cost rows' metric in words (the findings table prints it)."""
+        return f"engine {self.metric_unit_words()}"
+
     def metric_unit_words(self) -> str:
         return {"s": "CPU time", "instructions": "instructions"}.get(self.cost_unit, self.metric)
 
@@ -178,7 +182,7 @@ class ComparisonReport(RunReport):
         one block of columns per compared run, each engine's geometric mean over its own phases
         (never across engines); cells coloured by their finding's verdict."""
         found = self.findings()
-        found = found[found["metric"] == self.metric]
+        found = found[found["metric"] == self.cost_label()]
         if found.empty:
             return None
         found = found.assign(row=[engine_title(e) for e in found["engine"]])

@@ -166,8 +166,7 @@ class SsbReport(RunReport):
                                                         + (f": {d.cold_note}." if d and d.cold_note else ".")))
         notes.append(F.Caveat("many-tests", f"{len(NAMES)} per-query tests per engine at 5%: about one may "
                                             "differ by chance alone."))
-        notes.append(F.Caveat("seed", f"Seed 001: ClickHouse's load against AlloyDB's, and AlloyDB's Q1.2 in its "
-                                      f"columnar engine against its row store, at 2 B rows from disk; here SF "
+        notes.append(F.Caveat("seed", f"Seed 001: ClickHouse's load against AlloyDB's, 2 B rows from disk; here SF "
                                       f"{self.sf:g} ({self.lineorders:,} line orders) in memory."))
         return notes
 
