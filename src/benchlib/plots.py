@@ -207,7 +207,7 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
         + ["○ left out of the knee"] * hollow
     fig.update_layout(title=f"{title}<br><sup>{'; '.join(marks)}</sup>", template="plotly_white", height=430,
                       legend_title="",
-                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=70, b=45))
+                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=85, b=45))
     fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(t) for t in ticks])
     fig.update_xaxes(title_text="threads (log scale)", row=2)
     fig.update_yaxes(rangemode="nonnegative", row=1)  # a wide CI's whisker does not pull the axis below 0

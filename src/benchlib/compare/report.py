@@ -207,10 +207,12 @@ class ComparisonReport(RunReport):
         missing = sorted({e for r in self.reports for e in keyed(r)} - compared)
         if not missing:
             return None
-        where = {e: [f"run #{i}" if i else "the base run" for i, r in enumerate(self.reports) if e in keyed(r)]
-                 for e in missing}
+        groups: dict[str, list[str]] = {}
+        for e in missing:
+            runs = ", ".join(f"run #{i}" if i else "the base run" for i, r in enumerate(self.reports) if e in keyed(r))
+            groups.setdefault(runs, []).append(engine_title(e))
         return ("Compared: the engines every run measured. Left out: "
-                + "; ".join(f"{engine_title(e)} (only in {', '.join(w)})" for e, w in where.items()) + ".")
+                + "; ".join(f"{', '.join(titles)} (only in {runs})" for runs, titles in groups.items()) + ".")
 
     # -- appendix ------------------------------------------------------------------------------------
     def runs_table(self):
