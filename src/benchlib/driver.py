@@ -50,9 +50,6 @@ if TYPE_CHECKING:  # the measurement stack loads pyarrow: not needed to validate
 # Phases cheaper than this (CPU seconds per window) have no precision target: cgroup v1 counts
 # user/system time in 4 ms ticks and a 20 ms phase's CV is mostly that, whatever the repetition count.
 PRECISION_FLOOR_SECONDS = 0.2
-# Instruction counts (valgrind's, deterministic) of every phase within this spread of each other
-# (max - min over the mean): one more repetition would count the same, so the repetitions stop.
-INSTRUCTIONS_AGREE = 0.005
 DRIVER_CLIENT, CHILDREN_CLIENT = "driver", "children"
 
 
@@ -438,22 +435,24 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     within INSTRUCTIONS_AGREE of each other; the sentence saying so or naming the widest)."""
     from . import results
 
-    p = results.precision(run_id, floor=floor, per=per, instance_id=instance_id, measured_in=measured_in,
-                          store=store)
+    # The one rule a report reads too (results.precision_outcome): met, and the wide and targeted counts.
+    outcome = results.precision_outcome(run_id, ci_target, floor=floor, per=per, instance_id=instance_id,
+                                        measured_in=measured_in, store=store)
+    p = outcome.table
     if p.empty:
         return True, f"{where}Repetitions: {repetitions}; nothing was measured."
     instructions = bool((p["metric"] == "instructions_user").all())
     cost = f"of {'instructions' if instructions else 'CPU'}{' per ' + per.rstrip('s') if per else ''}"
     target = p[p["targeted"]]
-    if instructions and not target.empty and (target["spread"] <= INSTRUCTIONS_AGREE).all():  # NaN: one figure
+    if instructions and not target.empty and (target["spread"] <= results.INSTRUCTIONS_AGREE).all():  # NaN: one
         apart = target.sort_values("spread", ascending=False).iloc[0]
         return True, (f"{where}Repetitions: {repetitions}, stopped when every phase's instruction counts agreed "
-                      f"within {INSTRUCTIONS_AGREE:.1%} (max - min over the mean; widest: {apart['engine']} "
+                      f"within {results.INSTRUCTIONS_AGREE:.1%} (max - min over the mean; widest: {apart['engine']} "
                       f"{apart['phase']} {apart['spread']:.3%}): further repetitions would repeat the same count.")
     if target.empty:
         return True, (f"{where}Repetitions: {repetitions}; no phase window cost {floor} s of CPU or more, so none "
                       f"had a precision target.")
-    wide = target[~(target["rel_ci95"] <= ci_target)]  # NaN (one repetition) counts as wide
+    wide = target[target["wide"]]
     widest = target.sort_values("rel_ci95", ascending=False, na_position="first").iloc[0]
     widest_text = (f"{widest['engine']} {widest['phase']} ±{widest['rel_ci95']:.1%}"
                    if widest["rel_ci95"] == widest["rel_ci95"] else f"{widest['engine']} {widest['phase']} (one value)")

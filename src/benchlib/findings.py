@@ -251,7 +251,9 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
     ratio = row.get("ratio")
     return {
         **{k: row.get(k) for k in FINDING_COLUMNS},
-        "subject": title(row["engine"]), "base": title(row["base_engine"]),
+        # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
+        "subject": title(row["engine"]),
+        "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
         "ratio": fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high")), "ratio_only": fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
         "words": VERDICT_WORDS[verdict], "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],

@@ -3,6 +3,8 @@ works in JupyterLab (interactive mime bundle) and in the self-contained HTML rep
 that uses the plotly.js the report template embeds once)."""
 from __future__ import annotations
 
+import math
+
 import re
 from typing import Callable, Sequence
 
@@ -75,6 +77,9 @@ def _value_axis(fig, unit: str, log_y: bool | None, spread: float) -> None:
         fig.update_yaxes(title_text=unit)
         return
     _note_undrawable(fig, unit)
+    # Labelled ticks 1, 2, 5 per decade as plain numbers (plotly's own crowd every digit of a short range).
+    fig.update_yaxes(**_log_ticks([y for t in fig.data if getattr(t, "y", None) is not None for y in t.y
+                                   if isinstance(y, (int, float))]))
 
 
 def _note_undrawable(fig, unit: str) -> None:
@@ -159,6 +164,7 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
     fig = make_subplots(rows=2, cols=len(tests), shared_xaxes=True, vertical_spacing=0.08, horizontal_spacing=0.07,
                         column_titles=[t for t in tests] if tests != [None] else None, row_heights=[0.55, 0.45])
     shown: set[str] = set()
+    clipped = hollow = starred = False
     for col, test in enumerate(tests, start=1):
         part = summary if test is None else summary[summary["test"] == test]
         for engine in engine_order(part["engine"]):
@@ -170,14 +176,20 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
             symbols = [100 if slow == slow and t <= slow else 0 for t in df["threads"]]  # circle-open, circle
             first = engine not in shown
             shown.add(engine)
+            ci = df["tps_ci95"] if "tps_ci95" in df else pd.Series(float("nan"), index=df.index)
+            # TPS is never below 0: a whisker reaching past it (two repetitions' t-quantile) stops at 0.
+            clipped |= bool((ci > df["tps"]).any())
+            hollow |= any(symbols)
             fig.add_scatter(x=df["threads"], y=df["tps"], name=label, legendgroup=engine, showlegend=first,
                             mode="lines+markers", line=dict(color=color), marker=dict(symbol=symbols, size=8),
-                            error_y=dict(type="data", array=df.get("tps_ci95"), visible=True, width=3),
+                            error_y=dict(type="data", array=ci, arrayminus=ci.clip(upper=df["tps"]), visible=True,
+                                         width=3),
                             hovertemplate=f"{label} %{{x}} threads: %{{y:.4g}} TPS<extra></extra>", row=1, col=col)
             fig.add_scatter(x=df["threads"], y=df["latency_p95"], name=f"{label} p95", legendgroup=engine,
                             showlegend=False, mode="lines+markers", line=dict(color=color, dash="dot"),
                             hovertemplate=f"{label} %{{x}} threads: p95 %{{y:.3g}} ms<extra></extra>", row=2, col=col)
             known = k[k["knee_threads"].notna()] if "knee_threads" in k else k
+            starred |= not known.empty
             if not known.empty:  # no star where the knee is not determined
                 fig.add_scatter(x=[int(known["knee_threads"].iloc[0])], y=[known["knee_tps"].iloc[0]],
                                 mode="markers", marker=dict(symbol="star", size=16, color=color,
@@ -190,13 +202,17 @@ def throughput_latency(summary: pd.DataFrame, *, title: str, name: str, knees: p
                             line=dict(color="#888", dash="dash", width=1), name=f"p95 goal {goal_ms:g} ms",
                             legendgroup="goal", showlegend=col == 1, hoverinfo="skip", row=2, col=col)
     ticks = sorted(set(int(t) for t in summary["threads"]))
-    fig.update_layout(title=title, template="plotly_white", height=430, legend_title="",
-                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=70, b=45))
+    # The marks' legend names only the marks drawn.
+    marks = ["bars: 95% CI" + (", cut at 0" if clipped else "")] + ["★ useful capacity"] * starred \
+        + ["○ left out of the knee"] * hollow
+    fig.update_layout(title=f"{title}<br><sup>{'; '.join(marks)}</sup>", template="plotly_white", height=430,
+                      legend_title="",
+                      meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=85, b=45))
     fig.update_xaxes(type="log", tickvals=ticks, ticktext=[str(t) for t in ticks])
     fig.update_xaxes(title_text="threads (log scale)", row=2)
     fig.update_yaxes(rangemode="nonnegative", row=1)  # a wide CI's whisker does not pull the axis below 0
     fig.update_yaxes(title_text="TPS", row=1, col=1)
-    fig.update_yaxes(type="log", dtick=1, row=2)  # decades only
+    fig.update_yaxes(type="log", row=2, **_log_ticks([*summary["latency_p95"], *([goal_ms] if goal_ms else [])]))
     fig.update_yaxes(title_text="p95 ms (log)", row=2, col=1)
     return fig
 
@@ -226,7 +242,8 @@ UNSCORED = "#d9d9d9"  # a heatmap cell with a value but no score (neither better
 def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title: str, name: str, unit: str,
              x_title: str, y_title: str, log_color: bool = False, columns: int = 3,
              text_format: str | Callable[[float], str] = ".3g", x_order: Sequence | None = None,
-             empty_note: str = "no values to show", color: str | None = None, top_down: bool = False):
+             empty_note: str = "no values to show", color: str | None = None, top_down: bool = False,
+             ratio: bool = False):
     """One heatmap per `facet` value (engines in catalog order, titled by engine), sharing one
     colour scale so the same colour is the same number in every panel; each cell shows its value.
     `log_color`: the colour follows log10 of the value (for figures that span decades). Axes are
@@ -234,7 +251,9 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     function that writes a cell's value. With no row, the figure says `empty_note` instead.
     `color`: a column of signed scores to colour by instead of the value (> 0 better: green, < 0
     worse: red, on one scale symmetric about 0); a cell whose score is NaN is grey, its value still
-    written in it. `top_down`: the first y category at the top (steps in the order they ran)."""
+    written in it. `top_down`: the first y category at the top (steps in the order they ran).
+    `ratio`: the values are ratios: log colour on a diverging scale centred at 1 (white), its
+    colour bar labelled in ratios; any other value gets a sequential scale."""
     import math
 
     import plotly.graph_objects as go
@@ -249,9 +268,13 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
                         horizontal_spacing=0.04, vertical_spacing=0.12)
     xs = [str(v) for v in (x_order or dict.fromkeys(df.sort_values(x)[x]))]
     ys = [str(v) for v in dict.fromkeys(df.sort_values(y)[y])]
+    log_color = log_color or ratio
     finite = df[value][(df[value] > 0) if log_color else df[value].notna()]
     scale = (lambda v: math.log10(v) if v == v and v > 0 else float("nan")) if log_color else (lambda v: v)
     zmin, zmax = (scale(finite.min()), scale(finite.max())) if not finite.empty else (0.0, 1.0)
+    if ratio:  # symmetric about log10(1) = 0, so 1 is the scale's middle
+        reach = max(abs(zmin), abs(zmax)) or 1.0
+        zmin, zmax = -reach, reach
     if color is not None:
         reach = float(df[color].abs().max()) if df[color].notna().any() else 1.0
         zmin, zmax, scale = -(reach or 1.0), reach or 1.0, (lambda v: v)
@@ -298,12 +321,38 @@ def heatmaps(df: pd.DataFrame, *, x: str, y: str, value: str, facet: str, title:
     fig.update_layout(title=title, template="plotly_white", height=300 * nrows + 120,
                       # The shared axis's own bounds: plotly ignores each trace's zmin / zmax once traces share a
                       # coloraxis, and would stretch the scale over the data, drawing a better cell red.
-                      coloraxis=dict(cmin=zmin, cmax=zmax, colorscale="Viridis" if color is None else "RdYlGn", colorbar=dict(
-                          title=f"log10 {unit}" if log_color and color is None else unit)),
+                      coloraxis=dict(cmin=zmin, cmax=zmax, colorscale="RdYlGn" if color is not None else
+                                     "RdBu_r" if ratio else "Viridis", colorbar=dict(
+                          title=f"log10 {unit}" if log_color and color is None and not ratio else unit,
+                          **_ratio_ticks(zmax) if ratio else {})),
                       meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=90, b=50))
     if color is not None:
         fig.update_layout(plot_bgcolor=UNSCORED)
     return fig
+
+
+def _log_ticks(values) -> dict:
+    """Ticks of a log axis written as plain numbers: 1, 2, 5 per decade over the values' range, or
+    decades alone where that would crowd the axis."""
+    import math
+
+    finite = [float(v) for v in values if v == v and v is not None and float(v) > 0]
+    if not finite:
+        return {}
+    low, high = math.floor(math.log10(min(finite))), math.ceil(math.log10(max(finite)))
+    steps = [m * 10 ** e for e in range(low, high + 1) for m in (1, 2, 5)]
+    steps = [t for t in steps if min(finite) / 2 <= t <= max(finite) * 2]
+    if len(steps) > 7:
+        steps = [t for t in steps if math.log10(t) == int(math.log10(t))]
+    return dict(tickvals=steps, ticktext=[f"{t:g}" for t in steps])
+
+
+def _ratio_ticks(reach: float) -> dict:
+    """Colour-bar ticks of a log10 ratio scale, written as ratios (0.5x, 1x, 2x)."""
+    import math
+
+    steps = [v for v in (0.01, 0.1, 0.2, 0.5, 1, 2, 5, 10, 100) if abs(math.log10(v)) <= reach + 1e-9]
+    return dict(tickvals=[math.log10(v) for v in steps], ticktext=[f"{v:g}x" for v in steps])
 
 
 def _category_axis(df: pd.DataFrame, x: Sequence[str]):
@@ -436,98 +485,83 @@ def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, 
 
 # Steps (phases, tests) told apart by colour and symbol where engines are the rows.
 STEP_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
-STEP_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "triangle-down", "star", "hexagon", "cross")
 
 
-def findings_figure(found: pd.DataFrame, *, title: str, name: str, unit: str = "", steps: Sequence[str] | None = None):
-    """A findings table (benchlib.findings) as one row per engine, each step's ratio to the base
-    on a log axis with its 95% CI, and a line at 1 (the base). A filled marker is a decided verdict
-    (better, worse, within 5%); an open one is not (noise, the host's drift, one repetition)."""
-    import plotly.graph_objects as go
-
-    from .findings import VERDICT_WORDS, Verdict
-
-    rows = found[pd.to_numeric(found["ratio"], errors="coerce") > 0]
-    steps = [s for s in (steps or dict.fromkeys(rows["step"])) if s in set(rows["step"])]
-    engines = engine_order(rows["engine"])
-    titles = [engine_title(e) for e in engines]
-    base = engine_title(rows["base_engine"].iloc[0]) if not rows.empty else "the base"
-    fig = go.Figure()
-    for i, step in enumerate(steps):
-        sub = rows[rows["step"] == step].set_index("engine").reindex([e for e in engines if e in set(rows[rows["step"] == step]["engine"])])
-        symbol = STEP_SYMBOLS[i % len(STEP_SYMBOLS)]
-        decided = [Verdict(v).decided for v in sub["verdict"]]
-        ratio, low, high = (pd.to_numeric(sub[c], errors="coerce") for c in ("ratio", "ratio_low", "ratio_high"))
-        fig.add_scatter(
-            x=ratio, y=[engine_title(e) for e in sub.index], name=str(step), mode="markers", orientation="h",
-            marker=dict(symbol=[symbol if d else f"{symbol}-open" for d in decided], size=11,
-                        color=STEP_COLORS[i % len(STEP_COLORS)], line=dict(width=1.5)),
-            error_x=dict(type="data", symmetric=False, array=(high - ratio).fillna(0), arrayminus=(ratio - low).fillna(0),
-                         thickness=1.2, width=3),
-            customdata=[VERDICT_WORDS[Verdict(v)] for v in sub["verdict"]],
-            hovertemplate=f"%{{y}}, {step}: %{{x:.3g}}x {base} (%{{customdata}})<extra></extra>")
-    fig.add_vline(x=1, line_dash="dot", line_color="#555")
-    fig.update_xaxes(type="log", title_text=f"× {base}{f' ({unit})' if unit else ''}, log scale; open marker: not decided")
-    fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(titles)), title_text="")
-    fig.update_layout(title=title, template="plotly_white", scattermode="group", scattergap=0.35,
-                      height=150 + 46 * max(len(engines), 1), meta={"benchlib_name": name}, legend_title="",
-                      legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"),
-                      margin=dict(l=10, r=20, t=70, b=50))
-    return fig
-
-
-# Verdicts a findings row can carry that tell the two sides apart (or show them equal): a filled
-# marker; any other verdict (noise, drift, one repetition, not comparable) a hollow one.
-_DECIDED = ("better", "worse", "same")
-
-
-def findings_ratios(found: pd.DataFrame, *, title: str, name: str, x_title: str, y: str = "step",
-                    group: str = "regime", words: Callable[[str], str] = str):
-    """Findings rows as dots on a log axis, one row of the chart per `y` value (in the order given,
-    first at the top), one colour per `group`: each row's ratio with its 95% CI as a bar, a filled
-    dot where its verdict decides, a hollow one where it does not, a line at 1 (the base).
-    `words`: a verdict's words, for the hover text."""
-    import plotly.graph_objects as go
-
-    rows = found[pd.to_numeric(found["ratio"], errors="coerce") > 0]
-    order = list(dict.fromkeys(found[y]))
-    fig = go.Figure()
-    for k, (key, g) in enumerate(rows.groupby(group, sort=False)):
-        ratio = g["ratio"].astype(float)
-        high = (g["ratio_high"].astype(float) - ratio).where(g["ratio_high"].notna())
-        low = (ratio - g["ratio_low"].astype(float)).where(g["ratio_low"].notna())
-        fig.add_scatter(
-            x=ratio, y=g[y], mode="markers", name=str(key),
-            marker=dict(size=11, color=_GROUP_COLORS[k % len(_GROUP_COLORS)], line=dict(width=2),
-                        symbol=["circle" if v in _DECIDED else "circle-open" for v in g["verdict"]]),
-            error_x=dict(type="data", array=high, arrayminus=low, visible=True, thickness=1.5),
-            customdata=[words(v) for v in g["verdict"]],
-            hovertemplate=f"{key}, %{{y}}: %{{x:.3g}}x (%{{customdata}})<extra></extra>")
-    fig.add_vline(x=1, line=dict(color="#555", width=1))
-    ends = pd.concat([rows["ratio"], rows["ratio_low"], rows["ratio_high"]]).astype(float)
-    ends = ends[ends > 0]
-    ticks = [t for t in _RATIO_TICKS if ends.min() / 1.5 <= t <= ends.max() * 1.5] if not ends.empty else [1]
-    fig.update_xaxes(type="log", title_text=x_title, tickvals=ticks, ticktext=[f"{t:g}x" for t in ticks])
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=order, autorange="reversed")
-    fig.update_layout(title=title, template="plotly_white", height=120 + 22 * len(order),
-                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1, xanchor="right"),
-                      meta={"benchlib_name": name}, margin=dict(l=70, r=20, t=70, b=45))
-    return fig
-
-
-_GROUP_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 _RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 20, 50, 100)
+# A verdict as a marker: filled where the run tells the sides apart (or shows them equal), open
+# where it cannot, a cross where the two sides did different work.
+_MARKS = {"decided": ("circle", "● decided"), "undecided": ("circle-open", "○ not told apart"),
+          "not_comparable": ("x-thin-open", "× not comparable")}
 
 
-# One colour per subsystem (instruction_subsystems.SUBSYSTEMS), the same in every figure: the
-# storage layers in blues and greens, the SQL layer in oranges, the process's plumbing in greys.
-SUBSYSTEM_COLORS = {
-    "WAL / redo log": "#1F77B4", "B-tree / index": "#2CA02C", "table storage": "#98DF8A",
-    "buffer pool": "#17BECF", "locks / latches": "#D62728", "transactions / MVCC": "#9467BD",
-    "LSM memtable / compaction": "#AEC7E8", "executor": "#FF7F0E", "parser / planner": "#FFBB78",
-    "network / protocol": "#8C564B", "memory allocation": "#E377C2", "crypto / random": "#BCBD22",
-    "Python interpreter / driver": "#F7B6D2", "libc": "#7F7F7F", "other": "#C7C7C7",
-}
+def _mark(verdict: str) -> str:
+    from .findings import Verdict
+
+    v = Verdict(verdict)
+    return "not_comparable" if v == Verdict.NOT_COMPARABLE else "decided" if v.decided else "undecided"
+
+
+def _positive(x) -> bool:
+    try:
+        return x is not None and float(x) > 0 and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callable[[dict], str], title: str,
+                name: str, axis_title: str, colors: dict[str, str] | None = None, seed_label: str | None = None):
+    """THE chart of findings rows: each row's ratio to its base as a dot on one log axis with its
+    95% CI, one line of the chart per `y(row)` (in the rows' order, first at the top), one series
+    per `series(row)` side by side (`colors` by series, else a palette), a line at 1 (the base).
+    The marker is the verdict (filled: decided, open: not told apart, ×: not comparable; the
+    subtitle names only the marks drawn); the seed's ratio a grey diamond where a row has one.
+    Rows without a positive ratio are left out."""
+    import plotly.graph_objects as go
+
+    from .findings import VERDICT_WORDS, Verdict, fmt_ratio
+
+    rows = [r for r in found.to_dict("records") if _positive(r.get("ratio"))]
+    order = list(dict.fromkeys(y(r) for r in rows))
+    labels = list(dict.fromkeys(series(r) for r in rows))
+    fig = go.Figure()
+    for k, label in enumerate(labels):
+        mine = [r for r in rows if series(r) == label]
+        color = (colors or {}).get(label) or STEP_COLORS[k % len(STEP_COLORS)]
+        fig.add_scatter(
+            name=str(label), x=[r["ratio"] for r in mine], y=[y(r) for r in mine], mode="markers", orientation="h",
+            marker=dict(color=color, size=10, symbol=[_MARKS[_mark(r["verdict"])][0] for r in mine],
+                        line=dict(width=2, color=color)),
+            error_x=dict(type="data", symmetric=False, color=color, thickness=1.5,
+                         visible=any(_positive(r.get("ratio_low")) for r in mine),
+                         array=[r["ratio_high"] - r["ratio"] if _positive(r.get("ratio_high")) else 0 for r in mine],
+                         arrayminus=[r["ratio"] - r["ratio_low"] if _positive(r.get("ratio_low")) else 0
+                                     for r in mine]),
+            customdata=[[fmt_ratio(r["ratio"], r.get("ratio_low"), r.get("ratio_high")),
+                         VERDICT_WORDS[Verdict(r["verdict"])]] for r in mine],
+            hovertemplate=f"{label}, %{{y}}: %{{customdata[0]}} (%{{customdata[1]}})<extra></extra>")
+    seeded = [r for r in rows if _positive(r.get("seed_ratio"))]
+    if seeded and seed_label:
+        fig.add_scatter(name=seed_label, x=[r["seed_ratio"] for r in seeded], y=[y(r) for r in seeded],
+                        mode="markers", marker=dict(color="#9E9E9E", size=10, symbol="diamond"),
+                        hovertemplate=f"{seed_label}, %{{y}}: %{{x:.3g}}x<extra></extra>")
+    ends = [v for r in rows for v in (r["ratio"], r.get("ratio_low"), r.get("ratio_high"), r.get("seed_ratio"))
+            if _positive(v)] + [1.0]
+    ticks = [t for t in _RATIO_TICKS if min(ends) / 1.5 <= t <= max(ends) * 1.5]
+    if len(ticks) > 9:  # a wide span: decades and the halves and doubles of 1, so labels never crowd
+        ticks = [t for t in ticks if t in (0.01, 0.1, 0.5, 1, 2, 10, 100)]
+    fig.add_vline(x=1, line=dict(color="#555", width=1, dash="dot"))
+    fig.update_xaxes(type="log", title_text=f"{axis_title} (log scale)", tickvals=ticks,
+                     ticktext=[f"{t:g}x" for t in ticks],
+                     range=[math.log10(min(ends)) - 0.1, math.log10(max(ends)) + 0.1])
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=order, autorange="reversed", title_text="")
+    drawn = [text for key, (_, text) in _MARKS.items() if any(_mark(r["verdict"]) == key for r in rows)]
+    drawn += ["bars: 95% CI"] if any(_positive(r.get("ratio_low")) for r in rows) else ["one value each side: no CI"]
+    lanes = len(order) * max(1, min(len(labels), 3))
+    fig.update_layout(title=f"{title}<br><sup>{'; '.join(drawn)}</sup>", template="plotly_white",
+                      scattermode="group", scattergap=0.35, height=max(260, 140 + 16 * lanes), showlegend=True,
+                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1, xanchor="right"),
+                      meta={"benchlib_name": name}, margin=dict(l=10, r=20, t=90, b=50))
+    return fig
 
 
 def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[str] | None = None,

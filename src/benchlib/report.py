@@ -121,6 +121,7 @@ class RunReport:
 
     phrases: F.Phrases = F.DEFAULT_PHRASES
     answer_limit = 5  # lines of the answer on the first screen
+    workload = None  # the workload whose precision rule (floor, per) the run's repetitions followed
 
     def __init__(self, run_id: str, store=None):
         self.run_id = run_id
@@ -152,6 +153,26 @@ class RunReport:
         rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
         return F.render_lines(rows, self.phrases)[:self.answer_limit]
 
+    def answer_decided(self) -> list[bool]:
+        """Per line of `answer_lines`, whether the rows it states are decided (the indexes show the
+        first decided line where there is one)."""
+        rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
+        decided = [F.Verdict(v).decided for v in rows["verdict"]] if not rows.empty else []
+        if self.phrases.line_by and decided:
+            groups = dict.fromkeys(rows[self.phrases.line_by])
+            decided = [bool(rows[(rows[self.phrases.line_by] == g)]["verdict"].map(lambda v: F.Verdict(v).decided)
+                            .any()) for g in groups]
+        return decided
+
+    def index_line(self, lines: list[str]) -> str | None:
+        """The line the indexes show: the first decided one where there is one, else the first."""
+        if not lines:
+            return None
+        decided = self.answer_decided()
+        first = next((line for line, d in zip(lines, decided) if d), lines[0]) if len(decided) == len(lines) \
+            else lines[0]
+        return _plain(first)
+
     def answer(self) -> None:
         """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
         the run is, the comparison with the seed in one line, then the one chart, at a height that
@@ -168,7 +189,7 @@ class RunReport:
         html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it
                 f'<div class="benchlib-answer"><ul>{items}</ul>'
                 f'<p class="benchlib-sure">{_inline(sure)}.' + (f" {_inline(seed)}" if seed else "") + "</p></div>")
-        display(HTML(html), metadata={"benchlib": {"answer": _plain(lines[0]) if lines else None,
+        display(HTML(html), metadata={"benchlib": {"answer": self.index_line(lines),
                                                    "lines": [_plain(line) for line in lines],
                                                    "certainty": sure, "seed": seed}})
         figure = self.headline_figure()
@@ -176,6 +197,20 @@ class RunReport:
             height = figure.layout.height or ANSWER_FIGURE_HEIGHT
             figure.update_layout(height=min(height, ANSWER_FIGURE_HEIGHT))
             figure.show()
+
+    @staticmethod
+    def show(item) -> None:
+        """A figure or table a notebook cell shows, or the one line (a str) saying why there is none."""
+        from IPython.display import Markdown, display
+
+        if item is None:
+            return
+        if isinstance(item, str):
+            display(Markdown(item))
+        elif hasattr(item, "show") and hasattr(item, "layout"):  # a plotly figure
+            item.show()
+        else:
+            display(item)
 
     def findings_grid(self, found: pd.DataFrame, *, index: str = "engine", columns: str = "step",
                       caption: str = "") -> "HTML":
@@ -217,9 +252,12 @@ class RunReport:
         marks: dict[str, int] = {}
         rows = []
         # Rows against several bases or in several metrics say theirs per row; one of each goes in the caption.
-        many_bases = found["base_engine"].nunique() > 1
+        # A row's base is an engine, or (`base_label`) what it is set beside within one engine (a part).
+        bases = [label if isinstance(label, str) and label else engine_title(e) for e, label in
+                 zip(found["base_engine"], found["base_label"] if "base_label" in found else [None] * len(found))]
+        many_bases = len(set(bases)) > 1
         many_metrics = found["metric"].nunique() > 1
-        for row in (found if limit is None else found.head(limit)).to_dict("records"):
+        for base, row in zip(bases, (found if limit is None else found.head(limit)).to_dict("records")):
             f = F.fields_of(row, self.phrases)
             cited = [c for c in (row.get("caveats") or ()) if c in notes]
             sup = f"<sup>{','.join(str(marks.setdefault(c, len(marks) + 1)) for c in cited)}</sup>" if cited else ""
@@ -227,17 +265,17 @@ class RunReport:
             seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
             verdict = F.Verdict(f["verdict"])
             words = f"{verdict.value}, {f['words']}" if verdict in (F.Verdict.BETTER, F.Verdict.WORSE) else f["words"]
-            base_value = f"{f['base']}: {f['base_value']}" if many_bases else f["base_value"]
+            base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""
             rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"
                         f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
         first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
-        caption = ("Bases per row. " if many_bases else f"Base: {first['base']}. ") + \
+        caption = ("" if many_bases else f"Base: {bases[0]}. ") + \
             ("" if many_metrics else f"Metric: {first['metric']}. ")
         head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
                 + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
         foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
-        return HTML(f'<table class="benchlib-findings"><caption>{caption}{F.certainty(found)}.</caption>'
+        return HTML(f'<table class="benchlib-findings"><caption>{caption.strip()}</caption>'
                     f"{head}{''.join(rows)}</table>" + (f'<ol class="benchlib-notes">{foot}</ol>' if foot else ""))
 
     def appendix_parts(self) -> list[tuple[str, Any]]:
@@ -262,6 +300,15 @@ class RunReport:
             parts.append(f"<h4>{heading}</h4>{html}")
         return HTML('<details class="benchlib-appendix"><summary>About this run: host, engines, images, '
                     f"conditions, problems</summary>{''.join(parts)}</details>")
+
+    def precision_outcome(self) -> "results.PrecisionOutcome | None":
+        """The run's precision by the rule its driver stopped on (results.precision_outcome, with its
+        workload's floor and divisor); None where the report knows no workload or no ci_target."""
+        target = self.param("ci_target")
+        if self.workload is None or target is None:
+            return None
+        return results.precision_outcome(self.run_id, float(target), floor=self.workload.precision_floor,
+                                         per=self.workload.precision_per, store=self.store)
 
     def priced_as(self) -> str | None:
         """The instance a workload prices this host's throughput as (None: it prices nothing)."""
@@ -334,10 +381,10 @@ class RunReport:
         note = self.info.get("status_note") or ""
         if note and self.info["status"] != "ok":  # an ok run's note is in the caveats
             lines.append(f"**Status note:** {note}")
-        elif ", the bound: " in note:  # driver.precision_verdict's words for a start that missed its CI target
-            lines.append(f"**Precision target not met:** {note.count(', the bound: ')} engine start(s) reached "
-                         "max_repetitions with phase windows whose 95% CI was still wider than ci_target "
-                         "(each named in the caveats).")
+        elif (outcome := self.precision_outcome()) is not None and not outcome.met:
+            lines.append(f"**Precision target not met:** {outcome.wide} of {outcome.targeted} phase windows with a "
+                         f"target still had a 95% CI wider than ±{float(self.param('ci_target')):.0%} after "
+                         f"{self.param('max_repetitions')} repetition(s).")
         for row in self.check_mismatches().itertuples():
             variant = "" if row.labels in (None, "{}") else f" {row.labels}"
             if row.check_value != row.check_value:  # the check itself raised: its window is kept

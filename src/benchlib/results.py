@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import pandas as pd
@@ -261,6 +262,39 @@ def precision(run_id: str, *, floor: float, per: str | None = None, instance_id:
         "spread": summary["value_spread"], "n": summary["n"],
         "targeted": [counted_by_valgrind or c >= floor for c in cpu], "metric": metric,
     })
+
+
+@dataclass(frozen=True)
+class PrecisionOutcome:
+    """Whether every phase window with a precision target has a 95% CI within `ci_target`
+    (`precision`'s table): `met`, and the counts behind it. A window with one value has no CI and
+    counts as wide. The driver stops on it; a report reads it: one rule, no sentence between them."""
+    met: bool
+    wide: int  # targeted windows still wider than ci_target
+    targeted: int
+    table: pd.DataFrame  # precision's rows, each with `wide`
+
+    @property
+    def widest(self) -> pd.Series | None:
+        target = self.table[self.table["targeted"]]
+        return None if target.empty else target.sort_values("rel_ci95", ascending=False, na_position="first").iloc[0]
+
+
+# Instruction counts (valgrind's, deterministic) of a phase within this spread of each other (max -
+# min over the mean): one more repetition would count the same, so the repetitions stop.
+INSTRUCTIONS_AGREE = 0.005
+
+
+def precision_outcome(run_id: str, ci_target: float, *, floor: float, per: str | None = None,
+                      instance_id: str | None = None, measured_in: int | None = None,
+                      store: Store | None = None) -> PrecisionOutcome:
+    p = precision(run_id, floor=floor, per=per, instance_id=instance_id, measured_in=measured_in, store=store)
+    # NaN (one repetition) counts as wide; instruction counts that agree within INSTRUCTIONS_AGREE
+    # do not: one more repetition would count the same.
+    agree = (p["metric"] == "instructions_user") & (p["spread"] <= INSTRUCTIONS_AGREE)
+    p = p.assign(wide=p["targeted"] & ~(p["rel_ci95"] <= ci_target) & ~agree)
+    return PrecisionOutcome(met=not p["wide"].any(), wide=int(p["wide"].sum()), targeted=int(p["targeted"].sum()),
+                            table=p)
 
 
 def calibrations(df: pd.DataFrame) -> pd.DataFrame:

@@ -46,3 +46,4 @@ def test_the_first_screen_shows_the_answer_with_its_numbers(answering, tiny_outc
     assert _squeezed(stated["certainty"]) in seen
     assert screen.chart_bottom is not None and screen.chart_bottom <= screen.height, \
         f"the answer's chart ends at {screen.chart_bottom} px in a {screen.height} px window"
+    assert screen.wide_tables == [], f"tables overflowing the first screen's width: {screen.wide_tables}"

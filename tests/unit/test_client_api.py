@@ -218,9 +218,17 @@ def test_seed_002s_order_is_judged_on_the_odb_like_layer_with_the_seeds_ratio():
     both = analysis.findings(_summary(_windows("postgres", "unix", PG), _windows("mysql", "unix", MYSQL),
                                       _windows("mariadb", "unix", MYSQL)))
     assert list(both[both["kind"] == "order"]["engine"]) == ["mysql"]
-    assert set(found[found["headline"]]["kind"]) >= {"order", "layer"}
     sqlite_rows = found[(found["kind"] == "layer") & (found["engine"] == "sqlite")]
     assert set(sqlite_rows["metric"]) == {"in-process CPU per operation"}
+
+
+def test_the_answer_states_decided_rows_first_layers_before_the_rest():
+    found = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE), _windows("postgres", "unix", PG),
+                                       _windows("mariadb", "unix", MYSQL)), drift=lambda e, b: 0.0)
+    head = found[found["headline"]]
+    assert len(head) and head["verdict"].isin(["better", "worse", "same"]).all()
+    kinds = list(head["kind"])
+    assert kinds == sorted(kinds, key=lambda k: k != "layer")  # the question's rows (layers) lead
 
 
 def test_the_contended_test_is_one_window_per_mode_so_untested():

@@ -134,7 +134,12 @@ def test_the_chart_and_tables_say_what_was_compared_in_the_runs_unit(tmp_path):
     assert "aaaaaa" not in figure.layout.title.text and "bbbbbb" not in figure.layout.title.text
     # Same parameters, host and code: the second run repeats the first.
     assert figure.layout.title.text.startswith("The rerun over the base run: engine CPU time per row")
-    assert figure.layout.yaxis.title.text == "× the base run"
+    assert figure.layout.xaxis.title.text.startswith("× the base run") and figure.layout.xaxis.type == "log"
+    # MySQL ran in the base run only: the one line says so, every row is of the common set.
+    assert set(report.findings()["engine"]) == {"postgres"}
+    assert report.left_out() == "Compared: the engines every run measured. Left out: MySQL (only in the base run)."
+    # Its geometric mean is per engine, never across engines; the legend names the colours drawn.
+    assert list(report.ratio_table().data.columns)[-1].startswith("geometric mean (this engine")
     line = report.answer_lines()[0]
     assert "2.9 µs/row → 3.5 µs/row" in line and "e-0" not in line, line  # 1,000 rows per window
     assert "e-0" not in report.findings_table().data

@@ -149,3 +149,16 @@ def test_rendered_findings_snapshot(store, snapshot):
                       report.findings_table().data.replace("<tr>", "\n<tr>").replace("<ol", "\n<ol"), "",
                       report.hypotheses_table().data.replace("<tr>", "\n<tr>")])
     assert text == snapshot
+
+
+def test_the_indexes_show_the_first_decided_answer_line(tmp_path):
+    from benchlib.store import Store
+
+    store = Store(tmp_path / "results")
+    noisy = {phase: [0.2 * v, 1.0 * v, 1.8 * v] for phase, v in (("insert", 1.0), ("update", 2.0), ("select", 0.1),
+                                                                     ("delete", 0.5))}
+    report = DmlReport(_run(store, costs={"postgres": COSTS["postgres"], "mysql": noisy, "sqlite": COSTS["sqlite"]},
+                            calibration={"postgres": 0.06, "mysql": 0.06, "sqlite": 0.06}), store)
+    lines = report.answer_lines()
+    assert report.answer_decided() == [False, True]  # MySQL's line: nothing told apart; SQLite's: decided
+    assert report.index_line(lines) == lines[1].replace("**", "") and lines[0].startswith("MySQL")

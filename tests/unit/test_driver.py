@@ -134,10 +134,15 @@ def test_repetitions_inside_one_start_stop_at_the_bound_and_say_why(store):
     assert df["instance_id"].nunique() == 1 and sorted(set(df["repetition"])) == [1, 2, 3]
     note = results.run_info(result.run_id, store)["status_note"]
     assert "sqlite: Repetitions: 3, the bound" in note
-    # An ok run's note sits in the caveats; a missed target is also named among the problems.
+    # The report reads the outcome by the driver's own rule (results.precision_outcome), never its sentence.
     from benchlib.report import RunReport
-    problems = RunReport(result.run_id, store).problems()
-    assert "**Precision target not met:** 1 engine start(s) reached max_repetitions" in problems
+
+    class TinyReport(RunReport):
+        workload = TinyInOneStart()
+
+    outcome = TinyReport(result.run_id, store).precision_outcome()
+    assert not outcome.met and outcome.wide == outcome.targeted >= 1
+    assert outcome.table.loc[outcome.table["wide"], "n"].eq(3).all()  # at the bound: max_repetitions values
 
 
 def _burn(stop: threading.Event) -> None:
@@ -300,45 +305,58 @@ def test_step_major_repetitions_run_each_steps_repetitions_back_to_back(store, w
     assert calibrations_before == ([1, 2, 3, 4] if workload.repeat_each_step else [1, 1, 2, 2])
 
 
-def test_the_host_speed_caveat_names_the_engine_a_slow_spell_fell_on():
+LOOPS = {"mariadb": (0.062, 0.064, 0.060), "mariadb-myrocks": (0.097, 0.101, 0.106)}
+
+
+def _speed_report(store, run_id, loops, steal=None, starts=None):
+    """A run stored through the Store API: one phase window per engine, the calibration loops
+    (`loops`: engine -> seconds per repetition; `starts`: engine -> instance per repetition) and,
+    where given, the steal time over each engine's phase window (`steal`: engine -> seconds)."""
+    from benchlib.report import RunReport
+    from synthetic_runs import T0, write_run
+
+    write_run(store, run_id, 0, {e: {"insert": [1.0]} for e in loops}, parameters={"engines": list(loops)})
+    rows = [{"run_id": run_id, "instance_id": (starts or {}).get(e, [f"{e}-0001"] * len(v))[rep - 1], "engine": e,
+             "experiment": "dml", "phase": "calibration", "repetition": rep, "window": "calibration", "status": "ok",
+             "started_at": T0 + pd.Timedelta(seconds=rep), "ended_at": T0, "labels": "{}",
+             "metric": "calibration_cpu_time", "value": value, "unit": "s", "source": "clock", "scope": "calibration"}
+            for e, v in loops.items() for rep, value in enumerate(v, 1)]
+    store.append_measurements(run_id, 900, rows)
+    for seq, (e, seconds) in enumerate((steal or {}).items(), 901):
+        common = {"run_id": run_id, "instance_id": f"{e}-0001", "engine": e, "experiment": "dml", "phase": "insert",
+                  "repetition": 1, "window": "phase", "status": "ok", "started_at": T0, "ended_at": T0, "labels": "{}",
+                  "seq": seq}
+        store.append_measurements(run_id, seq, [
+            {**common, "metric": "wall_time", "value": 6.0, "unit": "s", "source": "clock", "scope": "server"},
+            {**common, "metric": "host_steal_time", "value": seconds, "unit": "s", "source": "/proc/stat",
+             "scope": "host"}])
+    store.compact(run_id)
+    return RunReport(run_id, store)
+
+
+def test_the_host_speed_caveat_names_the_engine_a_slow_spell_fell_on(store):
     # Run 20261124T124310Z-df05c2: every MyRocks repetition's calibration loop took 97-106 ms, the
     # other engines' 59-66 ms (a helper session was reading files on the host meanwhile).
-    from benchlib.report import RunReport
-
-    report = object.__new__(RunReport)
-    report.measurements = pd.DataFrame([
-        {"run_id": "r", "instance_id": e, "engine": e, "repetition": rep, "metric": "calibration_cpu_time",
-         "window": "calibration", "value": v}
-        for e, values in (("mariadb", (0.062, 0.064, 0.060)), ("mariadb-myrocks", (0.097, 0.101, 0.106)))
-        for rep, v in enumerate(values, 1)])
-    text = report.host_speed_by_engine()
+    text = _speed_report(store, "speed-1", LOOPS).host_speed_by_engine()
     assert text.startswith("**Host speed by engine** (median calibration loop of each engine's repetitions): "
                            "MariaDB 62 ms, MariaDB MyRocks 101 ms.")
     assert "MariaDB MyRocks's loop ran 1.63x the fastest engine's: the loop runs on the engine's CPUs, so either the " \
            "host was slower then" in text and "Steal time" not in text  # a run from before steal was read
     # Steal over each engine's phase windows (/proc/stat): 1.2 s of 2 cores x 6 s for MyRocks.
-    cal = report.measurements
-    phases = pd.DataFrame([{"run_id": "r", "instance_id": e, "engine": e, "repetition": 1, "metric": metric,
-                            "window": "phase", "scope": scope, "seq": seq, "value": value}
-                           for seq, e, wall, steal in ((10, "mariadb", 6.0, 0.0), (11, "mariadb-myrocks", 6.0, 1.2))
-                           for metric, scope, value in (("wall_time", "server", wall), ("host_steal_time", "host", steal))])
-    report.measurements = pd.concat([cal.assign(scope="calibration", seq=range(len(cal))), phases], ignore_index=True)
-    report.info = {"cpu_cores": 2}
-    text = report.host_speed_by_engine()
+    text = _speed_report(store, "speed-2", LOOPS, steal={"mariadb": 0.0, "mariadb-myrocks": 1.2}).host_speed_by_engine()
     assert "(/proc/stat, as a share of the host's CPU time then): MariaDB 0.0%, MariaDB MyRocks 10.0%." in text
     assert "Loops over 1.10x the fastest engine's median: MariaDB 0 of 3 (slowest 64 ms), MariaDB MyRocks 3 of 3 " \
            "(slowest 106 ms)." in text and "Steal did not capture" not in text  # 10% steal: it did
-    report.measurements.loc[report.measurements["metric"] == "host_steal_time", "value"] = 0.01
-    assert "Steal did not capture the slow loops" in report.host_speed_by_engine()
+    little = _speed_report(store, "speed-3", LOOPS, steal={"mariadb": 0.01, "mariadb-myrocks": 0.01})
+    assert "Steal did not capture the slow loops" in little.host_speed_by_engine()
     assert "per engine start" not in text  # one start per engine: its median is the start's
     # Two starts of one engine that met the host at different speeds (run 20261124T192748Z-d9b761: PostgreSQL
     # 66 ms cached, 110 ms IO-bound, one median of 84 ms over both).
-    two = pd.concat([cal, cal[cal["engine"] == "mariadb"].assign(instance_id="mariadb-2", repetition=[4, 5, 6],
-                                                                  value=[0.110, 0.112, 0.108])], ignore_index=True)
-    report.measurements = two
+    two = _speed_report(store, "speed-4", {"mariadb": (0.062, 0.064, 0.060, 0.110, 0.112, 0.108),
+                                           "mariadb-myrocks": LOOPS["mariadb-myrocks"]},
+                        starts={"mariadb": ["mariadb-0001"] * 3 + ["mariadb-0002"] * 3})
     # In the order the starts ran, not grouped by engine (the 02 report said "PostgreSQL 37, 35 ms; MySQL 36,
     # 34 ms" of starts that ran PostgreSQL, MySQL, PostgreSQL, MySQL).
     assert "Median loop per engine start, in the order the starts ran: MariaDB 62 ms, MariaDB MyRocks 101 ms, " \
-           "MariaDB 110 ms." in report.host_speed_by_engine()
-    report.measurements = cal[cal["engine"] == "mariadb"]
-    assert report.host_speed_by_engine() == ""
+           "MariaDB 110 ms." in two.host_speed_by_engine()
+    assert _speed_report(store, "speed-5", {"mariadb": LOOPS["mariadb"]}).host_speed_by_engine() == ""

@@ -277,6 +277,23 @@ def test_findings_verdicts_come_from_the_one_rule_and_the_differences():
         for s, m in (("load", "load rate"), (INSERT["key"], "latency"), (FETCH, "engine CPU"))]
 
 
+def test_the_answer_states_the_bulk_mode_load_and_only_the_btree_lsm_pairs():
+    loads = pd.DataFrame({"regime": "cached", "engine": ["mariadb", "mariadb-myrocks", "mariadb-myrocks"],
+                          "order": "key", "method": ["LOAD DATA LOCAL INFILE", "LOAD DATA LOCAL INFILE",
+                                                     "LOAD DATA, rocksdb_bulk_load"],
+                          "main": [True, True, False], "rows_per_s": [25_400.0, 22_400.0, 38_700.0]})
+    bulk = {m.name for d in dialects.DIALECTS.values() for m in d.methods if m.bulk_mode}
+    stated = analysis.answer_loads(loads, bulk).set_index("engine")["rows_per_s"]
+    assert stated.to_dict() == {"mariadb": 25_400.0, "mariadb-myrocks": 38_700.0}
+    pairs = list(dialects.COMPARISONS)  # FerretDB's pair too: its rows never answer B-tree vs LSM
+    found = analysis.findings(analysis.answer_loads(loads, bulk), _summary(), pairs, ["cached"], differences_of={},
+                              drift={}, seed={}, bulk_modes=bulk)
+    head = found[found["headline"] == True]  # noqa: E712
+    assert set(head["engine"]) == {"mariadb-myrocks", "rocksdb"} - ({"rocksdb"} - set(found["engine"]))
+    load = found[found["metric"] == "load rate"].iloc[0]
+    assert load["ratio"] == pytest.approx(38_700 / 25_400) and "rocksdb_bulk_load" in load["step"]
+
+
 def test_rendered_findings_match_the_approved_snapshot(snapshot):
     from benchlib import findings as F
     from benchlib.workloads.load_fetch.report import PHRASES

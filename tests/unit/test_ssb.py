@@ -103,32 +103,34 @@ def _findings(wrong=()):
                              wrong=wrong)
 
 
-def test_findings_set_each_column_store_against_the_row_store_hot_and_cold():
+def test_findings_set_each_column_store_against_the_row_store_hot_and_first_run():
     found = _findings().set_index(["engine", "step", "regime"])
-    # Hot: a geometric mean per repetition, so a CI over repetitions; cold: one run each, untested.
+    # Hot: a geometric mean per repetition, so a CI over repetitions; the first run: one each, untested.
     assert found.at[("chdb", "all 13 queries", "hot"), "verdict"] == "better"
     assert found.at[("chdb", "all 13 queries", "hot"), "n"] == 3
-    assert found.at[("chdb", "all 13 queries", "cold"), "verdict"] == "untested"
+    assert found.at[("chdb", "all 13 queries", "first run"), "verdict"] == "untested"
     assert found.at[("duckdb", "flight Q2", "hot"), "ratio"] == pytest.approx(0.04)
     # PostgreSQL without JIT against itself with it: a row of its own, hot only.
     assert found.at[("postgres", "all 13 queries", "hot, jit=off"), "ratio"] == pytest.approx(0.9)
-    assert ("postgres", "all 13 queries", "cold, jit=off") not in found.index
-    # Loads and sizes: one each; bytes are counted, so no drift band.
+    assert ("postgres", "all 13 queries", "first run, jit=off") not in found.index
+    # A load: one each. A size is exact, not a repeated measurement: decided by the threshold alone
+    # (150 MB against 900 MB), with no drift band and no "one repetition".
     assert found.at[("chdb", "load lineorder", "one load"), "verdict"] == "untested"
-    assert found.at[("chdb", "lineorder_flat on disk", "after the load"), "drift"] == 0.0
+    size = found.loc[("chdb", "lineorder_flat on disk", "after the load")]
+    assert (size["drift"], size["verdict"], size["ratio_low"]) == (0.0, "better", pytest.approx(150 / 900))
     assert found.at[("chdb", "Q1.2", "hot"), "seed_ratio"] == pytest.approx(127 / 784337)
-    # The answer's rows come first: all queries, hot then cold, each column store, then PostgreSQL without JIT.
+    # The answer: all queries hot, each column store, then PostgreSQL without JIT; a first run is
+    # never headlined (it may have read nothing from storage).
     head = _findings()
-    assert list(zip(head["engine"], head["regime"]))[:5] == [("chdb", "hot"), ("duckdb", "hot"),
-                                                             ("postgres", "hot, jit=off"), ("chdb", "cold"),
-                                                             ("duckdb", "cold")]
-    assert head["headline"].head(5).all() and not head["headline"].iloc[5:].any()
+    assert list(zip(head["engine"], head["regime"]))[:3] == [("chdb", "hot"), ("duckdb", "hot"),
+                                                             ("postgres", "hot, jit=off")]
+    assert head["headline"].head(3).all() and not head["headline"].iloc[3:].any()
 
 
 def test_a_wrong_answer_is_not_compared_nor_any_mean_that_holds_it():
     found = _findings(wrong={("duckdb", "Q2.2")}).set_index(["engine", "step", "regime"])["verdict"]
     assert found[("duckdb", "Q2.2", "hot")] == "not_comparable"
-    assert found[("duckdb", "flight Q2", "hot")] == found[("duckdb", "all 13 queries", "cold")] == "not_comparable"
+    assert found[("duckdb", "flight Q2", "hot")] == found[("duckdb", "all 13 queries", "first run")] == "not_comparable"
     assert found[("duckdb", "flight Q1", "hot")] == "better" and found[("chdb", "flight Q2", "hot")] == "better"
 
 

@@ -359,12 +359,15 @@ def test_a_ratio_inside_the_hosts_drift_is_not_a_difference():
     assert drifted.set_index("kind").loc["capacity", "verdict"] == "drift"
 
 
-def test_an_undetermined_knee_makes_its_rows_not_comparable():
-    # Still gaining 40% per doubling at the last step run: the capacity lies beyond it.
+def test_an_undetermined_knee_compares_both_engines_at_the_same_thread_count():
+    # Still gaining 40% per doubling at the last step run: no capacity, so both sides at 8 threads,
+    # judged like any other row (never a knee against a last step at other threads).
     rising = [(1, 100), (2, 190), (4, 270), (8, 380)]
     found = _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", rising)).set_index("kind")
-    assert found.loc["capacity", "verdict"] == found.loc["cost", "verdict"] == "not_comparable"
-    assert "knee-undetermined" in found.loc["capacity", "caveats"] and found.loc["capacity", "threads"] == 8
+    capacity = found.loc["capacity"]
+    assert (capacity["threads"], capacity["base_threads"]) == (8, 8)
+    assert capacity["ratio"] == pytest.approx(380 / 82_500, rel=1e-3) and capacity["verdict"] == "worse"
+    assert "knee-undetermined" in capacity["caveats"]
     assert found.loc["price", "verdict"] == "worse"  # price/performance does not need a knee
 
 
@@ -427,6 +430,18 @@ def test_useful_capacity_is_starred_on_the_throughput_axis_in_a_panel_of_its_own
     low, high = sorted([axis(tps.yaxis).domain, axis(p95.yaxis).domain])
     assert low[1] <= high[0]
     assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [2, 4, 8]
+
+
+def test_the_charts_legend_names_only_marks_drawn_and_no_whisker_goes_below_zero():
+    from benchlib.plots import throughput_latency
+
+    summary = _summary("postgres", [(1, 100.0, 0.03), (4, 400.0, 0.05)]).assign(tps_ci95=[300.0, 50.0])
+    fig = throughput_latency(summary, title="t", name="t", knees=None)
+    tps = next(tr for tr in fig.data if list(tr.y) == [100.0, 400.0])
+    assert [y - m for y, m in zip(tps.y, tps.error_y.arrayminus)] == [0.0, 350.0]  # cut at 0, not at -200
+    assert "★" not in fig.layout.title.text and "cut at 0" in fig.layout.title.text
+    knees = pd.DataFrame({"engine": ["postgres"], "test": ["t"], "knee_threads": [4.0], "knee_tps": [400.0]})
+    assert "★" in throughput_latency(summary, title="t", name="t", knees=knees).layout.title.text
 
 
 def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):

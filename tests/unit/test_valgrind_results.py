@@ -8,7 +8,8 @@ import json
 import pytest
 
 from benchlib import results
-from benchlib.driver import INSTRUCTIONS_AGREE, precision_verdict
+from benchlib.driver import precision_verdict
+from benchlib.results import INSTRUCTIONS_AGREE
 from benchlib.store import Store
 
 T0 = dt.datetime(2026, 11, 28, tzinfo=dt.timezone.utc)

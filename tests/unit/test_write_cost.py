@@ -2,6 +2,7 @@
 message naming the value), the cells of the sweep, the statements of a cell, and the arithmetic
 of the report on a frame with known answers."""
 import json
+import math
 
 import pandas as pd
 import pytest
@@ -359,3 +360,28 @@ def test_heatmap_axis_titles_sit_on_the_outer_panels_only():
     # Three columns: panels 1 and 2 have panels below them; panel 3 has none.
     assert x_titles == [None, None, "rows per statement", "rows per statement", "rows per statement"]
     assert y_titles == ["rows per transaction", None, None, "rows per transaction", None]
+
+
+def test_a_cost_whose_ci_is_not_above_zero_is_not_a_part():
+    # MariaDB's driver commit read -5.25 µs net of its idle rate (run 20261128T014008Z-a3b8cc).
+    parts = pd.DataFrame({"engine": ["mariadb", "postgres"], "n": [1, 3],
+                          "one_row_txn": [141.0, 197.0], "one_row_txn_ci95": [float("nan"), 5.0],
+                          "commit": [-5.25, 20.0], "commit_ci95": [float("nan"), 30.0],
+                          "statement": [116.0, 94.0], "statement_ci95": [float("nan"), 4.0],
+                          "row": [29.8, 22.0], "row_ci95": [float("nan"), 2.0]})
+    shown = analysis.positive_parts(parts).set_index("engine")
+    assert pd.isna(shown.loc["mariadb", "commit"]) and shown.loc["mariadb", "statement"] == 116.0
+    assert pd.isna(shown.loc["postgres", "commit"])  # 20 ± 30: its CI reaches below zero
+    assert shown.loc["postgres", "row"] == 22.0
+
+
+def test_a_ratio_heatmap_is_diverging_and_centred_at_one_other_heatmaps_sequential():
+    from benchlib.plots import heatmaps
+
+    df = pd.DataFrame({"engine": ["mysql", "mysql"], "x": ["1", "10"], "y": ["1", "1"], "v": [0.5, 4.0]})
+    kw = dict(x="x", y="y", value="v", facet="engine", title="t", name="t", unit="× PostgreSQL", x_title="", y_title="")
+    ratio = heatmaps(df, ratio=True, **kw).layout.coloraxis
+    assert ratio.cmin == -ratio.cmax  # log10(1) = 0 is the middle colour
+    assert ratio.cmin == pytest.approx(-math.log10(4.0)) and "1x" in ratio.colorbar.ticktext
+    plain = heatmaps(df, log_color=True, **kw).layout.coloraxis
+    assert plain.cmin == pytest.approx(math.log10(0.5)) and plain.cmax == pytest.approx(math.log10(4.0))

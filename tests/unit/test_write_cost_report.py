@@ -5,7 +5,7 @@ import pytest
 
 from benchlib.store import Store
 from benchlib.workloads.write_cost import WriteCostReport
-from benchlib.workloads.write_cost.report import CLUSTER_QUESTION, SINGLE_NODE_QUESTION, Note
+from benchlib.workloads.write_cost.report import CLUSTER_QUESTION, SINGLE_NODE_QUESTION
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
 from write_cost_runs import ENGINES, write_run
 
@@ -29,7 +29,7 @@ def test_each_engine_says_whether_its_parts_separate_and_mysql_meets_the_seed_in
     assert found.loc[("decomposition", "postgres"), "verdict"] == "noise"
     assert found.loc[("decomposition", "sqlite"), "caveats"] == ("embedded-driver",)
     bulk = found.loc[("bulk", "mysql")]
-    bulk = bulk[bulk["metric"] == "cpu_time"].iloc[0]
+    bulk = bulk[bulk["metric"] == "engine CPU"].iloc[0]
     assert bulk["seed_ratio"] == pytest.approx(68_011_238_184 / 52_812_253_895) and bulk["seed"] == "same_direction"  # the article's exact counts
     assert bulk["base_engine"] == "postgres" and 1.1 < bulk["ratio"] < 1.2 and bulk["verdict"] == "worse"
     assert report.findings()["headline"].sum() == 4  # three engines' parts, then MySQL in bulk
@@ -53,9 +53,9 @@ def test_a_negative_share_after_the_commit_is_never_drawn(tmp_path):
 
 
 def test_nothing_to_draw_is_said_not_drawn_as_an_empty_axis(report):
-    """Issue 37 item 11: without clusters, the replication chart was an empty axis."""
-    figure = report.replication_figure()
-    assert isinstance(figure, Note) and "No cluster ran beside its single node" in figure
+    """Issue 37 item 11: without clusters, the replication chart was an empty axis. A run that did
+    not ask about replication shows nothing of it at all."""
+    assert not report.asks_replication and report.replication_figure() is None
     assert report.node_table() is None
 
 
@@ -95,3 +95,13 @@ def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
     mysql = costs[costs["kind"] == "decomposition"].set_index("engine").loc["mysql"]
     assert mysql["value"] == pytest.approx(310e-6 * 3e9, rel=0.01) and mysql["verdict"] == "worse"
     assert "instructions vs" in report.answer_lines()[0] and "µs" not in report.answer_lines()[0]
+
+
+def test_the_findings_table_names_each_rows_own_base_and_claims_no_ci_for_one_value(report):
+    """Within-engine rows (statement vs commit) are based on a part, not on PostgreSQL."""
+    found = report.findings()
+    parts = found[found["kind"] == "decomposition"]
+    assert (parts["base_label"] == parts["base_part"]).all()
+    html = report.findings_table().data
+    assert "Base: PostgreSQL" not in html
+    assert all(f"{label}: " in html for label in parts["base_label"])

@@ -152,8 +152,14 @@ window.addEventListener("load", function () { setTimeout(function () {
       return answer.compareDocumentPosition(gd) & Node.DOCUMENT_POSITION_FOLLOWING; })[0];
     if (after) { chart = after.getBoundingClientRect().bottom; }
   }
+  // A table on the first screen wider than the window, or than the box that scrolls it sideways.
+  var wide = Array.from(document.querySelectorAll("table")).filter(function (t) {
+    var box = t.getBoundingClientRect(), up = t.parentElement;
+    return box.height > 0 && box.top < SCREEN && box.bottom > 0 && (box.right > window.innerWidth + 1
+      || (up && up.scrollWidth > up.clientWidth + 1));
+  }).map(function (t) { return ((t.querySelector("caption") || t).textContent || "").trim().slice(0, 80); });
   document.getElementById("benchlib-check").textContent = JSON.stringify({
-    text: seen.join(" "), answer: !!answer, chartBottom: chart, height: SCREEN});
+    text: seen.join(" "), answer: !!answer, chartBottom: chart, height: SCREEN, wideTables: wide});
 }, 1000); });
 </script>
 """
@@ -166,12 +172,14 @@ class FirstScreen:
     answered: bool  # the page has an answer (RunReport.answer's block)
     chart_bottom: float | None  # where the chart after the answer ends, in px from the top
     height: int
+    wide_tables: list[str]  # tables on the first screen overflowing its width (their captions)
 
 
 def first_screen(page: Path, width: int = WIDTH, height: int = HEIGHT) -> FirstScreen:
     """What a reader sees of `page` at width x height before scrolling."""
     data = _probe(page, FIRST_SCREEN_SCRIPT.replace("SCREEN", str(int(height))), width, height)
-    return FirstScreen(Path(page), data["text"], data["answer"], data["chartBottom"], data["height"])
+    return FirstScreen(Path(page), data["text"], data["answer"], data["chartBottom"], data["height"],
+                       data.get("wideTables", []))
 
 
 def _probe(page: Path, script: str, width: int, height: int = HEIGHT) -> dict:

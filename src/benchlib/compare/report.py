@@ -12,7 +12,7 @@ import pandas as pd
 
 from .. import findings as F
 from .. import results
-from ..plots import bars_by_phase, engine_order, engine_title
+from ..plots import engine_order, engine_title, ratio_chart
 from ..report import RunReport, fmt, host_label, known
 from ..workloads import by_experiment, per_operation
 from .selection import differ_by_time_only
@@ -20,9 +20,12 @@ from .selection import differ_by_time_only
 # Readings of a window compared beside its cost, and which way is better.
 READINGS = {"tps": ("TPS", True), "latency_p95": ("p95 latency", False)}
 RERUN, UNLIKE_HOSTS = "rerun", "unlike-hosts"
-# Spreadsheet cells by verdict: red dearer, green cheaper, grey real but under the threshold.
-_COLOURS = {F.Verdict.WORSE.value: "background-color: #f4c7c3", F.Verdict.BETTER.value: "background-color: #c8e6c9",
-            F.Verdict.SAME.value: "background-color: #eeeeee"}
+# Spreadsheet cells by verdict (the legend under the table names the colours drawn).
+_COLOURS = {F.Verdict.WORSE.value: ("background-color: #f4c7c3", "red: dearer"),
+            F.Verdict.BETTER.value: ("background-color: #c8e6c9", "green: cheaper"),
+            F.Verdict.SAME.value: ("background-color: #eeeeee", "grey: told apart but within the threshold, no change "
+                                                                "called")}
+BASE_RUN = "the base run"
 
 
 class ComparisonReport(RunReport):
@@ -80,9 +83,10 @@ class ComparisonReport(RunReport):
             given = c.get("verdict")
             rows.append(F.finding(
                 engine=c["key"], base_engine=c["key"], step=self._step(c["phase"], c["labels"], c["run_id"]),
-                metric=c["metric"], unit=self.cost_unit, contrast=c, threshold=self.threshold,
+                metric=self.cost_label(), unit=self.cost_unit, contrast=c, threshold=self.threshold,
                 caveats=caveats,
-                verdict=F.Verdict(given) if isinstance(given, str) else None) | {"run_id": c["run_id"]})
+                verdict=F.Verdict(given) if isinstance(given, str) else None)
+                | {"run_id": c["run_id"], "base_label": BASE_RUN})
         rows += self._reading_findings(caveats)
         return F.table(rows)
 
@@ -106,9 +110,9 @@ class ComparisonReport(RunReport):
                     continue
                 c = results.contrast(stats.loc[(self.run_ids[0], key, labels, phase)], row, "value", self.threshold)
                 out.append(F.finding(engine=key, base_engine=key, step=f"{self._step(phase, labels, run_id)}, {title}",
-                                     metric=metric, unit=unit, contrast=c, higher_is_better=higher,
+                                     metric=title, unit=unit, contrast=c, higher_is_better=higher,
                                      threshold=self.threshold, caveats=caveats)
-                           | {"run_id": run_id})
+                           | {"run_id": run_id, "base_label": BASE_RUN})
         return out
 
     def all_measurements(self) -> pd.DataFrame:
@@ -155,45 +159,61 @@ class ComparisonReport(RunReport):
         if found.empty:
             return out
         for position, run_id in enumerate(self.run_ids[1:], start=1):
-            df = found[(found["run_id"] == run_id) & (found["metric"] == self.metric)]
+            df = found[(found["run_id"] == run_id) & (found["metric"] == self.cost_label())]
             if df.empty:
                 continue
-            df = df.assign(phase=[s.rpartition(" (run #")[0] or s for s in df["step"]] if len(self.run_ids) > 2
-                           else df["step"], above=df["ratio_high"] - df["ratio"], below=df["ratio"] - df["ratio_low"])
             which = f"Run #{position}" if len(self.run_ids) > 2 else ("The rerun" if self.is_rerun() else
                                                                         "The compared run")
-            fig = bars_by_phase(df, "ratio", error="above", error_minus="below", unit="× the base run",
-                                name=f"compare-run-{position}",
-                                title=f"{which} over the base run: engine {self.metric_unit_words()} per "
-                                      f"{self.noun}, per phase (95% CI)")
-            fig.add_hline(y=1.0, line_dash="dot", line_color="#555")
-            out.append(fig)
+            out.append(ratio_chart(
+                df, y=lambda r: engine_title(r["engine"]),
+                series=lambda r: r["step"].rpartition(" (run #")[0] or r["step"], name=f"compare-run-{position}",
+                axis_title="× the base run (< 1: cheaper)",
+                title=f"{which} over the base run: engine {self.metric_unit_words()} per {self.noun}, per phase"))
         return out
+
+    def cost_label(self) -> str:
+        """The cost rows' metric in words (the findings table prints it)."""
+        return f"engine {self.metric_unit_words()}"
 
     def metric_unit_words(self) -> str:
         return {"s": "CPU time", "instructions": "instructions"}.get(self.cost_unit, self.metric)
 
     def ratio_table(self):
         """Seed 003's spreadsheet: compared run / base run per engine (rows) and phase (columns),
-        one block of columns per compared run, the geometric mean per column; red dearer, green
-        cheaper (the finding's verdict), grey a real change under the threshold."""
+        one block of columns per compared run, each engine's geometric mean over its own phases
+        (never across engines); cells coloured by their finding's verdict."""
         found = self.findings()
-        found = found[found["metric"] == self.metric]
+        found = found[found["metric"] == self.cost_label()]
         if found.empty:
-            return pd.DataFrame({"": ["no engine and phase measured in both runs"]})
+            return None
         found = found.assign(row=[engine_title(e) for e in found["engine"]])
-        values = found.pivot_table(index="row", columns="step", values="ratio", sort=False)
-        geo = pd.DataFrame([{col: results.geometric_mean(values[col]) for col in values.columns}],
-                           index=["geometric mean"])
-        table = pd.concat([values, geo])
+        table = found.pivot_table(index="row", columns="step", values="ratio", sort=False)
+        table["geometric mean (this engine's phases)"] = [results.geometric_mean(r.dropna()) for _, r in table.iterrows()]
 
         def colour(frame: pd.DataFrame) -> pd.DataFrame:
             styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
             for cell in found.itertuples():
-                styles.at[cell.row, cell.step] = _COLOURS.get(cell.verdict, "")
+                styles.at[cell.row, cell.step] = _COLOURS.get(cell.verdict, ("", ""))[0]
             return styles
 
-        return table.style.format("{:.3f}", na_rep="n/a").apply(colour, axis=None)
+        drawn = [words for verdict, (_, words) in _COLOURS.items() if verdict in set(found["verdict"])]
+        return (table.style.format("{:.3g}", na_rep="n/a").apply(colour, axis=None)
+                .set_caption("Compared run / base run. " + ("; ".join(drawn) + "; " if drawn else "")
+                             + "uncoloured: not told apart."))
+
+    def left_out(self) -> str | None:
+        """One line naming the engines not in every run: only the common set is compared."""
+        compared = set(self.comparison["key"]) if not self.comparison.empty else set()
+        keyed = lambda r: {results.product_key(e) if self.match == "product" else e for e in r.engines}  # noqa: E731
+        missing = sorted({e for r in self.reports for e in keyed(r)} - compared)
+        if not missing:
+            return None
+        groups: dict[str, list[str]] = {}
+        for e in missing:
+            runs = ", ".join(f"run #{i}" if i else "the base run" for i, r in enumerate(self.reports) if e in keyed(r))
+            groups.setdefault(runs, []).append(engine_title(e))
+        return ("Compared: the engines every run measured. Left out: "
+                + "; ".join(f"{', '.join(titles)} (only in {runs})" for runs, titles in groups.items()) + ".")
 
     # -- appendix ------------------------------------------------------------------------------------
     def runs_table(self):
@@ -211,8 +231,8 @@ class ComparisonReport(RunReport):
                 "host": f"{i['hostname']}: {i['cpu_model']} ({i['cpu_cores']} cores), kernel {i['kernel']}",
                 "host class": host_label(i),
                 "benchlib": f"{i['benchlib_version']} ({str(i['git_sha'])[:10]}{'+' if i['git_dirty'] else ''})",
-                "servers": ", ".join(f"{engine_title(e)} {v}" for e, v in zip(versions["engine"],
-                                                                              versions["server_version"])),
+                "servers": ", ".join(sorted(f"{engine_title(e)} {v}" for e, v in zip(versions["engine"],
+                                                                                     versions["server_version"]))),
                 "parameters differing from the base": "none" if position == 0 or not differs else
                 ", ".join(f"{k}={json.dumps(v)}" for k, v in differs.items()),
             })
@@ -236,11 +256,6 @@ class ComparisonReport(RunReport):
                  "its throughput; per window a real change would read as 1.0).",
                  "**Pairing:** " + ("engines by product across versions (postgres@15 with postgres@17)."
                                     if self.match == "product" else "the same engine key in every run.")]
-        compared = set(self.comparison["key"]) if not self.comparison.empty else set()
-        for r in self.reports[1:]:
-            only = {results.product_key(e) if self.match == "product" else e for e in r.engines} - compared
-            if only:
-                lines.append(f"Measured only in {r.run_id}: {', '.join(sorted(only))} (no base to compare with).")
         return "\n".join(f"- {line}" for line in lines)
 
     def appendix_parts(self) -> list:

@@ -173,7 +173,7 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
                 rows.append({**F.finding(engine=engine, base_engine=engine, step=operation, metric=metric, unit="µs",
                                          contrast=results.contrast(by.loc["driver"], by.loc[layer], column),
                                          regime=f"{metric.split(' per ')[0]}, {layer} vs driver ({local})"),
-                             "kind": LAYER, "layer": layer})
+                             "kind": LAYER, "layer": layer, "base_label": "driver"})
     rows += _order_rows(s, engines, drift)
     rows += _transport_rows(s, engines)
     if contended_runs is not None and not contended_runs.empty:
@@ -231,7 +231,7 @@ def _transport_rows(s: pd.DataFrame, engines: list[str]) -> list[dict]:
                                  unit="µs", contrast=results.contrast(by.loc["unix"], by.loc["tcp"], "loop_us"),
                                  regime="wall time, driver: TCP vs Unix socket",
                                  seed_ratio=seed.get(results.product_key(engine)), caveats=["remote-ethernet"]),
-                     "kind": TRANSPORT, "layer": "driver"})
+                     "kind": TRANSPORT, "layer": "driver", "base_label": "Unix socket"})
     return rows
 
 
@@ -255,8 +255,14 @@ def _contended_rows(c: pd.DataFrame, drift) -> list[dict]:
 
 
 def _headline(found: pd.DataFrame, limit: int) -> list:
-    """What the answer states: seed 002's order, then the base engine's costliest layer (its client
-    and server rows), then the other layers' client CPU, costliest first."""
+    """What the answer states: the decided rows, layers first (the question), each kind furthest
+    from 1 first; where nothing is decided, seed 002's order, then the base engine's costliest
+    layer (its client and server rows), then the other layers' client CPU, costliest first."""
+    decided = found[found["verdict"].isin([v.value for v in F.Verdict if v.decided])]
+    if not decided.empty:
+        distance = decided["ratio"].map(lambda r: abs(math.log(r)) if r == r and r > 0 else 0.0)
+        ranked = decided.assign(_layer=decided["kind"] != LAYER, _d=-distance).sort_values(["_layer", "_d"])
+        return list(ranked.index[:limit])
     picked = list(found.index[found["kind"] == ORDER][:2])
     layers = found[found["kind"] == LAYER]
     engine = BASE_ENGINE if BASE_ENGINE in set(layers["engine"]) else next(iter(layers["engine"]), None)

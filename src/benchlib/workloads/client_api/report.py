@@ -13,7 +13,7 @@ from ...plots import engine_order, engine_title, grouped_bars, stacked_panels
 from ...report import RunReport, fmt
 from . import analysis
 from .dialects import dialect_for
-from .workload import HARNESS, LAYER_NAMES, OPERATIONS, layer_skip_reason
+from .workload import HARNESS, LAYER_NAMES, OPERATIONS, WORKLOAD, layer_skip_reason
 
 CLIENT_COLOR, SERVER_COLOR, EMBEDDED_COLOR = "#F2A541", "#3B6EA5", "#7A9E7E"
 TRANSPORT_COLORS = {"in-process": EMBEDDED_COLOR, "unix": "#4C9F70", "tcp": "#C8553D"}
@@ -21,12 +21,16 @@ SEGMENTS = {"client": ("client CPU (Python, driver)", CLIENT_COLOR),
             "server": ("server CPU (engine cgroup)", SERVER_COLOR),
             "embedded": ("in-process CPU (Python + engine)", EMBEDDED_COLOR)}
 
+CONTENDED_HEADINGS = {"completion_s": "completion (s)", "ops_per_s": "operations/s", "engine_cpu_s": "engine CPU (s)",
+                      "client_cpu_s": "client CPU (s)"}
+
 PHRASES = F.Phrases(
     default="{subject}, {step}, {regime}: {value}, {ratio} {base}'s {base_value} ({words})",
     templates={F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides"})
 
 
 class ClientApiReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -41,6 +45,15 @@ class ClientApiReport(RunReport):
     # -- findings ----------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
         return self.found
+
+    def answer_lines(self) -> list[str]:
+        """The decided rows; where none is decided, one line saying so with the widest ratios."""
+        rows = F.headline(self.findings(), self.answer_limit)
+        if rows.empty or rows["verdict"].map(lambda v: F.Verdict(v).decided).any():
+            return F.render_lines(rows, self.phrases)[:self.answer_limit]
+        widest = [F.fields_of(r, self.phrases) for r in rows.head(3).to_dict("records")]
+        return ["Nothing told apart from noise at this precision; the widest: "
+                + "; ".join(f"{f['subject']} {f['regime']} {f['ratio']}" for f in widest) + "."]
 
     def caveat_notes(self) -> list[F.Caveat]:
         return [
@@ -109,10 +122,11 @@ class ClientApiReport(RunReport):
         c = self.contended
         if c.empty:
             return pd.DataFrame({"": ["the contended test did not run (contended_modes is empty)"]})
-        c = c.assign(engine=[engine_title(e) for e in c["engine"]])
-        return c.drop(columns=["transport"]).style.format(
-            {"completion_s": "{:.2f}", "operations": "{:,.0f}", "ops_per_s": "{:,.0f}", "errors": "{:.0f}",
-             "retries": "{:.0f}", "failed": "{:.0f}", "engine_cpu_s": "{:.2f}", "client_cpu_s": "{:.2f}"},
+        c = c.assign(engine=[engine_title(e) for e in c["engine"]]).drop(columns=["transport"]).rename(
+            columns=CONTENDED_HEADINGS)
+        return c.style.format({CONTENDED_HEADINGS.get(k, k): v for k, v in (
+            ("completion_s", "{:.2f}"), ("operations", "{:,.0f}"), ("ops_per_s", "{:,.0f}"), ("errors", "{:.0f}"),
+            ("retries", "{:.0f}"), ("failed", "{:.0f}"), ("engine_cpu_s", "{:.2f}"), ("client_cpu_s", "{:.2f}"))},
             na_rep="n/a").hide(axis="index")
 
     def _local_and_tcp(self, layer_of) -> tuple[dict[str, float], dict[str, float]]:

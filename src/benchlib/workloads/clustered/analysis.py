@@ -80,9 +80,10 @@ def from_pool(engine: str) -> str:
     return f"from-pool:{engine}"
 
 
-def spill(engine: str, write: str) -> str:
-    """The caveat id of a window that `write`'s leftover work ran into (its settle window hit its bound)."""
-    return f"spill:{engine}:{write}"
+def spill(write: str) -> str:
+    """The caveat id of a window that `write`'s leftover work ran into (a settle window after it hit
+    its bound, on either side: the note names which)."""
+    return f"spill:{write}"
 
 
 def test_of(step: str) -> str:
@@ -160,7 +161,7 @@ def _contrast(base: pd.Series, other: pd.Series, figure: str) -> dict:
 
 
 def _caveats(regime: str, engine: str, base: str, step: str, column: Column, pair: dict[str, pd.Series],
-             conditions: Conditions, bound: str | None) -> list[str]:
+             conditions: Conditions, bound: str | None, ratio: float = float("nan")) -> list[str]:
     """The caveat ids that bear on one row (whether its verdict stands is `_voided`'s to say)."""
     out = []
     io_bound = regime == "io-bound"
@@ -180,7 +181,7 @@ def _caveats(regime: str, engine: str, base: str, step: str, column: Column, pai
                 and column.name in ("QPS", "pages/o"):
             out.append(PK_UNCACHED)
         out += [from_pool(e) for e in (engine, base) if pair[e].get("storage_reads_per_op", np.nan) <= STORAGE_REACHED]
-    out += [spill(e, w) for e in (engine, base) for w in conditions.spills.get((regime, e, step), ())]
+    out += [spill(w) for e in (engine, base) for w in conditions.spills.get((regime, e, step), ())]
     if column.name == "QPS":
         if test_of(step) == "range-notcovered-pk":
             out.append(ID_ORDER)
@@ -188,7 +189,8 @@ def _caveats(regime: str, engine: str, base: str, step: str, column: Column, pai
             out.append(SEED_CLASS)
         if bound == "more than":
             out.append(SEED_BOUND)
-        if test_of(step) == "insert" and base in conditions.no_change_buffer:
+        # Only beside a base's win: it says why the seed's suspected reason for that win was absent.
+        if test_of(step) == "insert" and base in conditions.no_change_buffer and not ratio > 1:
             out.append(NO_CHANGE_BUFFER)
     if conditions.binary_log_off and writes(step) and column.name in ("QPS", "cpu/o"):
         out.append(NO_BINLOG)
@@ -236,7 +238,8 @@ def findings(step_rows: pd.DataFrame, base: str, *, drift: Mapping | None = None
                                     unit=column.unit, higher_is_better=column.higher_is_better, contrast=contrast,
                                     drift=moved, seed_ratio=figure,
                                     verdict=F.Verdict.NOT_COMPARABLE if voided else None)
-                    cited = voided + _caveats(regime, engine, base, step, column, pair, conditions, bound)
+                    cited = voided + _caveats(regime, engine, base, step, column, pair, conditions, bound,
+                                              row["ratio"] if row["ratio"] is not None else float("nan"))
                     if _voided(cited, row["verdict"]):
                         row["verdict"] = F.Verdict.NOT_COMPARABLE.value
                     row["caveats"] = tuple(dict.fromkeys(cited))

@@ -11,9 +11,10 @@ from ... import findings as F
 from ... import results
 from ...engines import find_engine, get_engine
 from ...errors import UnknownEngineError
-from ...plots import engine_title, findings_ratios, heatmaps
+from ...plots import engine_title, heatmaps, ratio_chart
 from ...report import RunReport, fmt
 from . import analysis
+from .workload import WORKLOAD
 from .dialects import Organisation, dialect_for
 
 
@@ -43,6 +44,7 @@ def better_or_worse(verdict: str, ratio: float) -> float:
 
 
 class ClusteredReport(RunReport):
+    workload = WORKLOAD
     # The answer's lines: one findings row each, the test and its class said by the line itself.
     phrases = F.Phrases(templates={
         "better": "{regime}: {subject} ahead, {ratio} {base}'s {metric}",
@@ -137,9 +139,10 @@ class ClusteredReport(RunReport):
                 texts[cid] = (f"IO-bound, yet {engine_title(rest)} read at most {analysis.STORAGE_REACHED} storage "
                               "pages per operation: its buffer pool served this test.")
             elif kind == "spill":
-                engine, _, write = rest.partition(":")
-                texts[cid] = (f"{engine_title(engine)}'s settle window after {write} reached its {bound} s bound: "
-                              "that write's leftover work ran in this window.")
+                spilled = sorted({engine_title(e) for (_, e, _), writes in self.conditions().spills.items()
+                                  if rest in writes})
+                texts[cid] = (f"The settle window after {rest} reached its {bound} s bound ({', '.join(spilled)}): "
+                              "its leftover work ran in this window.")
         return [F.Caveat(c, texts[c]) for c in cited if c in texts]
 
     def answer_lines(self) -> list[str]:
@@ -152,11 +155,30 @@ class ClusteredReport(RunReport):
         if qps.empty or not qps["ratio"].notna().any():
             return None
         heap = engine_title(qps["engine"].iloc[0])
-        return findings_ratios(qps, x_title=f"QPS, {heap} / {engine_title(self.base)} (log scale; > 1: {heap} faster)",
-                               name="clustered-qps", words=lambda v: F.VERDICT_WORDS[F.Verdict(v)],
-                               title=f"{heap} (heap) against {engine_title(self.base)} (clustered PK), per test"
-                                     "<br><sup>bars: 95% CI; filled: decided, hollow: not told apart or not "
-                                     "comparable</sup>")
+        return ratio_chart(qps, y=lambda r: r["step"], series=lambda r: r["regime"], name="clustered-qps",
+                           axis_title=f"QPS, {heap} / {engine_title(self.base)} (> 1: {heap} faster)",
+                           title=f"{heap} (heap) against {engine_title(self.base)} (clustered PK), per test")
+
+    def method(self) -> str:
+        """The method as the run did it (its engines, regimes and repetitions), a short list."""
+        n, regimes = int(self.param("max_repetitions") or 1), self.regimes
+        heap, base = engine_title(self._heap() or ""), engine_title(self.base or "")
+        lines = [f"{heap} (heap) against {base} (rows in the PK's B-tree), {int(self.param('table_size')):,} rows, "
+                 f"{self.param('test_seconds')} s per test, {self.param('threads')} thread(s).",
+                 "Regimes: " + "; ".join({"cached": "cached (large pool, no memory limit)",
+                                          "io-bound": "IO-bound (small pool, container memory limit, data files read "
+                                                      "directly where the engine allows)"}.get(r, r)
+                                         for r in regimes) + ".",
+                 "Seed 003's battery in its order (reads before the writes as `<test>.pre`), benchlib's Lua "
+                 f"re-creations, `--rand-type={self.param('rand_type')}`.",
+                 "QPS: sysbench's; cpu/o: the engine's CPU per operation in the test and its settle window; "
+                 "pages/o: storage reads per operation (`/proc/<pid>/io`).",
+                 (f"Up to {n} repetitions per test back to back on one start; ratios with 95% CIs on the log scale, "
+                  "verdicts by `findings.judge`." if n > 1 else
+                  "One repetition per test: each ratio is one value per side, with no CI and no verdict.")]
+        if self.base and (d := _dialect(self.base)) and d.server_config:
+            lines.append(f"{base} ran with " + ", ".join(f"`{k}={v}`" for k, v in d.server_config.items()) + ".")
+        return "## Method\n\n" + "\n".join(f"- {line}" for line in lines)
 
     # -- figures and tables that teach -------------------------------------------------------------------
     def heatmap(self):
@@ -164,8 +186,9 @@ class ClusteredReport(RunReport):
         the base, green where better, red where worse (deeper for a larger log ratio), grey otherwise."""
         r = self.findings()
         r = r.dropna(subset=["ratio"]) if not r.empty else r
-        if r.empty:
-            return None
+        decided = r["verdict"].isin([F.Verdict.BETTER.value, F.Verdict.WORSE.value]) if not r.empty else r
+        if r.empty or not decided.any():
+            return "No heatmap: no ratio in this run is told apart from noise (every cell would be grey)."
         order = list(dict.fromkeys(self.findings()["step"]))
         r = r.assign(panel=[f"{engine_title(e)} / {engine_title(self.base)}, {g}" for e, g in
                             zip(r["engine"], r["regime"])],
@@ -192,16 +215,19 @@ class ClusteredReport(RunReport):
             for label, frame in ((f"this run, {regime}", found), (f"this run, {regime}, comparable rows only", kept)):
                 g = analysis.geometric_means(frame, regime)
                 tests = frame[(frame["regime"] == regime) & (frame["column"] == "QPS")]["ratio"].notna().sum()
-                rows.append({"": label, "QPS": g["QPS"], "cpu/o": g["cpu/o"],
-                             "cpu/o, engine + sysbench CPU": self._with_sysbench_geomean(regime),
-                             "tests": int(tests)})
+                row = {"": label, "QPS": g["QPS"], "cpu/o": g["cpu/o"],
+                       "cpu/o, engine + sysbench CPU": self._with_sysbench_geomean(regime), "tests": int(tests)}
+                if frame is kept and all(_same(rows[-1][k], row[k]) for k in ("QPS", "cpu/o", "tests")):
+                    continue  # no row left out: the same figures twice
+                rows.append(row)
         seed = results.reference("seed003_geomean", dtype={"postgres_version": str, "mysql_version": str})
         for _, g in seed.iterrows():
             rows.append({"": f"seed 003, Postgres {g['postgres_version']} / MySQL {g['mysql_version']}",
                          "QPS": g["qps_geomean"], "cpu/o": g["cpu_per_op_geomean"],
                          "cpu/o, engine + sysbench CPU": np.nan, "tests": 43})
-        return (pd.DataFrame(rows).drop_duplicates(subset=["", "QPS", "cpu/o"]).style.hide(axis="index")
-                .format("{:.3g}", na_rep="n/a", subset=["QPS", "cpu/o", "cpu/o, engine + sysbench CPU"]))
+        return (pd.DataFrame(rows).style.hide(axis="index")
+                .format("{:.3g}", na_rep="n/a", subset=["QPS", "cpu/o", "cpu/o, engine + sysbench CPU"])
+                .set_caption("Seed 003's summary row, geometric means of the ratios: the test mixes differ."))
 
     def _with_sysbench_geomean(self, regime: str) -> float:
         """The geometric mean over a regime's tests of heap / base CPU per operation with sysbench's own
@@ -222,7 +248,7 @@ class ClusteredReport(RunReport):
         sysbench's CPU, over its storage pages (an estimate, not a device counter)."""
         s = self.steps[(self.steps["regime"] == "io-bound") & self.steps["step"].map(analysis.reads)]
         if s.empty:
-            return pd.DataFrame({"": ["the IO-bound regime did not run in this set"]}).style.hide(axis="index")
+            return None  # no IO-bound read test ran: nothing to say about storage
         s = s.sort_values("step", key=lambda steps: steps.map(list(dict.fromkeys(s["step"])).index), kind="stable")
         wall = 1e6 / s["ops_per_s"]
         per_read = (wall - s["cpu_us_per_op"] - s["client_cpu_us_per_op"]).clip(lower=0) / s["storage_reads_per_op"]
@@ -236,7 +262,8 @@ class ClusteredReport(RunReport):
             "µs per query": wall.map(fmt),
             "µs per storage read (est.)": [fmt(v) if one_thread and p > analysis.STORAGE_REACHED else "n/a"
                                            for v, p in zip(per_read, s["storage_reads_per_op"])],
-        }).style.hide(axis="index")
+        }).style.hide(axis="index").set_caption(
+            "IO-bound reads: above 0.5 storage pages per query a point read went to storage.")
 
     LAYOUT_PAIRS = (("points-covered-pk.pre", "points-notcovered-pk.pre"),
                     ("range-covered-pk.pre", "range-notcovered-pk.pre"))
@@ -253,7 +280,10 @@ class ClusteredReport(RunReport):
                         rows.append({"reads": covered.split("-")[0], "regime": regime,
                                      "engine": f"{engine_title(e)} ({_layout(e)})", "covered QPS": fmt(q),
                                      "not covered QPS": fmt(n), "covered / not covered": fmt(q / n)})
-        return pd.DataFrame(rows or [{"reads": "no covered / not-covered pair ran"}]).style.hide(axis="index")
+        if not rows:
+            return None
+        return pd.DataFrame(rows).style.hide(axis="index").set_caption(
+            "Within one engine: a heap fetches `c` from its heap, a clustered PK holds it in the leaf it read.")
 
     def _figure(self, regime: str, engine: str, step: str, figure: str) -> float:
         s = self.steps
@@ -399,8 +429,7 @@ class ClusteredReport(RunReport):
     def key_kind_table(self):
         k = self.keys
         if k.empty:
-            return pd.DataFrame({"": ["the key-kind part did not run in this set: `benchlib run 02 --set key-kinds` "
-                                      "runs it with tables several times the buffer pool"]}).style.hide(axis="index")
+            return None
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in k["engine"]], "layout": k["layout"], "key": k["key_kind"],
             "insert order": k["order"], "rows": k["rows"], "insert CPU µs/row": k["insert_cpu_us_per_row"],
@@ -411,8 +440,9 @@ class ClusteredReport(RunReport):
         })
         small = out["table + indexes / buffer pool"].max() < 3
         return (out.style.format("{:.4g}", na_rep="n/a", subset=list(out.columns[4:])).hide(axis="index")
-                .set_caption("Every table fits its buffer pool: seed 001's key-order effect cannot show at this size "
-                             "(`--set key-kinds` is the set that shows it)." if small else ""))
+                .set_caption("Seed 001: each key kind and insert order against the same engine's bigint in key "
+                             "order." + (" Every table fits its buffer pool, so the key-order effect cannot show "
+                                         "(`--set key-kinds` shows it)." if small else "")))
 
     def _over_buffer_pool(self, k: pd.DataFrame) -> list[float]:
         """Each key-kind table's size (table and indexes) over the buffer pool its start ran with
@@ -438,6 +468,10 @@ def class_lines(found: pd.DataFrame, phrases: F.Phrases) -> list[str]:
         label = row["test_class"]
         lines.append(f"**{label[:1].upper() + label[1:]}** ({row['step']}): {said}.")
     return lines
+
+
+def _same(a: float, b: float) -> bool:
+    return (a != a and b != b) or a == b
 
 
 def _buffers_nothing(value: str | None) -> bool:

@@ -10,10 +10,10 @@ from ... import findings as F
 from ... import results
 from ...engines import get_engine
 from ...errors import UnknownEngineError
-from ...plots import bars_by_phase, engine_title, findings_figure, subsystem_bars
+from ...plots import bars_by_phase, engine_title, ratio_chart, subsystem_bars
 from ...report import RunReport, fmt, fmt_ci
 from .dialects import NOTES, NOTE_PHASES, key_note
-from .workload import PHASES
+from .workload import PHASES, WORKLOAD
 
 DML_PHASES = PHASES[1:]  # the idle baseline (sleep) is subtracted, not compared
 BASE_PRODUCT = "postgres"  # seed 000 reads every engine against PostgreSQL
@@ -24,6 +24,7 @@ PHRASES = F.Phrases(line_by="engine", line="{subject} vs {base}: {items}", unit_
 
 
 class DmlReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -133,9 +134,11 @@ class DmlReport(RunReport):
         if found.empty:
             return None
         what = "instructions" if self.metric == "instructions_user" else "engine CPU"
-        return findings_figure(found, title=f"{what[0].upper()}{what[1:]} per phase, × "
-                                            f"{engine_title(self.base_engine)} (95% CI)",
-                               name="dml-ratios", unit=what, steps=DML_PHASES)
+        found = found.assign(_o=found["step"].map({p: i for i, p in enumerate(DML_PHASES)})).sort_values(
+            "_o", kind="stable")
+        return ratio_chart(found, y=lambda r: engine_title(r["engine"]), series=lambda r: r["step"],
+                           title=f"{what[0].upper()}{what[1:]} per phase, × {engine_title(self.base_engine)}",
+                           name="dml-ratios", axis_title=f"{what}, × {engine_title(self.base_engine)}")
 
     # -- why this run's ratios differ from the seed's ------------------------------------------------
     @cached_property

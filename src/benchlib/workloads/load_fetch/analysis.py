@@ -15,6 +15,7 @@ import pandas as pd
 from ... import findings as F
 from ... import results
 from ..reporting import finite, one_each
+from .dialects import STRUCTURE
 from .workload import AFTER_LOAD, FETCH, GENERATE, INSERT, LOAD, OPERATIONS
 
 LATENCIES = ("latency_mean", "latency_p50", "latency_p95", "latency_p99")
@@ -369,32 +370,53 @@ def seed_ratios(reference: pd.DataFrame, comparison) -> dict[tuple[str, str], fl
     return out
 
 
+def answer_loads(loads: pd.DataFrame, bulk_modes: set[str]) -> pd.DataFrame:
+    """Per regime and engine, the load its findings row states: a key-order load through the
+    engine's bulk-load mode (`bulk_modes`: method names) where the run has one, else its main load."""
+    if loads.empty:
+        return loads
+    bulk = loads[loads["method"].isin(bulk_modes) & (loads["order"] == "key")].drop_duplicates(["regime", "engine"])
+    main = loads[loads["main"] == True]  # noqa: E712 (object column)
+    keep = main[~main.set_index(["regime", "engine"]).index.isin(bulk.set_index(["regime", "engine"]).index)]
+    return pd.concat([keep, bulk]).sort_index()
+
+
 def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regimes, *,
              differences_of: Mapping[tuple[Any, str], Differences], drift: Mapping[Any, float],
-             seed: Mapping[Any, Mapping[tuple[str, str], float]], headline_regime: str = "cached") -> pd.DataFrame:
+             seed: Mapping[Any, Mapping[tuple[str, str], float]], headline_regime: str = "cached",
+             bulk_modes: set[str] | None = None) -> pd.DataFrame:
     """Each comparison's subject against its base, per regime: the main load's rate (one load each),
     then per operation its latency at the client and the engine's CPU, with the caveat ids of the
     differences that change each row; a row a difference makes different work is not comparable.
-    `main_loads`: regime, engine, rows_per_s; `summary`: summarize_operations; `drift`: the host's
+    `main_loads`: regime, engine, rows_per_s (`answer_loads`; a load through one of `bulk_modes` is
+    named in its row's step); `summary`: summarize_operations; `drift`: the host's
     drift between each comparison's two engines; `seed`: per comparison, seed_ratios."""
     rows = []
+    # The answer is the notebook's question: B-tree against LSM where the run has such a pair.
+    asked = STRUCTURE if any(c.kind == STRUCTURE for c in comparisons) else None
     for c in comparisons:
         for regime in regimes:
             diff = differences_of.get((c, regime), Differences())
 
-            def row(step: str, metric: str, unit: str, contrast: dict, higher_is_better: bool = False) -> dict:
+            def row(step: str, metric: str, unit: str, contrast: dict, higher_is_better: bool = False,
+                    label: str | None = None) -> dict:
                 flags = [f for f in diff.flags() if step in CHANGES[f]]
                 seed_ratio = seed.get(c, {}).get((step, metric))
                 cited = [caveat_id(f, c, regime) for f in flags] + ([SEED_CAVEAT] if seed_ratio else [])
-                return F.finding(engine=c.subject, base_engine=c.base, step=step, metric=metric, unit=unit,
+                return F.finding(engine=c.subject, base_engine=c.base, step=label or step, metric=metric, unit=unit,
                                  contrast=contrast, regime=regime, higher_is_better=higher_is_better,
                                  drift=drift.get(c, 0.0), seed_ratio=seed_ratio, caveats=cited,
-                                 headline=regime == headline_regime and (step, metric) in HEADLINE,
+                                 headline=regime == headline_regime and (step, metric) in HEADLINE
+                                 and c.kind == (asked or c.kind),
                                  verdict=F.Verdict.NOT_COMPARABLE if DIFFERENT_WORK & set(flags) else None)
 
-            loaded = main_loads[main_loads["regime"] == regime].set_index("engine")["rows_per_s"]
+            mine = main_loads[main_loads["regime"] == regime].set_index("engine")
+            loaded = mine["rows_per_s"]
             if c.base in loaded.index and c.subject in loaded.index:
-                rows.append(row(LOAD_STEP, "load rate", "rows/s", one_each(loaded[c.base], loaded[c.subject]), True))
+                bulk = [m for m in (mine["method"].get(e) for e in (c.subject, c.base) if "method" in mine)
+                        if m in (bulk_modes or ())]
+                rows.append(row(LOAD_STEP, "load rate", "rows/s", one_each(loaded[c.base], loaded[c.subject]), True,
+                                label=f"{LOAD_STEP} ({', '.join(bulk)})" if bulk else None))
             for operation in OPERATIONS:
                 for column, metric, unit in METRICS:
                     measured = contrast(summary, regime, operation, c.base, c.subject, column)

@@ -40,6 +40,7 @@ class Method:
     session_sql: tuple[str, ...] = ()  # set on the loading session before the load (MyRocks' bulk mode)
     unsorted_sql: tuple[str, ...] = ()  # ... and when rows arrive shuffled
     after_sql: tuple[str, ...] = ()  # after the load, still inside its window (ends the bulk mode)
+    bulk_mode: bool = False  # the engine's bulk-load mode: the load an answer states where it ran
 
 
 @dataclass
@@ -233,7 +234,7 @@ MYROCKS_BULK = Method(
     "LOAD DATA, rocksdb_bulk_load", "LOAD DATA LOCAL INFILE with MyRocks' bulk-load mode: rows written straight "
     "into new SST files (skipping the memtable and the WAL) and ingested when the mode is switched off",
     session_sql=("set session rocksdb_bulk_load = 1",), unsorted_sql=("set session rocksdb_bulk_load_allow_unsorted = 1",),
-    after_sql=("set session rocksdb_bulk_load = 0",))
+    after_sql=("set session rocksdb_bulk_load = 0",), bulk_mode=True)
 
 _PG_TYPES = {"int8": "smallint", "int16": "smallint", "int32": "integer", "int64": "bigint"}
 _MYSQL_TYPES = {"int8": "tinyint", "int16": "smallint", "int32": "int", "int64": "bigint"}

@@ -11,12 +11,12 @@ import pandas as pd
 from ... import findings as F
 from ... import results
 from ...engines import get_engine
-from ...plots import engine_order, engine_title, grouped_bars, stacked_bars
+from ...plots import engine_order, engine_title, grouped_bars, ratio_chart, stacked_bars
 from ...report import RunReport, fmt, fmt_ci
 from .. import reporting
 from . import analysis
 from .dialects import COMPARISONS, QUESTIONS, STRUCTURE, dialect_for
-from .workload import FETCH, INSERT, OPERATIONS, REGIMES
+from .workload import FETCH, INSERT, OPERATIONS, REGIMES, WORKLOAD
 
 SEED_ROWS_TEXT = "44 M"  # the article's own figure; 44,951,022 is inferred (data/reference/README.md)
 
@@ -63,6 +63,7 @@ def question(compared) -> str:
 
 
 class LoadFetchReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -115,14 +116,15 @@ class LoadFetchReport(RunReport):
 
     @cached_property
     def _findings(self) -> pd.DataFrame:
-        main = self.loads[self.loads["main"] == True][["regime", "engine", "rows_per_s"]]  # noqa: E712
+        bulk_modes = {m.name for e in self.engines if (d := _dialect(e)) for m in d.methods if m.bulk_mode}
+        main = analysis.answer_loads(self.loads, bulk_modes)[["regime", "engine", "rows_per_s", "method"]]
         differences = {(c, r): analysis.differences(self.side(c.base, r), self.side(c.subject, r))
                        for c in self.compared for r in self.regimes}
         reference = results.reference("seed001_load_fetch")
         found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
             drift={c: results.host_drift(self.measurements, [c.base, c.subject]) for c in self.compared},
-            seed={c: analysis.seed_ratios(reference, c) for c in self.compared})
+            seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
         same = self._notes[1]
         return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cited)) for cited in found["caveats"]])
 
@@ -194,12 +196,12 @@ class LoadFetchReport(RunReport):
             return None
         short = {analysis.LOAD_STEP: "load", INSERT["key"]: "insert, key order", INSERT["random"]: "insert, random",
                  FETCH: "fetch"}
-        return reporting.ratio_figure(
-            found, x=lambda r: f"{short.get(r['step'], r['step'])}: {r['metric']}",
+        return ratio_chart(
+            found, y=lambda r: f"{short.get(r['step'], r['step'])}: {r['metric']}", seed_label="seed 001",
             series=lambda r: f"{engine_title(r['engine'])} / {engine_title(r['base_engine'])}"
                              + ("" if r["regime"] == "cached" else f", {r['regime']}"),
-            title=f"Each comparison, subject over base ({self.rows:,} line orders; a load rate above 1 is faster, "
-                  "latency and CPU below 1 are)", name="pair-ratios", y_title="subject / base")
+            title=f"Each comparison, subject over base ({self.rows:,} line orders)", name="pair-ratios",
+            axis_title="subject / base (a load rate above 1 is faster; latency, CPU below 1)")
 
     def findings_table(self, limit: int | None = None):
         """The shared findings table, one per base engine: the shared table's caption names one base

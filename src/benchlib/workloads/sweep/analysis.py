@@ -263,13 +263,13 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
              commits: dict[str, str] | None = None, headline_limit: int = 5) -> pd.DataFrame:
     """Every engine against `base_engine` in each test, as findings rows (findings.FINDING_COLUMNS,
     plus `kind` and the two sides' thread steps): capacity and cost at each side's knee, and
-    price/performance at each side's priced step. Verdicts come from findings.judge; a side whose
-    knee is not determined makes its capacity rows not comparable. `drift(engine, base)`: the
+    price/performance at each side's priced step. Verdicts come from findings.judge; where a side's
+    knee is not determined, both sides' capacity rows compare the most threads both ran. `drift(engine, base)`: the
     host's speed difference between the two (results.host_drift); `commits`: each engine's
     durability as a comparable value (write tests' rows say where two differ)."""
     from ... import findings as F
 
-    step_of = summary.set_index(["engine", "test", "threads"])
+    step_of = summary.set_index(["engine", "test", "threads"]).sort_index()
     knee_of = knees.set_index(["engine", "test"])
     price_of = price_perf.set_index(["engine", "test"])
     prices, commits = prices or {}, commits or {}
@@ -289,17 +289,19 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
             at_knee = ([] if de and db else ["knee-undetermined"]) + (
                 ["slow-start"] if ke["slow_start_threads"] == ke["slow_start_threads"]
                 or kb["slow_start_threads"] == kb["slow_start_threads"] else [])
+            if not (de and db):
+                # No capacity to set beside the other's: both at the most threads both ran, like with like.
+                te = tb = int(max(set(step_of.loc[(engine, test)].index) & set(step_of.loc[(base_engine, test)].index)))
             se, sb = step_of.loc[(engine, test, te)], step_of.loc[(base_engine, test, tb)]
             shared = dict(engine=engine, base_engine=base_engine, step=test, drift=drift(engine, base_engine))
             # The regime names the metric too: the findings table shows no metric column.
-            where = f"at {'useful capacity' if de and db else 'the last step clearly gaining'} ({te} vs {tb} threads)"
+            where = f"at useful capacity ({te} vs {tb} threads)" if de and db else f"at {te} threads"
             for kind, metric, column, unit, better in ((CAPACITY, "throughput", "tps", "TPS", True),
                                                        (COST, "engine CPU per transaction", "engine_cpu_ms_per_txn",
                                                         "ms", False)):
                 rows.append({**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better,
                                          contrast=results.contrast(sb, se, column), regime=f"{metric} {where}",
-                                         caveats=at_knee + common,
-                                         verdict=None if de and db else F.Verdict.NOT_COMPARABLE),
+                                         caveats=at_knee + common),
                              "kind": kind, "threads": te, "base_threads": tb})
             rows.append(_price_row(shared, price_of.loc[(engine, test)], price_of.loc[(base_engine, test)], step_of,
                                    goal_ms, prices, common))

@@ -11,7 +11,7 @@ from ...measure import SettlePolicy
 from ...plots import engine_title, normalised_curves, throughput_latency
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis, prices
-from .workload import WRITE_TESTS
+from .workload import WORKLOAD, WRITE_TESTS
 
 # Two warm-ups that are easy to confuse: the sweep's own (warmup_seconds) and the driver's (warmup).
 WARMUP_APART = (" (the sysbench warm-up, warmup_seconds: unrecorded load before each test's first step in the "
@@ -29,6 +29,7 @@ PHRASES = F.Phrases(
 
 
 class SweepReport(RunReport):
+    workload = WORKLOAD
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -64,9 +65,8 @@ class SweepReport(RunReport):
     def caveat_notes(self) -> list[F.Caveat]:
         top = int(self.summary["threads"].max()) if len(self.summary) else 0
         return [
-            F.Caveat("knee-undetermined", f"No knee at this precision: the gains' 95% CIs do not show where the gain "
-                                          f"per doubling of threads falls below {analysis.KNEE_MIN_GAIN:.0%}; the row "
-                                          "compares the last step that clearly gained."),
+            F.Caveat("knee-undetermined", "No knee located at this precision: both engines compared at the most "
+                                          "threads both ran."),
             F.Caveat("slow-start", "The knee walk starts after a step that more than doubled its TPS per doubling of "
                                    "threads: at 1 thread each round trip waits for one vCPU to wake the other, the VM's "
                                    "latency, not the engine's (on this host scripts/bench_one_thread_wakeup.py ran it "
@@ -83,7 +83,7 @@ class SweepReport(RunReport):
 
     def headline_figure(self):
         return throughput_latency(self.summary, knees=self.knees, goal_ms=self.goal_ms, name="sweep-throughput-p95",
-                                  title="TPS (± 95% CI; ★ useful capacity, ○ left out of the knee) and p95 by threads")
+                                  title="TPS and p95 latency by threads")
 
     def appendix_parts(self):
         return [*super().appendix_parts(), ("Seed 004's settings beside this run's", self.seed_settings_table()),
@@ -135,7 +135,9 @@ class SweepReport(RunReport):
             .format("{:.3g}", na_rep="n/a", subset=["ops per 30 days"]).hide(axis="index")
 
     def reference_price_table(self):
-        return analysis.seed_price_table().style.format(precision=4).hide(axis="index")
+        table = analysis.seed_price_table()
+        # Three significant digits: a cost of 0.00004 USD per transaction reads 4e-05, never 0.0000.
+        return table.style.format(lambda v: fmt(v) if isinstance(v, float) else v).hide(axis="index")
 
     def step_table(self):
         s = self.summary

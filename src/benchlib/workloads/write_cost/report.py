@@ -18,7 +18,7 @@ from . import analysis
 from ..dml.dialects import key_note
 from .analysis import DECOMPOSITION, EMBEDDED_DRIVER, PARTS, SEED_CORNER, SEED_METRIC, SHARED_CORES
 from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
-from .workload import CLIENT_VALUES, SERVER_GENERATOR
+from .workload import CLIENT_VALUES, SERVER_GENERATOR, WORKLOAD
 
 SEED_ROWS = 2_000_000  # seed 000 inserted 2M rows in two transactions of 1M, each one insert ... select
 SERVER_LABEL = "server-generated"  # heatmap column of the one-statement-per-transaction cells
@@ -70,6 +70,7 @@ def _architecture(key: str):
 
 
 class WriteCostReport(RunReport):
+    workload = WORKLOAD
     phrases = COMPARISON
 
     def __init__(self, run_id: str, store=None):
@@ -141,8 +142,8 @@ class WriteCostReport(RunReport):
                                       "Python driver's."),
             F.Caveat(SEED_CORNER, f"Seed 000 wrote {SEED_ROWS:,} rows in two 1,000,000-row `insert ... select`; this "
                                   f"run's nearest cell is {where}."),
-            F.Caveat(SEED_METRIC, f"Seed 000 counted the server's user-space instructions; this run's cost metric is "
-                                  f"{self.metric} ({self.metric_unit})."),
+            F.Caveat(SEED_METRIC, "Seed 000 counted the server's user-space instructions; this run's cost metric is "
+                                  f"{analysis.METRIC_WORDS.get(self.metric, self.metric)}."),
             F.Caveat(SHARED_CORES, f"A cluster's nodes and the client share this host's {self.info['cpu_cores']} cores "
                                    "and a local bridge network: what a cluster adds includes contention for them."),
         ]
@@ -157,12 +158,19 @@ class WriteCostReport(RunReport):
         p = self.parts
         if p.empty:
             return Note("No one-row and many-row cells of client statements in this run: no part to draw.")
+        p = analysis.positive_parts(p)
         long = pd.DataFrame([{"engine": r["engine"], "phase": part, "value": r[part] / self.scale,
                               "ci": r[f"{part}_ci95"] / self.scale} for r in p.to_dict("records") for part in PARTS])
         fig = bars_by_phase(long, "value", error="ci", phases=list(PARTS), name="write-cost-parts",
                             unit=f"{self.shown_unit} per row",
-                            title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row, 95% CI)")
+                            title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row)<br><sup>"
+                                  f"{self.spread_words()}; a part not above 0 is not drawn</sup>")
         return fig.update_xaxes(title_text="part of a one-row insert")
+
+    def spread_words(self) -> str:
+        """What the bars and ± around a mean are: a 95% CI, or nothing with one repetition."""
+        return "95% CI" if int(self.cells["repetition"].nunique() if "repetition" in self.cells else 1) > 1 \
+            else "one repetition, no CI"
 
     def replication_ratio_figure(self):
         """Each cluster's engine cost per row over its single node's, per cell, with the 95% CI."""
@@ -179,7 +187,7 @@ class WriteCostReport(RunReport):
         return fig.update_xaxes(title_text="cell (rows per transaction · per statement)")
 
     def _heatmap(self, frame: pd.DataFrame, value: str, *, title: str, unit: str, name: str, log_color: bool = False,
-                 fmt_=fmt, why_empty: str, grid: str | None = None):
+                 fmt_=fmt, why_empty: str, grid: str | None = None, ratio: bool = False):
         """`grid`: a column whose values decide which cells make the grid (those of `value` by default),
         so that a cell without a value is drawn empty rather than left out."""
         s = frame.dropna(subset=[grid or value])
@@ -189,7 +197,7 @@ class WriteCostReport(RunReport):
         order += [SERVER_LABEL] if (s["rows_from"] == SERVER_GENERATOR).any() else []
         return heatmaps(s, x="statement", y="rows_per_txn", value=value, facet="engine", title=title, name=name,
                         unit=unit, x_title="rows per statement", y_title="rows per transaction",
-                        log_color=log_color, text_format=fmt_, x_order=order)
+                        log_color=log_color, text_format=fmt_, x_order=order, ratio=ratio)
 
     def cost_figure(self):
         return self._heatmap(self.summary.assign(shown=self.summary["engine_per_row"] / self.scale), "shown",
@@ -199,7 +207,7 @@ class WriteCostReport(RunReport):
 
     def ratio_figure(self):
         s = self.summary[self.summary["engine"] != analysis.base_of(self.summary["engine"])]
-        return self._heatmap(s, "ratio_to_postgres", unit="× PostgreSQL", name="write-cost-ratio", log_color=True,
+        return self._heatmap(s, "ratio_to_postgres", unit="× PostgreSQL", name="write-cost-ratio", ratio=True,
                              title="Engine + driver cost per row over PostgreSQL's in the same cell",
                              fmt_=lambda v: fmt(v, digits=2),
                              why_empty="No ratio to draw: PostgreSQL, the base, did not run, no other engine did, or "
@@ -241,15 +249,16 @@ class WriteCostReport(RunReport):
         where the client writes, and the other nodes), the single node's as a marker."""
         split = self._node_split()
         if split.empty:
-            return Note("No cluster ran beside its single node in this run (the `clusters` set runs them): no node "
-                        "to draw.")
+            return None if not self.asks_replication else Note(
+                "No cluster ran beside its single node in this run: no node to draw.")
         split = split.assign(cluster_title=[engine_title(c) for c in split["cluster"]],
                              cell=[analysis.cell_label(r) for r in split.to_dict("records")])
         return stacked_bars(split, x=["cluster_title", "cell"], name="write-cost-replication",
                             segments={"entry": ("entry node (the client writes here)", engine_color(self.clusters[0])),
                                       "others": ("the other nodes", "#BBBBBB")},
                             marker=("single", "single node"), unit=f"engine {self.shown_unit}/row",
-                            title="A cluster's engine cost per row, node by node, against its single node")
+                            title="Where a cluster's cost lands: the entry node (the client writes there) and the others, against its "
+                  "single node")
 
     def _node_split(self) -> pd.DataFrame:
         """Per cluster and cell: the entry node's and the other nodes' cost per row (display unit),
@@ -278,8 +287,9 @@ class WriteCostReport(RunReport):
         """Each part of a one-row insert with its 95% CI: the engine's own cost (an embedded
         engine's holds its driver), and for a server its driver's beside it."""
         rows = []
-        driver = self.driver_parts.set_index("engine") if not self.driver_parts.empty else pd.DataFrame()
-        for p in self.parts.to_dict("records"):
+        driver = (analysis.positive_parts(self.driver_parts).set_index("engine") if not self.driver_parts.empty
+                  else pd.DataFrame())
+        for p in analysis.positive_parts(self.parts).to_dict("records") if not self.parts.empty else []:
             arch = _architecture(p["engine"])
             sides = [("engine", p)] + ([("driver", driver.loc[p["engine"]].to_dict())]
                                        if p["engine"] in driver.index else [])
@@ -287,9 +297,11 @@ class WriteCostReport(RunReport):
                 rows.append({"engine": engine_title(p["engine"]), "side": side,
                              "architecture": arch.name if arch and side == "engine" else "",
                              **{f"{title} ({self.shown_unit}/row)": self._ci(values[name], values[f"{name}_ci95"])
+                                if values[name] == values[name] else "not above 0"
                                 for name, title in (("one_row_txn", "one-row txn"), *((part, part) for part in PARTS))},
                              "n": int(values["n"])})
-        return pd.DataFrame(rows).style.hide(axis="index")
+        return pd.DataFrame(rows).style.hide(axis="index").set_caption(
+            f"The parts behind the first chart ({self.spread_words()}); a server's driver beside its engine.")
 
     def cell_table(self):
         """Every cell: engine cost (statements and after the commit), client cost, wall, bytes."""
