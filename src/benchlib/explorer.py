@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .batch.site import read_manifests, render_template, write_text
+from .pages import read_manifests, render_template, write_text
 from .settings import get_settings
 
 PAGE = "explorer.html"

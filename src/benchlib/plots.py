@@ -564,6 +564,17 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
     return fig
 
 
+# One colour per subsystem (instruction_subsystems.SUBSYSTEMS), the same in every figure: the
+# storage layers in blues and greens, the SQL layer in oranges, the process's plumbing in greys.
+SUBSYSTEM_COLORS = {
+    "WAL / redo log": "#1F77B4", "B-tree / index": "#2CA02C", "table storage": "#98DF8A",
+    "buffer pool": "#17BECF", "locks / latches": "#D62728", "transactions / MVCC": "#9467BD",
+    "LSM memtable / compaction": "#AEC7E8", "executor": "#FF7F0E", "parser / planner": "#FFBB78",
+    "network / protocol": "#8C564B", "memory allocation": "#E377C2", "crypto / random": "#BCBD22",
+    "Python interpreter / driver": "#F7B6D2", "libc": "#7F7F7F", "other": "#C7C7C7",
+}
+
+
 def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[str] | None = None,
                    windows: Sequence[str] = ("phase",), share: bool = False):
     """Instructions by subsystem per phase and engine: one panel per phase (its own linear axis:

@@ -21,7 +21,8 @@ from .plan import (BATCHES_FILE, NotebookSpec, Planned, batch_sets, check_parame
 from .prepare import Prepared, prepare_engines
 from .render import PLOTLY_MIME, export_figures, render_html
 from .runner import run_notebooks
-from .site import new_report_dir, read_manifests, write_folder, write_site_index
+from ..pages import read_manifests
+from .site import new_report_dir, write_folder, write_site_index
 
 __all__ = [
     "BATCHES_FILE", "PLOTLY_MIME", "HarnessShare", "Interrupted", "NotebookOutcome", "NotebookSpec",

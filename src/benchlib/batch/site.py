@@ -10,11 +10,12 @@ import os
 import secrets
 import socket
 from pathlib import Path
-from typing import Any
 
+from ..pages import read_manifests, render_template, with_status, write_text
 from ..provenance import benchlib_version
-from ..settings import REPORT_TEMPLATE_DIR, get_settings
+from ..settings import get_settings
 from .execute import NotebookOutcome, utc_now
+from ..explorer import write_explorer
 from .harness import harness_shares, summary_lines
 
 
@@ -79,38 +80,8 @@ def write_folder(out_dir: Path, kind: str, name: str, outcomes: list[NotebookOut
                     "preparing_engines_s": preparing_seconds},
     }
     write_text(out_dir / "manifest.json", json.dumps(manifest, indent=2, default=str) + "\n")
-    write_text(out_dir / "index.html", render_template("folder.html.j2", manifest=_with_status(manifest),
+    write_text(out_dir / "index.html", render_template("folder.html.j2", manifest=with_status(manifest),
                                                        no_answer=NO_ANSWER))
-
-
-def read_manifests(root: Path) -> list[dict]:
-    """Manifests of every report folder under root, newest first. A folder without one (an older
-    benchlib's, or one whose runner was killed) is listed with what its name says."""
-    manifests = []
-    for folder in Path(root).iterdir() if Path(root).is_dir() else []:
-        if not folder.is_dir() or folder.is_symlink() or folder.name.startswith("."):
-            continue
-        try:
-            manifest = json.loads((folder / "manifest.json").read_text())
-        except (OSError, ValueError):
-            manifest = {"kind": "unknown", "name": folder.name, "complete": False, "outcomes": [],
-                        "started_at": None, "note": "no manifest (an older benchlib's folder, or its runner was killed)"}
-        manifest["folder"] = folder.name
-        manifests.append(_with_status(manifest))
-    # Folder names start with the UTC start time, so they sort by age even without a manifest.
-    return sorted(manifests, key=lambda m: m["folder"], reverse=True)
-
-
-def _with_status(manifest: dict) -> dict:
-    outcomes = manifest.get("outcomes", [])
-    failed = sum(1 for o in outcomes if not o.get("ok"))
-    if not manifest.get("complete"):
-        status = "incomplete"
-    elif failed:
-        status = f"{failed} of {len(outcomes)} failed"
-    else:
-        status = "ok"
-    return {**manifest, "status": status}
 
 
 def write_site_index(root: Path | None = None) -> Path:
@@ -126,21 +97,7 @@ def write_site_index(root: Path | None = None) -> Path:
     path = root / "index.html"
     write_text(path, render_template("index.html.j2", folders=manifests, no_answer=NO_ANSWER,
                              notebooks=[latest[k] for k in sorted(latest)], generated=utc_now()))
-    from ..explorer import write_explorer  # late: the explorer reads manifests through this module
-
     write_explorer(root)
     return path
 
 
-def render_template(template: str, **context: Any) -> str:
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(REPORT_TEMPLATE_DIR / "site"),
-                             autoescape=True, trim_blocks=True, lstrip_blocks=True)
-    return env.get_template(template).render(**context, benchlib_version=benchlib_version())
-
-
-def write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)  # readers (a browser, a concurrent run's index) never see half a page
