@@ -65,6 +65,11 @@ def _check_interface(eng, key):
             with pytest.raises(TypeError, match="SQLAlchemy has no dialect"):
                 eng.sqlalchemy_engine()
     if eng.engine.server is not None:
+        server = eng.engine.server
+        if server.storage_setting and server.storage_setting != "default_table_access_method":
+            have = {r[0].lower() for r in eng.query("select engine from information_schema.engines "
+                                                    "where support in ('YES', 'DEFAULT')")}
+            assert set(server.storage_engines) <= have, have  # the storage engines it declares exist
         assert eng.container_id and len(eng.container_id) == 64
         assert eng.cgroup and eng.cgroup.endswith(eng.container_id)
         assert eng.credentials.password not in repr(eng) + str(p)
