@@ -59,8 +59,10 @@ def _check_interface(eng, key):
         if eng.engine.client.has_sqlalchemy_dialect:
             from sqlalchemy import text
 
-            with eng.sqlalchemy_engine().connect() as sa:
+            sa_engine = eng.sqlalchemy_engine()
+            with sa_engine.connect() as sa:
                 assert sa.execute(text("select 2 + 2")).scalar() == 4
+            sa_engine.dispose()  # its pooled connection is not one of the sessions the stop closes
         else:
             with pytest.raises(TypeError, match="SQLAlchemy has no dialect"):
                 eng.sqlalchemy_engine()
@@ -98,9 +100,12 @@ def test_server_interface_security_and_stop(key, benchlib_containers):
             assert first.provenance["client_path"].startswith("the published port")
         creds = first.credentials
         if "without authentication" not in first.engine.note:
+            session = None
             with pytest.raises(Exception) as err:
                 session = first.engine.client.open(replace(first.endpoint, password=creds.password + "x"), 5)
                 session.ready()  # pymongo logs in lazily, on the first command
+            if session is not None:
+                session.close()
             assert any(s in str(err.value) for s in ("password authentication failed", "Access denied",
                                                      "Authentication failed")), err.value
         with benchlib.start(key) as second:
@@ -121,6 +126,7 @@ def test_killed_runner_leaves_no_stale_container_after_next_start(benchlib_conta
     assert len(cid) == 64
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    proc.stdout.close()
     assert cid in benchlib_containers()  # SIGKILL ran no clean-up ...
     with benchlib.start("sqlite"):
         pass
