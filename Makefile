@@ -15,9 +15,11 @@ setup:
 report: setup
 	$(VENV)/bin/benchlib batch --set $(SET)$(if $(CLUSTER), --cluster $(CLUSTER))$(if $(STORE), --store $(STORE))
 
-## The whole suite: unit, real-container engine and measurement tests, notebook smoke runs, nbval-lax.
+## The whole suite: unit, real-container engine, measurement and valgrind tests, notebook smoke runs.
+## No nbval over notebooks/: it ran each notebook a second time at its stored values, which are the
+## tiny set the smoke runs execute (tests/unit/test_packaging.py holds them to it).
 test: setup
-	$(PY) -m pytest --nbval-lax --durations=25 tests notebooks
+	$(PY) -m pytest --durations=25 tests
 
 ## The tiers, by marker: no container, perf window, notebook or browser (seconds to a minute).
 test-fast: setup
@@ -27,10 +29,9 @@ test-fast: setup
 test-engines: setup
 	$(PY) -m pytest -m "(docker or perf or valgrind) and not notebook" tests
 
-## Notebook smoke runs at tiny scale (papermill) and nbval-lax on the stored notebooks.
+## Notebook smoke runs at tiny scale (papermill).
 test-notebooks: setup
 	$(PY) -m pytest -m notebook tests
-	$(PY) -m pytest --nbval-lax notebooks
 
 # Loopback only and no browser (a server or container has none); as root Jupyter refuses to start
 # without --allow-root, and root is the set-up's own user on this project's machines.

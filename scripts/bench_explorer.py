@@ -105,10 +105,12 @@ def load_once(page: Path, probe: str | None = None) -> tuple:
                                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                                 "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-port=0",
                                 f"--user-data-dir={profile}", "about:blank"], stderr=subprocess.PIPE, text=True)
+    ws = None
     try:
         port = next(int(m.group(1)) for line in browser.stderr
                     if (m := re.search(r"DevTools listening on ws://127\.0\.0\.1:(\d+)/", line)))
-        targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30).read())
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as response:
+            targets = json.loads(response.read())
         ws = websocket.create_connection(next(t for t in targets if t["type"] == "page")["webSocketDebuggerUrl"],
                                          timeout=120)
         calls = iter(range(1, 1 << 30))
@@ -139,8 +141,11 @@ def load_once(page: Path, probe: str | None = None) -> tuple:
             time.sleep(0.05)
         raise SystemExit("the page did not finish drawing its figures within 120 s")
     finally:
+        if ws is not None:
+            ws.close()
         browser.terminate()
         browser.wait(30)
+        browser.stderr.close()
         shutil.rmtree(profile, ignore_errors=True)
 
 

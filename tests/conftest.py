@@ -1,6 +1,5 @@
 """Every test writes to its own results store and reports folder, never to data/ or reports/.
-The environment is set at configure time so that notebook kernels started by papermill and
-nbval inherit it."""
+The environment is set at configure time so that notebook kernels started by papermill inherit it."""
 from __future__ import annotations
 
 import os

@@ -25,51 +25,68 @@ def _runnable(keys):
 
 
 SERVERS = [k for k, e in ENGINES.items() if e.server is not None]
+EMBEDDED = [k for k in ENGINES if k not in SERVERS]
 
 
-@pytest.mark.parametrize("key", _runnable(ENGINES))
+@pytest.mark.parametrize("key", _runnable(EMBEDDED))
 def test_engine_interface(key):
+    """Embedded engines; a server's interface is checked on the first instance that
+    test_server_interface_security_and_stop starts (a server start costs seconds)."""
     with benchlib.start(key) as eng:
-        assert eng.key == key
-        p = eng.provenance
-        assert p["server_version"] and p["image_ref"] and p["image_source"] in ("official", "local-build", "embedded")
-        session = eng.session()
-        session.ready()
-        assert session.version() == p["server_version"]
-        # What a commit waits for, read from the engine itself: every declared setting has a value.
-        declared = [name for name, _ in eng.engine.durability]
-        assert p["durability"] and all(f"{name}=" in p["durability"] for name in declared), p["durability"]
-        assert "unreadable" not in p["durability"], p["durability"]
-        if not declared:
-            assert p["durability"] == eng.engine.durability_note
-        if isinstance(eng.engine.client, SqlClient):
-            session.execute("create table t (id int primary key, value float)")
-            session.execute("insert into t values (1, 1.5)")
-            # autocommit: a second session sees the row at once
-            assert eng.query("select count(*), sum(value) from t")[0] == (1, 1.5)
-            if eng.engine.client.has_sqlalchemy_dialect:
-                from sqlalchemy import text
+        _check_interface(eng, key)
 
-                with eng.sqlalchemy_engine().connect() as sa:
-                    assert sa.execute(text("select 2 + 2")).scalar() == 4
-            else:
-                with pytest.raises(TypeError, match="SQLAlchemy has no dialect"):
-                    eng.sqlalchemy_engine()
-        if eng.engine.server is not None:
-            assert eng.container_id and len(eng.container_id) == 64
-            assert eng.cgroup and eng.cgroup.endswith(eng.container_id)
-            assert eng.credentials.password not in repr(eng) + str(p)
-            if isinstance(eng.engine.client, SqlClient):
-                assert eng.sqlalchemy_url().render_as_string(hide_password=True).count("***") == 1
+
+def _check_interface(eng, key):
+    """What every engine instance offers: provenance, a session, durability read back, SQL and
+    SQLAlchemy where it speaks them, and for a server its container, cgroup and hidden password."""
+    assert eng.key == key
+    p = eng.provenance
+    assert p["server_version"] and p["image_ref"] and p["image_source"] in ("official", "local-build", "embedded")
+    session = eng.session()
+    session.ready()
+    assert session.version() == p["server_version"]
+    # What a commit waits for, read from the engine itself: every declared setting has a value.
+    declared = [name for name, _ in eng.engine.durability]
+    assert p["durability"] and all(f"{name}=" in p["durability"] for name in declared), p["durability"]
+    assert "unreadable" not in p["durability"], p["durability"]
+    if not declared:
+        assert p["durability"] == eng.engine.durability_note
+    if isinstance(eng.engine.client, SqlClient):
+        session.execute("create table t (id int primary key, value float)")
+        session.execute("insert into t values (1, 1.5)")
+        # autocommit: a second session sees the row at once
+        assert eng.query("select count(*), sum(value) from t")[0] == (1, 1.5)
+        if eng.engine.client.has_sqlalchemy_dialect:
+            from sqlalchemy import text
+
+            sa_engine = eng.sqlalchemy_engine()
+            with sa_engine.connect() as sa:
+                assert sa.execute(text("select 2 + 2")).scalar() == 4
+            sa_engine.dispose()  # its pooled connection is not one of the sessions the stop closes
         else:
-            assert eng.container_id is None and eng.cgroup is None
+            with pytest.raises(TypeError, match="SQLAlchemy has no dialect"):
+                eng.sqlalchemy_engine()
+    if eng.engine.server is not None:
+        server = eng.engine.server
+        if server.storage_setting and server.storage_setting != "default_table_access_method":
+            have = {r[0].lower() for r in eng.query("select engine from information_schema.engines "
+                                                    "where support in ('YES', 'DEFAULT')")}
+            assert set(server.storage_engines) <= have, have  # the storage engines it declares exist
+        assert eng.container_id and len(eng.container_id) == 64
+        assert eng.cgroup and eng.cgroup.endswith(eng.container_id)
+        assert eng.credentials.password not in repr(eng) + str(p)
+        if isinstance(eng.engine.client, SqlClient):
+            assert eng.sqlalchemy_url().render_as_string(hide_password=True).count("***") == 1
+    else:
+        assert eng.container_id is None and eng.cgroup is None
 
 
 @pytest.mark.parametrize("key", _runnable(SERVERS))
-def test_server_security_and_stop(key, benchlib_containers):
+def test_server_interface_security_and_stop(key, benchlib_containers):
     from dataclasses import replace
 
     with benchlib.start(key) as first:
+        _check_interface(first, key)
         container = docker_client().containers.get(first.container_id)
         bindings = container.attrs["NetworkSettings"]["Ports"][f"{first.engine.server.port}/tcp"]
         assert bindings and {b["HostIp"] for b in bindings} == {"127.0.0.1"}, bindings
@@ -83,9 +100,12 @@ def test_server_security_and_stop(key, benchlib_containers):
             assert first.provenance["client_path"].startswith("the published port")
         creds = first.credentials
         if "without authentication" not in first.engine.note:
+            session = None
             with pytest.raises(Exception) as err:
                 session = first.engine.client.open(replace(first.endpoint, password=creds.password + "x"), 5)
                 session.ready()  # pymongo logs in lazily, on the first command
+            if session is not None:
+                session.close()
             assert any(s in str(err.value) for s in ("password authentication failed", "Access denied",
                                                      "Authentication failed")), err.value
         with benchlib.start(key) as second:
@@ -106,6 +126,7 @@ def test_killed_runner_leaves_no_stale_container_after_next_start(benchlib_conta
     assert len(cid) == 64
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    proc.stdout.close()
     assert cid in benchlib_containers()  # SIGKILL ran no clean-up ...
     with benchlib.start("sqlite"):
         pass

@@ -10,7 +10,7 @@ from engine_cases import dml_roundtrip, runnable
 
 import benchlib
 from benchlib import sysbench
-from benchlib.engines import ALL_ENGINES, ENGINES
+from benchlib.engines import ALL_ENGINES
 from benchlib.errors import BenchlibError, ParameterError, UnknownEngineError
 from benchlib.workloads.dml import dialect_for
 
@@ -53,13 +53,8 @@ def test_myrocks_tables_and_sysbench_tables_are_rocksdb_and_plain_mariadb_has_no
                 == [(storage,)]
 
 
-@pytest.mark.parametrize("key", [runnable(k) for k, e in ENGINES.items() if e.server and e.server.storage_setting
-                                 and e.server.storage_setting != "default_table_access_method"])
-def test_declared_storage_engines_exist_on_the_server(key):
-    with benchlib.start(key) as eng:
-        have = {r[0].lower() for r in eng.query("select engine from information_schema.engines "
-                                                "where support in ('YES', 'DEFAULT')")}
-        assert set(eng.engine.server.storage_engines) <= have
+# That each server's declared storage engines exist on it is checked on the instance
+# tests/engines/test_lifecycle.py starts anyway (_check_interface).
 
 
 @pytest.mark.parametrize("key, config, error", [

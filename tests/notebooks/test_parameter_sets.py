@@ -22,6 +22,18 @@ def test_parameter_set_is_valid_here(nb, name):
         raise
 
 
+@pytest.mark.parametrize("nb", batch.notebooks(), ids=[nb.stem for nb in batch.notebooks()])
+def test_stored_values_are_valid_here_and_their_engines_are_run_by_the_tiny_smoke_run(nb):
+    """What nbval over notebooks/ used to check by running each notebook a second time ("Run All"
+    at the stored values succeeds), split into what it rests on: the stored values pass the
+    workload's validator on this host, and every engine they start is one the tiny set starts, so
+    the smoke run (tests/notebooks/test_notebooks.py) executes every cell with them. That the other
+    stored values are tiny.yaml's is tests/unit/test_packaging.py's check."""
+    stored = batch.engines_to_run(batch.check_parameters(nb, {}))
+    tiny = batch.engines_to_run(batch.check_parameters(nb, batch.load_params(batch.params_file(nb, "tiny"))))
+    assert set(stored) <= set(tiny), f"{nb.stem}: stored engines {stored} beyond the tiny run's {tiny}"
+
+
 def test_report_batch_runs_the_dml_write_cost_and_btree_notebooks_with_their_extra_sets():
     plan = batch.plan_batch("default")
     dml = [p for p in plan if p.notebook.stem.startswith("01-")]

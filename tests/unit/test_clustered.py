@@ -2,6 +2,7 @@
 seed 003's ratio arithmetic with known answers, and its transcribed reference."""
 import json
 import uuid
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -108,7 +109,7 @@ def test_only_a_server_with_a_data_directory_snapshots():
 
 def test_the_lua_tests_ship_with_the_package():
     path = sysbench.packaged_test("clustered.lua")
-    text = open(path).read()
+    text = Path(path).read_text()
     assert 'require("oltp_common")' in text and "update_inlist" in text
     with pytest.raises(sysbench.SysbenchError, match="no packaged sysbench test"):
         sysbench.packaged_test("nope.lua")

@@ -54,9 +54,10 @@ def test_each_notebook_has_a_parameters_cell_and_parameter_sets():
 
 
 def test_stored_parameter_values_are_the_tiny_set_on_at_most_its_engines():
-    """nbval-lax runs every notebook at its stored values in `make test`: they must be the tiny
-    set, or CI would run each notebook at a larger scale a second time. Their engines may be fewer
-    (a quick look in JupyterLab; the tiny smoke run already covers every engine of tiny.yaml)."""
+    """Opening a notebook and running it as stored is the tiny set's work: the stored values must be
+    tiny.yaml's, so that the tiny smoke run executes every cell with them (`make test` no longer runs
+    the stored notebooks a second time under nbval). Their engines may be fewer (a quick look in
+    JupyterLab); tests/notebooks/test_parameter_sets.py checks they are valid here and run by tiny."""
     from benchlib import batch
 
     for path in batch.notebooks():

@@ -44,6 +44,7 @@ def test_perf_dies_with_its_sigkilled_owner_and_its_folder_is_reaped(tmp_path):
     finally:
         owner.kill()
         owner.wait()
+        owner.stdout.close()
     assert _wait_for(lambda: not perf._processes_using(folder), 1.0), "perf outlived its SIGKILLed owner"
     assert perf.reap_orphans(tmp_path) == [folder]
     assert not folder.exists()
