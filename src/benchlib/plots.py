@@ -77,9 +77,18 @@ def _value_axis(fig, unit: str, log_y: bool | None, spread: float) -> None:
         fig.update_yaxes(title_text=unit)
         return
     _note_undrawable(fig, unit)
-    # Labelled ticks 1, 2, 5 per decade as plain numbers (plotly's own crowd every digit of a short range).
-    fig.update_yaxes(**_log_ticks([y for t in fig.data if getattr(t, "y", None) is not None for y in t.y
-                                   if isinstance(y, (int, float))]))
+    # Labelled ticks 1, 2, 5 per decade as plain numbers (plotly's own crowd every digit of a short range),
+    # over the bars and their upper whiskers: a lower whisker reaching towards 0 runs off the axis's foot
+    # instead of stretching it decades below every bar.
+    bars = [y for t in fig.data if getattr(t, "y", None) is not None for y in t.y if isinstance(y, (int, float))]
+    tops = [y + (e or 0) for t in fig.data if getattr(t, "y", None) is not None and t.error_y and t.error_y.array
+            is not None for y, e in zip(t.y, t.error_y.array) if isinstance(y, (int, float)) and y > 0
+            and isinstance(e, (int, float)) and e == e]
+    positive = [v for v in bars + tops if v > 0]
+    if positive:
+        fig.update_yaxes(range=[math.log10(min(v for v in bars if v > 0) / 2) if any(v > 0 for v in bars)
+                                else math.log10(min(positive) / 2), math.log10(max(positive) * 1.3)],
+                         **_log_ticks(positive))
 
 
 def _note_undrawable(fig, unit: str) -> None:
@@ -340,10 +349,11 @@ def _log_ticks(values) -> dict:
     if not finite:
         return {}
     low, high = math.floor(math.log10(min(finite))), math.ceil(math.log10(max(finite)))
-    steps = [m * 10 ** e for e in range(low, high + 1) for m in (1, 2, 5)]
-    steps = [t for t in steps if min(finite) / 2 <= t <= max(finite) * 2]
-    if len(steps) > 7:
-        steps = [t for t in steps if math.log10(t) == int(math.log10(t))]
+    for mantissas in ((1, 2, 5), (1, 3), (1,)):  # the finest that labels the range without crowding it
+        steps = [float(f"{m * 10.0 ** e:.12g}") for e in range(low, high + 1) for m in mantissas]
+        steps = [t for t in steps if min(finite) / 2 <= t <= max(finite) * 2]
+        if len(steps) <= 7:
+            break
     return dict(tickvals=steps, ticktext=[f"{t:g}" for t in steps])
 
 

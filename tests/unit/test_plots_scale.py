@@ -93,3 +93,19 @@ def test_a_value_a_log_axis_cannot_draw_is_named_under_the_figure():
     assert list(mysql.y) == [0.081, None]
     [note] = fig.layout.annotations
     assert note.text == "not drawn on the log axis (≤ 0): MySQL select (-0.0016 CPU s)"
+
+
+def test_a_log_value_axis_labels_at_most_seven_plain_ticks_and_whiskers_do_not_stretch_it():
+    import math
+
+    import pandas as pd
+
+    from benchlib.plots import bars_by_phase
+
+    # 08's per-query chart: two runs' CIs reach below 0, clipped to a thousandth of the bar.
+    df = pd.DataFrame({"engine": ["postgres", "duckdb"], "phase": ["Q1.1", "Q1.1"], "v": [5.0, 3.0],
+                       "e": [10.0, 4.0], "below": [4.995, 2.997]})
+    fig = bars_by_phase(df, "v", error="e", error_minus="below", unit="ms", log_y=True, title="t", name="t")
+    low, high = fig.layout.yaxis.range
+    assert low == math.log10(3.0 / 2) and 10 ** high >= 15.0  # the foot at half the lowest bar, the top over a whisker
+    assert 2 <= len(fig.layout.yaxis.tickvals) <= 7 and all("e" not in t for t in fig.layout.yaxis.ticktext)

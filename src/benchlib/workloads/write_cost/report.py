@@ -36,7 +36,7 @@ PARTS_PHRASES = F.Phrases(templates={
     F.Verdict.BETTER.value: _PART + ": separable ({words})",
     F.Verdict.SAME.value: _PART + ": about equal ({words})",
     F.Verdict.NOISE.value: _PART + ": not separable at this precision ({words})",
-    F.Verdict.UNTESTED.value: _PART + ": untested ({words})",
+    F.Verdict.UNTESTED.value: _PART + " ({words})",
     F.Verdict.NA.value: "{subject}, one-row insert, {step}: a part is not positive, no ratio",
 }, default=_PART + " ({words})", unit_scale=analysis.UNIT_SCALE)
 
