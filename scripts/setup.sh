@@ -35,13 +35,14 @@ report_missing() {
 start_dockerd() {
   log "starting dockerd in the background (log: /var/log/benchlib-dockerd.log)"
   # Only stdin/out/err go to dockerd: run as `flock /tmp/bench.lock make setup`, an inherited lock
-  # descriptor would keep the shared lock held for as long as dockerd runs.
+  # descriptor would keep the shared lock held for as long as dockerd runs. A session of its own:
+  # dockerd outlives the caller's process group (`timeout make test` kills that whole group).
   (
     for fd in /proc/"$BASHPID"/fd/*; do
       n=${fd##*/}
       if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi
     done
-    exec nohup dockerd >/var/log/benchlib-dockerd.log 2>&1 </dev/null
+    exec setsid nohup dockerd >/var/log/benchlib-dockerd.log 2>&1 </dev/null
   ) &
   for _ in $(seq 1 60); do
     docker_answers && return 0
