@@ -108,11 +108,18 @@ SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", 
               SeedAgreement.UNTESTED: "?", SeedAgreement.UNDETERMINED: "?", SeedAgreement.NO_SEED: ""}
 
 
+# A ratio's CI wider than this (high / low) tests no seed figure: any seed would fall inside it
+# (two repetitions give t = 12.7), so it is counted as untested, never as agreeing.
+SEED_TESTABLE_SPAN = 10.0
+
+
 def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None) -> SeedAgreement:
     if seed_ratio is None or not _finite(seed_ratio) or seed_ratio <= 0:
         return SeedAgreement.NO_SEED
-    # Without a CI (one repetition) there is no direction to set beside the seed's, even across 1.
-    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)):
+    # Without a CI (one repetition) there is no direction to set beside the seed's, even across 1;
+    # nor with one that reaches zero (a net cost not above zero) or spans more than SEED_TESTABLE_SPAN.
+    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)) or low <= 0 \
+            or high / low > SEED_TESTABLE_SPAN:
         return SeedAgreement.UNTESTED
     if low <= seed_ratio <= high:
         return SeedAgreement.WITHIN
@@ -159,7 +166,9 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
         "ratio": c.get("ratio"), "ratio_low": c.get("ratio_low"), "ratio_high": c.get("ratio_high"),
         "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "drift": applied, "verdict": judged.value,
         "seed_ratio": seed_ratio,
-        "seed": against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio).value,
+        # Two sides that did different work are set beside no seed figure either.
+        "seed": (SeedAgreement.UNTESTED if judged == Verdict.NOT_COMPARABLE and seed_ratio is not None else
+                 against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
         "caveats": tuple(caveats), "headline": headline,
     }
 

@@ -149,3 +149,16 @@ def test_identical_counts_are_certain_where_identical_cpu_ticks_are_not():
     assert counted.iloc[0]["ratio_low"] == counted.iloc[0]["ratio_high"] == pytest.approx(8_000_000 / 7_089_298)
     timed = F.compare(summary, base_engine="a", metric="cpu_time", unit="s")
     assert timed.iloc[0]["verdict"] == F.Verdict.UNTESTED
+
+
+def test_a_seed_is_tested_only_by_a_ci_that_could_miss_it():
+    """Hostile read 40: 01's four 'within the CI' came from CIs like 0.0281-13.3, and a net cost
+    not above zero gave a negative bound; 07 counted a not-comparable row as agreeing."""
+    assert F.against_seed(1.2, 1.1, 1.3, 1.25) == SeedAgreement.WITHIN
+    assert F.against_seed(0.61, 0.0281, 13.3, 0.418) == SeedAgreement.UNTESTED  # spans 473x
+    assert F.against_seed(0.0554, -0.16, 0.271, 0.215) == SeedAgreement.UNTESTED  # reaches below zero
+    assert F.against_seed(2.0, 0.4, 3.9, 1.29) == SeedAgreement.WITHIN  # 9.75x: still a test
+    row = F.finding(engine="rocksdb", base_engine="mysql", step="fetch", metric="cpu_time", unit="s",
+                    contrast={"ratio": 2.43, "ratio_low": 1.5, "ratio_high": 6.0, "beyond_noise": True},
+                    seed_ratio=5.33, verdict=Verdict.NOT_COMPARABLE)
+    assert row["seed"] == SeedAgreement.UNTESTED.value
