@@ -108,6 +108,10 @@ SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", 
               SeedAgreement.UNTESTED: "?", SeedAgreement.UNDETERMINED: "?", SeedAgreement.NO_SEED: ""}
 
 
+# A stored metric's name in words, where a findings table or line names it.
+METRIC_WORDS = {"cpu_time": "engine CPU", "wall_time": "wall time", "instructions_user": "user-space instructions"}
+
+
 # A ratio's CI wider than this (high / low) tests no seed figure: any seed would fall inside it
 # (two repetitions give t = 12.7), so it is counted as untested, never as agreeing.
 SEED_TESTABLE_SPAN = 10.0
@@ -260,6 +264,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
     ratio = row.get("ratio")
     return {
         **{k: row.get(k) for k in FINDING_COLUMNS},
+        "metric": METRIC_WORDS.get(row.get("metric"), row.get("metric")),  # rows carry the stored name
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),
         "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),

@@ -243,8 +243,6 @@ def positive_parts(parts: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-# The cost metric's stored name in words (the findings table prints it).
-METRIC_WORDS = {"cpu_time": "engine CPU", "wall_time": "wall time", "instructions": "instructions"}
 
 
 def seed_cell(summary: pd.DataFrame) -> pd.DataFrame:
@@ -289,7 +287,7 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: 
     out = []
     for value, name, metric_unit, label, is_cost in (
             ("engine_per_row", metric, unit, f"bulk insert ({where})", True),
-            ("wall_per_row", METRIC_WORDS["wall_time"], "s", f"bulk insert's wall time ({where})", False)):
+            ("wall_per_row", "wall_time", "s", f"bulk insert's wall time ({where})", False)):
         stats = _stats(rows, value, by=("engine",)).set_index("engine")
         if base not in stats.index:
             continue
@@ -336,7 +334,6 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
     and bulk cells); then per engine whether its one-row write's parts separate, and the server
     engines against PostgreSQL in seed 000's corner (headline without clusters: the decomposition
     of each engine, then MySQL in bulk beside the seed)."""
-    metric = METRIC_WORDS.get(metric, metric)
     order = {e: i for i, e in enumerate(engine_order(cell_rows["engine"]))} if not cell_rows.empty else {}
     in_order = lambda rows: sorted(rows, key=lambda r: order.get(r["engine"], len(order)))  # noqa: E731 (stable)
     rows = (replication_findings(replicated, measurements, metric=metric, unit=unit)

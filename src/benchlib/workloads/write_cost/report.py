@@ -143,7 +143,7 @@ class WriteCostReport(RunReport):
             F.Caveat(SEED_CORNER, f"Seed 000 wrote {SEED_ROWS:,} rows in two 1,000,000-row `insert ... select`; this "
                                   f"run's nearest cell is {where}."),
             F.Caveat(SEED_METRIC, "Seed 000 counted the server's user-space instructions; this run's cost metric is "
-                                  f"{analysis.METRIC_WORDS.get(self.metric, self.metric)}."),
+                                  f"{F.METRIC_WORDS.get(self.metric, self.metric)}."),
             F.Caveat(SHARED_CORES, f"A cluster's nodes and the client share this host's {self.info['cpu_cores']} cores "
                                    "and a local bridge network: what a cluster adds includes contention for them."),
         ]
