@@ -95,6 +95,8 @@ def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
     mysql = costs[costs["kind"] == "decomposition"].set_index("engine").loc["mysql"]
     assert mysql["value"] == pytest.approx(310e-6 * 3e9, rel=0.01) and mysql["verdict"] == "worse"
     assert "instructions vs" in report.answer_lines()[0] and "µs" not in report.answer_lines()[0]
+    # Counted in instructions, a part carries the caveat that a commit's fsync wait is not in them.
+    assert all("counts-no-waits" in c for c in costs[costs["kind"] == "decomposition"]["caveats"])
 
 
 def test_the_findings_table_names_each_rows_own_base_and_claims_no_ci_for_one_value(report):

@@ -31,6 +31,7 @@ DECOMPOSITION, BULK, REPLICATION = "decomposition", "bulk", "replication"
 
 # Caveat ids the rows cite (the report holds their sentences).
 EMBEDDED_DRIVER = "embedded-driver"
+COUNTS_NO_WAITS = "counts-no-waits"
 SEED_CORNER = "seed-corner"
 SEED_METRIC = "seed-metric"
 SHARED_CORES = "shared-cores"
@@ -308,7 +309,8 @@ def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -
     for s in separability(cell_rows, exact=unit in F.COUNTED_UNITS):
         out.append(F.finding(
             engine=s["engine"], base_engine=s["engine"], step=f"{s['top']} vs {s['second']}", metric=metric,
-            unit=unit, contrast=s, caveats=() if is_server(s["engine"]) else (EMBEDDED_DRIVER,))
+            unit=unit, contrast=s, caveats=(() if is_server(s["engine"]) else (EMBEDDED_DRIVER,))
+            + ((COUNTS_NO_WAITS,) if unit in F.COUNTED_UNITS else ()))
             | {"kind": DECOMPOSITION, "part": s["top"], "base_part": s["second"], "base_label": s["second"]})
     return out
 

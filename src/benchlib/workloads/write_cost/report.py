@@ -16,7 +16,7 @@ from ...plots import bars_by_phase, engine_color, engine_order, engine_title, he
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis
 from ..dml.dialects import key_note
-from .analysis import DECOMPOSITION, EMBEDDED_DRIVER, PARTS, SEED_CORNER, SEED_METRIC, SHARED_CORES
+from .analysis import COUNTS_NO_WAITS, DECOMPOSITION, EMBEDDED_DRIVER, PARTS, SEED_CORNER, SEED_METRIC, SHARED_CORES
 from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
 from .workload import CLIENT_VALUES, SERVER_GENERATOR, WORKLOAD
 
@@ -140,6 +140,8 @@ class WriteCostReport(RunReport):
         return [
             F.Caveat(EMBEDDED_DRIVER, "An embedded engine runs in the notebook's process: its cost includes the "
                                       "Python driver's."),
+            F.Caveat(COUNTS_NO_WAITS, "Instructions count the CPU's work only: a commit's wait for its log flush "
+                                      "(fsync) costs time, not instructions."),
             F.Caveat(SEED_CORNER, f"Seed 000 wrote {SEED_ROWS:,} rows in two 1,000,000-row `insert ... select`; this "
                                   f"run's nearest cell is {where}."),
             F.Caveat(SEED_METRIC, "Seed 000 counted the server's user-space instructions; this run's cost metric is "
