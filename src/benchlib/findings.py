@@ -109,7 +109,8 @@ SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", 
 
 
 # A stored metric's name in words, where a findings table or line names it.
-METRIC_WORDS = {"cpu_time": "engine CPU", "wall_time": "wall time", "instructions_user": "user-space instructions"}
+METRIC_WORDS = {"cpu_time": "engine CPU", "wall_time": "wall time", "instructions_user": "user-space instructions",
+                "tps": "TPS", "latency_p95": "p95 latency"}
 
 
 # A ratio's CI wider than this (high / low) tests no seed figure: any seed would fall inside it

@@ -110,7 +110,7 @@ class ComparisonReport(RunReport):
                     continue
                 c = results.contrast(stats.loc[(self.run_ids[0], key, labels, phase)], row, "value", self.threshold)
                 out.append(F.finding(engine=key, base_engine=key, step=f"{self._step(phase, labels, run_id)}, {title}",
-                                     metric=title, unit=unit, contrast=c, higher_is_better=higher,
+                                     metric=metric, unit=unit, contrast=c, higher_is_better=higher,
                                      threshold=self.threshold, caveats=caveats)
                            | {"run_id": run_id, "base_label": BASE_RUN})
         return out
