@@ -444,7 +444,7 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     instructions = bool((p["metric"] == "instructions_user").all())
     cost = f"of {'instructions' if instructions else 'CPU'}{' per ' + per.rstrip('s') if per else ''}"
     target = p[p["targeted"]]
-    if instructions and not target.empty and (target["spread"] <= results.INSTRUCTIONS_AGREE).all():  # NaN: one
+    if instructions and not target.empty and target["agree"].all():
         apart = target.sort_values("spread", ascending=False).iloc[0]
         return True, (f"{where}Repetitions: {repetitions}, stopped when every phase's instruction counts agreed "
                       f"within {results.INSTRUCTIONS_AGREE:.1%} (max - min over the mean; widest: {apart['engine']} "

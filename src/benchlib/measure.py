@@ -281,7 +281,6 @@ class Window:
     client_after: cgroups.Sample | None = None
     steal_before: int | None = None
     steal_after: int | None = None
-    counter: str = "perf"  # who counted perf_readings: perf, or valgrind (callgrind's dumps)
     counted: Any = None  # valgrind.Counted: the window's dump files, for a profile reader
 
 
@@ -292,9 +291,6 @@ class Readings:
     def __init__(self) -> None:
         self.rows: list[tuple[str, float | None, str, str, str, str | None]] = []
         self._end: Callable[[], None] | None = None
-        # Under valgrind, each window's dumps by window name ("phase", "settle"): valgrind.Counted,
-        # whose files stay readable until the instance stops.
-        self.counted: dict[str, Any] = {}
 
     def end_window(self) -> None:
         """Close the measured window now: what the body does after it (reaping a client, parsing its
@@ -352,6 +348,11 @@ class Meter:
     @property
     def under_valgrind(self) -> bool:
         return self.instance.callgrind is not None
+
+    @property
+    def counter(self) -> str:
+        """Who counts the engine's instructions (the rows' source): valgrind, else perf."""
+        return valgrind.SOURCE if self.under_valgrind else "perf"
 
     def _counter_window(self, name: str, window: str):
         """The window's instruction counter, with perf.PerfWindow's interface: callgrind's for a
@@ -454,7 +455,6 @@ class Meter:
         settle = settle and self.defers_work
         main = self._counter_window(phase, window)
         tail = self._counter_window(phase, "settle") if settle else None  # enabled the moment the phase ends
-        counter = "valgrind" if self.under_valgrind else "perf"
         windows: list[Window] = []
         try:
             peak_reset = _reset_peak(scope)
@@ -483,7 +483,7 @@ class Meter:
                     main.disable()
                 windows.append(Window(window, started_at, ended_at, t1 - t0, before, after,
                                       main.result() if main else None, peak_reset, client_before, client_after,
-                                      steal_before, steal_after, counter, getattr(main, "counted", None)))
+                                      steal_before, steal_after, getattr(main, "counted", None)))
                 main = None
                 ended.append((t1, ended_at, after))
                 if window == "baseline":
@@ -500,7 +500,6 @@ class Meter:
                 t1, ended_at, after = ended[0]
                 windows.append(self._settle(tail, after, t1, ended_at))
                 tail = None
-            readings.counted.update({w.name: w.counted for w in windows if w.counted is not None})
         finally:
             for leftover in (main, tail):
                 if leftover is not None:
@@ -527,8 +526,7 @@ class Meter:
         if tail:
             tail.disable()
         return Window("settle", started_at, ended_at, t_end - t_start, start, after,
-                      tail.result() if tail else None, False, counter="valgrind" if self.under_valgrind else "perf",
-                      counted=getattr(tail, "counted", None))
+                      tail.result() if tail else None, False, counted=getattr(tail, "counted", None))
 
     # -- rows ------------------------------------------------------------------------------------
     def _store(self, phase: str, windows: list[Window], check_name: str | None, check_value: float | None,
@@ -569,15 +567,15 @@ class Meter:
                 add("cpu_user_time", _delta(cb.user_ns, ca.user_ns, 1e-9), "s", csrc, scope="client")
                 add("cpu_system_time", _delta(cb.system_ns, ca.system_ns, 1e-9), "s", csrc, scope="client")
             self._resource_rows(add, w.before, w.after, w.perf_readings, w.peak_is_window, source,
-                                memory_total=bool(w.after.parts), counter=w.counter)
+                                memory_total=bool(w.after.parts))
             if w.name in ("phase", "settle") and self.idle_instruction_rate is not None:
                 # What subtracting the idle rate removes from this window's count: kept, so a report
                 # can show how much of a figure the correction is.
                 add(IDLE_INSTRUCTIONS, self.idle_instruction_rate * w.wall_seconds, "instructions",
-                    f"{w.counter}: idle baseline rate x window wall time")
+                    f"{self.counter}: idle baseline rate x window wall time")
             if w.counted is not None and self.instance.callgrind.child is not None:
                 add(HARNESS_INSTRUCTIONS, w.counted.harness, "instructions",
-                    f"{w.counter}: the child's requests x its protocol's per-request count")
+                    f"{self.counter}: the child's requests x its protocol's per-request count")
             # A cluster: each node's own rows beside the sum, under the node's instance id.
             for i, node in enumerate(self.instance.nodes):
                 node_common = {**common, "instance_id": node_instance_id(self.instance_id, node.name)}
@@ -612,7 +610,7 @@ class Meter:
         self.run.store.append_profile(self.run.run_id, seq, w.name, rows)
 
     def _resource_rows(self, add, b: cgroups.Sample, a: cgroups.Sample, perf_readings, peak_is_window: bool,
-                       source: str, *, memory_total: bool = False, counter: str = "perf") -> None:
+                       source: str, *, memory_total: bool = False) -> None:
         """The rows of one scope's window: CPU, I/O, memory, network and perf counters."""
         add("cpu_time", _delta(b.cpu_ns, a.cpu_ns, 1e-9), "s", source)
         add("cpu_user_time", _delta(b.user_ns, a.user_ns, 1e-9), "s", source)
@@ -637,12 +635,12 @@ class Meter:
         for event, (metric, unit, scale) in perf.EVENTS.items():
             reading = (perf_readings or {}).get(event)
             if reading is None:
-                if counter == "valgrind":  # what callgrind does not count: not run, rather than unsupported
-                    add(metric, None, unit, counter, valgrind.PERF_NOT_RUN)
+                if self.under_valgrind:  # what callgrind does not count: not run, rather than unsupported
+                    add(metric, None, unit, self.counter, valgrind.PERF_NOT_RUN)
                 else:
                     add(metric, None, unit, "perf", self._perf_status if perf_readings is None else "unsupported")
             else:
-                add(metric, reading.value * scale if reading.value is not None else None, unit, counter,
+                add(metric, reading.value * scale if reading.value is not None else None, unit, self.counter,
                     reading.status)
 
 

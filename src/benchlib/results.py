@@ -291,8 +291,8 @@ def precision_outcome(run_id: str, ci_target: float, *, floor: float, per: str |
     p = precision(run_id, floor=floor, per=per, instance_id=instance_id, measured_in=measured_in, store=store)
     # NaN (one repetition) counts as wide; instruction counts that agree within INSTRUCTIONS_AGREE
     # do not: one more repetition would count the same.
-    agree = (p["metric"] == "instructions_user") & (p["spread"] <= INSTRUCTIONS_AGREE)
-    p = p.assign(wide=p["targeted"] & ~(p["rel_ci95"] <= ci_target) & ~agree)
+    p = p.assign(agree=(p["metric"] == "instructions_user") & (p["spread"] <= INSTRUCTIONS_AGREE))
+    p = p.assign(wide=p["targeted"] & ~(p["rel_ci95"] <= ci_target) & ~p["agree"])
     return PrecisionOutcome(met=not p["wide"].any(), wide=int(p["wide"].sum()), targeted=int(p["targeted"].sum()),
                             table=p)
 

@@ -202,7 +202,6 @@ class Callgrind:
     version: str
     user: str
     pids: tuple[int, ...] = ()
-    controls: int = 0  # commands run beside the engine so far
     # An embedded engine's child: the instructions it spends on one request of its own protocol,
     # counted at start, so that a window's count is net of them (`Counted.harness`).
     child: Any = None
@@ -247,7 +246,6 @@ class Callgrind:
     def processes(self) -> list[int]:
         """The pids under valgrind beside the engine: every one vgdb lists there."""
         code, output = self.run(["sh", "-c", f"unset {' '.join(UNSET)}; vgdb -l"])
-        self.controls += 1
         listed = [int(pid) for pid in re.findall(r"^use --pid=(\d+) ", output.decode(errors="replace"), re.M)]
         return [pid for pid in listed if not self.pids or pid in self.pids]
 
@@ -259,7 +257,6 @@ class Callgrind:
         for command in commands:
             args += [*(["-c"] if args else []), *command.split()]
         code, output = self.run(["sh", "-c", CONTROL_SCRIPT, "benchlib-control", *args])
-        self.controls += 1
         if code != 0:
             raise ValgrindError(f"callgrind control ({' '.join(args)}) failed in the container (exit {code}): "
                                 f"{output.decode(errors='replace')[-300:]}")
