@@ -304,9 +304,12 @@ def _words(row: Mapping[str, Any], verdict: Verdict) -> str:
     return EXACT_WORDS[verdict] if exact else VERDICT_WORDS[verdict]
 
 
-def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_seed: bool = False) -> str:
-    """One sentence from one findings row: the only place a verdict becomes words."""
+def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_seed: bool = False,
+           mark: str = "") -> str:
+    """One sentence from one findings row: the only place a verdict becomes words. `mark`: the
+    row's footnote marks, set right after its ratio."""
     f = fields_of(row, phrases)
+    f["ratio"] += mark
     text = phrases.template(f["verdict"]).format(**f)
     if with_seed and f["seed"] != SeedAgreement.NO_SEED.value:
         text += "; " + phrases.seed.format(**f)
@@ -351,6 +354,13 @@ def headline(findings: pd.DataFrame, limit: int = 5, by: str | None = None) -> p
     pool = decided if not decided.empty else findings
     distance = pool["ratio"].map(lambda r: abs(math.log(r)) if _finite(r) and r > 0 else -1.0)
     return pool.loc[distance.sort_values(ascending=False).index].head(limit)
+
+
+def caveat_marks(rows: pd.DataFrame, known: Iterable[str] | None = None) -> dict[str, int]:
+    """Each caveat id the rows cite (of `known`, where given), numbered 1.. in order of first citation."""
+    known = None if known is None else set(known)
+    cited = (c for cs in rows["caveats"] for c in (cs or ()) if known is None or c in known) if not rows.empty else ()
+    return {c: n for n, c in enumerate(dict.fromkeys(cited), 1)}
 
 
 def certainty(findings: pd.DataFrame) -> str:
