@@ -34,10 +34,17 @@ def fmt(value: float, unit: str = "", digits: int = 3) -> str:
     return f"{value:.{digits}g}{unit}"
 
 
-def fmt_ci(value: float, half_width: float, unit: str = "") -> str:
-    """`1.23 ± 0.05 s`: the mean and the half width of its 95% confidence interval."""
+CI_REACHES_ZERO = "{value}{unit} (95% CI reaches 0)"
+
+
+def fmt_ci(value: float, half_width: float, unit: str = "", *, positive: bool = False) -> str:
+    """`1.23 ± 0.05 s`: the mean and the half width of its 95% confidence interval. `positive`: a
+    figure that cannot be below zero (a throughput), whose CI reaching zero says only that the
+    repetitions disagreed: `11,616 (95% CI reaches 0)`, not `11,616 ± 35,698`."""
     if half_width is None or (isinstance(half_width, float) and math.isnan(half_width)):
         return fmt(value, unit)
+    if positive and half_width >= abs(value):
+        return CI_REACHES_ZERO.format(value=fmt(value), unit=unit)
     return f"{fmt(value)} ± {fmt(half_width)}{unit}"
 
 
