@@ -170,9 +170,11 @@ class Caveat:
 def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str, contrast: Mapping[str, Any],
             regime: str = "", higher_is_better: bool = False, drift: float = 0.0, seed_ratio: float | None = None,
             caveats: Iterable[str] = (), headline: bool = False, verdict: Verdict | None = None,
-            threshold: float = THRESHOLD) -> dict[str, Any]:
+            threshold: float = THRESHOLD, seed_comparable: bool = True) -> dict[str, Any]:
     """One findings row from a `results.contrast` dict (subject against base). `verdict` is set
-    only where a workload knows the two sides did different work (`Verdict.NOT_COMPARABLE`)."""
+    only where a workload knows the two sides did different work (`Verdict.NOT_COMPARABLE`);
+    `seed_comparable=False` where the seed's figure measured something else (a remote over
+    gigabit Ethernet against TCP on this host): shown, tested against nothing."""
     c = contrast
     applied = drift if drift_applies(unit) else 0.0
     judged = verdict or judge(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), c.get("beyond_noise"),
@@ -187,7 +189,8 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
         "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "drift": applied, "verdict": judged.value,
         "seed_ratio": seed_ratio,
         # Two sides that did different work, one measurement or no ratio test no seed figure either.
-        "seed": (SeedAgreement.UNTESTED if judged in UNTESTABLE and _finite(seed_ratio) and seed_ratio > 0 else
+        "seed": (SeedAgreement.UNTESTED if (judged in UNTESTABLE or not seed_comparable) and _finite(seed_ratio)
+                 and seed_ratio > 0 else
                  against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
         "caveats": tuple(caveats), "headline": headline,
     }
