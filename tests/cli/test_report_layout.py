@@ -102,6 +102,19 @@ def test_the_check_names_a_page_wider_than_the_window(tmp_path):
     assert layout.check(page).problems() == [f"wide.html: the page is {WIDTH + 408} px wide in a {WIDTH} px window"]
 
 
+def test_the_shared_browser_once_dropped_starts_again(tmp_path):
+    """The checks share one Chromium (batch.browser), dropped after a failed call: the next check
+    starts a fresh one and reads the page as the first did."""
+    from benchlib.batch import browser
+
+    page = tmp_path / "wide.html"
+    page.write_text(f'<html><body><div style="width:{WIDTH + 400}px">a fixed-width table</div></body></html>')
+    first = layout.check(page)
+    browser.shared().close()
+    again = layout.check(page)
+    assert (again.width, again.scroll_width) == (first.width, first.scroll_width) == (WIDTH, WIDTH + 408)
+
+
 def test_site_pages_keep_long_rows_within_the_page(tmp_path):
     root = tmp_path / "reports"
     # Tokens a browser cannot break at a space or hyphen: a set name, a path in an error message.

@@ -4,13 +4,12 @@ out), and does every bar with a nonzero value show at least a couple of pixels (
 where engines differ by orders of magnitude draws the small ones as hairlines)?"""
 from __future__ import annotations
 
-import json
-import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import browser
 
 WIDTH = 1280
 MIN_BAR_PX = 2.0  # below this a bar reads as an empty slot
@@ -194,16 +193,6 @@ def _probe(page: Path, script: str, width: int, height: int = HEIGHT) -> dict:
         text = page.read_text()
         probe.write_text(text.replace("</body>", script + "</body>") if "</body>" in text else text + script)
         try:
-            dom = subprocess.run([
-                "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                f"--user-data-dir={Path(tmp) / 'profile'}", f"--window-size={width},{height}",
-                "--virtual-time-budget=5000", "--dump-dom", probe.as_uri(),
-            ], check=True, capture_output=True, text=True, timeout=120).stdout
-        except (subprocess.SubprocessError, OSError) as exc:
-            raise LayoutError(f"chromium could not load {page.name}: {exc}") from exc
-    match = re.search(r'<pre id="benchlib-check">(.*?)</pre>', dom, re.S)
-    if not match or not match[1]:
-        raise LayoutError(f"the layout check did not run in {page.name}")
-    return json.loads(match[1].replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">")
-                      .replace("&amp;", "&"))
+            return browser.shared().read_check(probe.as_uri(), width, height)
+        except Exception as exc:
+            raise LayoutError(f"chromium could not load {page.name}: {type(exc).__name__}: {exc}") from exc

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..provenance import benchlib_version
 from ..settings import REPORT_TEMPLATE_DIR
+from . import browser
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 
@@ -70,7 +71,5 @@ def export_figures(executed: Path, dest_dir: Path) -> list[Path]:
     if not specs:
         return []
     dest_dir.mkdir(parents=True, exist_ok=True)
-    import kaleido
-
-    kaleido.write_fig_from_object_sync(specs)
+    browser.shared().write_figures(specs)
     return [Path(s["path"]) for s in specs if Path(s["path"]).exists()]
