@@ -237,7 +237,11 @@ class Phrases:
     `line_by` (a findings column, e.g. "engine") renders the answer one line per value of that
     column instead of one per row: `line` filled with the first row's fields and {items}: the
     decided rows' `item` templates, then the undecided rows' `undecided` templates grouped under
-    their verdict's words ("insert 0.13x (0.04-0.45); within noise: update 0.09x, select 1.5x")."""
+    their verdict's words ("insert 0.13x (0.04-0.45); within noise: update 0.09x, select 1.5x").
+
+    `values`: more columns of a row shown as values in its unit (a part's cost: {commit}); a row's
+    other extra columns reach the templates as they are. `directed`: whether better / worse mean
+    something for these rows (not for two parts of one engine's cost, which are only told apart)."""
     templates: Mapping[str, str] = field(default_factory=dict)
     default: str = "{subject}, {step}: {ratio} {base}'s {metric} ({words})"
     seed: str = "seed: {seed_ratio:.2f}x, {seed_words}"
@@ -246,6 +250,9 @@ class Phrases:
     line: str = "{subject} / {base}: {items}"
     item: str = "{step} {ratio}"
     undecided: str = "{step} {ratio_only}"
+    values: tuple[str, ...] = ()
+    missing: str = "n/a"  # how a `values` column without a value reads
+    directed: bool = True
 
     def template(self, verdict: str) -> str:
         return self.templates.get(verdict, self.default)
@@ -264,7 +271,9 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
     verdict = Verdict(row["verdict"])
     ratio = row.get("ratio")
     return {
+        **{k: v for k, v in row.items() if k not in FINDING_COLUMNS},
         **{k: row.get(k) for k in FINDING_COLUMNS},
+        **{k: value(row.get(k)) if _finite(row.get(k)) else phrases.missing for k in phrases.values},
         "metric": METRIC_WORDS.get(row.get("metric"), row.get("metric")),  # rows carry the stored name
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),

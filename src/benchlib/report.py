@@ -147,6 +147,10 @@ class RunReport:
         """The one chart that shows the answer (a plotly figure), or None."""
         return None
 
+    def phrases_of(self, row) -> F.Phrases:
+        """The phrase table of one findings row (a workload with rows of several kinds picks by kind)."""
+        return self.phrases
+
     def answer_lines(self) -> list[str]:
         """The answer: at most `answer_limit` lines rendered from the headline rows (one per row,
         or one per group of rows where the phrase table sets `line_by`)."""
@@ -258,13 +262,15 @@ class RunReport:
         many_bases = len(set(bases)) > 1
         many_metrics = found["metric"].nunique() > 1
         for base, row in zip(bases, (found if limit is None else found.head(limit)).to_dict("records")):
-            f = F.fields_of(row, self.phrases)
+            phrases = self.phrases_of(row)
+            f = F.fields_of(row, phrases)
             cited = [c for c in (row.get("caveats") or ()) if c in notes]
             sup = f"<sup>{','.join(str(marks.setdefault(c, len(marks) + 1)) for c in cited)}</sup>" if cited else ""
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
             seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
             verdict = F.Verdict(f["verdict"])
-            words = f"{verdict.value}, {f['words']}" if verdict in (F.Verdict.BETTER, F.Verdict.WORSE) else f["words"]
+            words = f"{verdict.value}, {f['words']}" if phrases.directed and verdict in (F.Verdict.BETTER,
+                                                                                        F.Verdict.WORSE) else f["words"]
             base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""
             rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ... import findings as F
 from ... import results
-from ..reporting import finite, one_each
+from ..reporting import finite, one_each, settings
 from .dialects import STRUCTURE
 from .workload import AFTER_LOAD, FETCH, GENERATE, INSERT, LOAD, OPERATIONS
 
@@ -234,17 +234,6 @@ _COMMIT_SYNC = {
 # The page cache: does a read bypass it?
 _DIRECT_READS = {"innodb_flush_method": lambda v: "O_DIRECT" in v.upper(), "rocksdb_use_direct_reads": lambda v: v in ("1", "ON"),
                  "debug_io_direct": lambda v: "data" in v.lower()}
-
-
-def settings(reading: str) -> dict[str, str]:
-    """`name=value` pairs of a durability reading ("innodb_flush_log_at_trx_commit=1, log_bin=0"
-    or "WriteOptions sync=false (...): ..."), lower-cased names."""
-    out = {}
-    for token in str(reading or "").replace(",", " ").replace(";", " ").split():
-        name, eq, value = token.partition("=")
-        if eq and name and value:
-            out[name.strip().lower()] = value.strip().strip("()").lower()
-    return out
 
 
 def commit_waits(reading: str) -> bool | None:
