@@ -239,8 +239,8 @@ class Phrases:
     decided rows' `item` templates, then the undecided rows' `undecided` templates grouped under
     their verdict's words ("insert 0.13x (0.04-0.45); within noise: update 0.09x, select 1.5x").
 
-    `values`: more columns of a row shown as values in its unit (a part's cost: {commit}); a row's
-    other extra columns reach the templates as they are. `directed`: whether better / worse mean
+    `values`: more columns of a row shown as numbers in the row's shown unit, which {shown_unit}
+    names once (a part's cost: {commit}); a row's other extra columns reach the templates as they are. `directed`: whether better / worse mean
     something for these rows (not for two parts of one engine's cost, which are only told apart)."""
     templates: Mapping[str, str] = field(default_factory=dict)
     default: str = "{subject}, {step}: {ratio} {base}'s {metric} ({words})"
@@ -273,7 +273,8 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
     return {
         **{k: v for k, v in row.items() if k not in FINDING_COLUMNS},
         **{k: row.get(k) for k in FINDING_COLUMNS},
-        **{k: value(row.get(k)) if _finite(row.get(k)) else phrases.missing for k in phrases.values},
+        **{k: fmt_number(row[k] / scale) if _finite(row.get(k)) else phrases.missing for k in phrases.values},
+        "shown_unit": shown,
         "metric": METRIC_WORDS.get(row.get("metric"), row.get("metric")),  # rows carry the stored name
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),
