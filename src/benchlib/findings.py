@@ -17,7 +17,9 @@ The one noise rule (`judge`), in order:
   it. Instruction counts do not move with the host's speed: their drift is 0 (`drift_applies`);
 - `better` / `worse`: for the subject against the base, by the metric's direction.
 `not_comparable` is set by a workload where the two sides did different work; the caveat ids say
-why."""
+why. `false_positive` is set where the two sides are the same work on the same host, code and
+builds (a rerun): a difference the rule flags there is its own false positive, counted as such
+(`false_positives`), never called a change."""
 from __future__ import annotations
 
 import enum
@@ -43,6 +45,7 @@ class Verdict(str, enum.Enum):
     DRIFT = "drift"
     UNTESTED = "untested"
     NOT_COMPARABLE = "not_comparable"
+    FALSE_POSITIVE = "false_positive"
     NA = "n/a"
 
     @property
@@ -57,6 +60,28 @@ VERDICT_WORDS = {
     Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift", Verdict.UNTESTED: "one repetition",
     Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "not measured",
 }
+
+
+VERDICT_WORDS[Verdict.FALSE_POSITIVE] = "flagged on an identical rerun"
+
+# The answer of a comparison of identical reruns: how often the rule flagged a difference that is not
+# there, beside how many it would at its 5% level by chance alone.
+FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on identical reruns: the false-positive rate ({rate:.0%}; by "
+                       "chance alone at 5%, about {expected:.1f})")
+
+
+def false_positives(found: pd.DataFrame) -> pd.DataFrame:
+    """Rows of two identical runs (a rerun): every difference the rule flagged is a false positive."""
+    flagged = found["verdict"].isin([Verdict.BETTER.value, Verdict.WORSE.value])
+    return found.assign(verdict=found["verdict"].where(~flagged, Verdict.FALSE_POSITIVE.value))
+
+
+def false_positive_line(found: pd.DataFrame) -> str:
+    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing)."""
+    tested = found[~found["verdict"].isin([Verdict.UNTESTED.value, Verdict.NA.value, Verdict.NOT_COMPARABLE.value])]
+    flagged = int((tested["verdict"] == Verdict.FALSE_POSITIVE.value).sum())
+    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), rate=flagged / len(tested) if len(tested) else 0,
+                                      expected=0.05 * len(tested))
 
 
 def drift_applies(unit: str) -> bool:
