@@ -308,8 +308,17 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
         "words": VERDICT_WORDS[verdict], "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
+        # The CI's end nearest 1 as a bound ("≥1.67x"), and the host's drift it lies within (`drift` verdict).
+        "bound": _bound(ratio, row.get("ratio_low"), row.get("ratio_high")),
+        "drift_band": f"±{row['drift']:.0%}" if _finite(row.get("drift")) else "n/a",
         "seed_ratio": row.get("seed_ratio") if _finite(row.get("seed_ratio")) else float("nan"),
     }
+
+
+def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
+    if not (_finite(ratio) and _finite(low) and _finite(high)):
+        return fmt_ratio(ratio)
+    return f"≥{fmt_number(low)}x" if ratio > 1 else f"≤{fmt_number(high)}x"
 
 
 def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_seed: bool = False) -> str:
