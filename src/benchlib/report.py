@@ -155,6 +155,8 @@ class RunReport:
         """The answer: at most `answer_limit` lines rendered from the headline rows (one per row,
         or one per group of rows where the phrase table sets `line_by`)."""
         rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
+        if not self.phrases.line_by:  # one row a line, each in the phrase table of its kind
+            return [F.render(row, self.phrases_of(row)) for row in rows.to_dict("records")]
         return F.render_lines(rows, self.phrases)[:self.answer_limit]
 
     def answer_decided(self) -> list[bool]:
