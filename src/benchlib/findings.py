@@ -53,6 +53,14 @@ class Verdict(str, enum.Enum):
         """Whether the run tells the two apart (or shows them equal): what an answer may state."""
         return self in (Verdict.BETTER, Verdict.WORSE, Verdict.SAME)
 
+    @property
+    def support(self) -> int:
+        """How well the run supports a row with this verdict, for choosing the line an index shows:
+        decided 3; tested but not told apart 2; one measurement, no test 1; no comparison 0."""
+        if self.decided:
+            return 3
+        return {Verdict.UNTESTED: 1, Verdict.NOT_COMPARABLE: 0, Verdict.NA: 0}.get(self, 2)
+
 
 # The verdict's words, one place for every report, index and explorer.
 VERDICT_WORDS = {
@@ -378,6 +386,12 @@ def certainty(findings: pd.DataFrame) -> str:
     decided = sum(int(counts.get(v.value, 0)) for v in Verdict if v.decided)
     rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" for v in Verdict if not v.decided and counts.get(v.value)]
     return f"{decided} of {len(findings)} comparisons decided" + (f" ({', '.join(rest)})" if rest else "")
+
+
+def count_line(findings: pd.DataFrame) -> str:
+    """`2 of 20 decided`: `certainty` without its breakdown, for an index's one line."""
+    decided = int(findings["verdict"].map(lambda v: Verdict(v).decided).sum()) if not findings.empty else 0
+    return f"{decided} of {len(findings)} decided"
 
 
 def seed_line(findings: pd.DataFrame) -> str:

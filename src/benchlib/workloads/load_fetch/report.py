@@ -143,13 +143,21 @@ class LoadFetchReport(RunReport):
         sides = {e: self.side(e, "cached") for c in self.compared for e in (c.base, c.subject)}
         return {e: s for e, s in sides.items() if finite(s.mib) and finite(s.memtable_mib) and s.mib < s.memtable_mib}
 
+    def _scale_lines(self) -> list[str]:
+        small = self.below_memtable()
+        return [SCALE_LINE.format(rows=self.rows, sizes=", ".join(
+            f"{engine_title(e)} {s.mib:.3g} of {s.memtable_mib:g} MiB" for e, s in small.items()))] if small else []
+
     def answer_lines(self) -> list[str]:
         """SCALE_LINE first where it holds, then the headline rows."""
-        small = self.below_memtable()
-        scale = [SCALE_LINE.format(rows=self.rows, sizes=", ".join(
-            f"{engine_title(e)} {s.mib:.3g} of {s.memtable_mib:g} MiB" for e, s in small.items()))] if small else []
+        scale = self._scale_lines()
+        return scale + F.render_lines(F.headline(self.findings(), self.answer_limit - len(scale)), self.phrases)
+
+    def answer_support(self) -> list[int]:
+        """SCALE_LINE states no comparison: an index shows a comparison's line before it."""
+        scale = self._scale_lines()
         rows = F.headline(self.findings(), self.answer_limit - len(scale))
-        return scale + F.render_lines(rows, self.phrases)
+        return [0] * len(scale) + [F.Verdict(v).support for v in rows["verdict"]] if not rows.empty else [0] * len(scale)
 
     def caveat_notes(self) -> list[F.Caveat]:
         return self._notes[0]

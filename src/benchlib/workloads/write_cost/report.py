@@ -163,8 +163,14 @@ class WriteCostReport(RunReport):
         """The headline rows, each rendered with the phrase table of its kind; in instructions, what
         they cannot see where there is room."""
         lines = [self.render(row) for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
-        counted = [COUNTED_NOTE] if self.metric_unit in F.COUNTED_UNITS else []
-        return (lines + counted)[:self.answer_limit]
+        return (lines + self._counted())[:self.answer_limit]
+
+    def _counted(self) -> list[str]:
+        return [COUNTED_NOTE] if self.metric_unit in F.COUNTED_UNITS else []
+
+    def answer_support(self) -> list[int]:
+        """COUNTED_NOTE states no comparison: an index shows a row's line before it."""
+        return (super().answer_support() + [0] * len(self._counted()))[:self.answer_limit]
 
     def caveat_notes(self) -> list[F.Caveat]:
         corner = analysis.seed_cell(self.summary)
