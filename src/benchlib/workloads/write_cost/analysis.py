@@ -27,6 +27,8 @@ BASE = "postgres"  # the product every ratio is taken against (seed 000's base)
 # How a cost per row is shown, by its unit alone: seconds as µs, instructions as they are.
 UNIT_SCALE = {"s": (1e-6, "µs"), "instructions": (1.0, "instructions")}
 
+REPLICATION_LINES = 5  # the answer's lines with clusters: their cells, one-row first
+
 # Kinds of findings rows (the `kind` column): each has its own phrase table in the report.
 DECOMPOSITION, BULK, REPLICATION = "decomposition", "bulk", "replication"
 
@@ -366,7 +368,7 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
         return found
     costs = found["metric"] == metric
     if (found["kind"] == REPLICATION).any():
-        lead = found[found["kind"] == REPLICATION].index  # one-row cells first (replication_findings)
+        lead = found[found["kind"] == REPLICATION].index[:REPLICATION_LINES]  # one-row cells first
     else:
         seeded = found[(found["kind"] == BULK) & costs & found["seed_ratio"].notna()].index[:1]
         parts = found[found["kind"] == DECOMPOSITION].index[:answer_limit - len(seeded)]
