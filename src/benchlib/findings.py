@@ -8,8 +8,9 @@ the ids of the caveats that bear on the row. Reports, the indexes, the explorer 
 from rows by `render` with a workload's phrase table: no layer builds a verdict's words itself.
 
 The one noise rule (`judge`), in order:
-- `n/a`: no ratio (a side was not measured);
-- `untested`: one repetition on a side, so no noise estimate;
+- `n/a`: no ratio (a side was not measured, or a net cost at or below zero: its CI reaches zero);
+- `untested`: one measurement on a side (`n` < 2), so no noise estimate, whatever CI a caller
+  gives it (a size on disk measured once is one value, not an exact one);
 - `noise`: Welch's test on the log scale cannot tell the two apart (5%, two-sided);
 - `same`: Welch tells them apart, but within `threshold` (seed 003's 5%) on the log scale;
 - `drift`: told apart, but the CI's end nearest 1 lies within how far the host's own speed moved
@@ -65,9 +66,16 @@ class Verdict(str, enum.Enum):
 # The verdict's words, one place for every report, index and explorer.
 VERDICT_WORDS = {
     Verdict.BETTER: "beyond noise", Verdict.WORSE: "beyond noise", Verdict.SAME: "within 5%",
-    Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift", Verdict.UNTESTED: "one repetition",
-    Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "not measured",
+    Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift",
+    Verdict.UNTESTED: "measured once", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
 }
+
+# A decided verdict from counts that repeated exactly (a zero-width CI over two or more repetitions):
+# no noise to test, so the threshold alone decided it, and its words say so.
+EXACT_WORDS = {Verdict.BETTER: "exact counts, over 5%", Verdict.WORSE: "exact counts, over 5%",
+               Verdict.SAME: "exact counts, within 5%"}
+
+NET_NOT_POSITIVE = "n/a (net ≤ 0)"  # a ratio of net costs where one is at or below zero: no ratio
 
 
 VERDICT_WORDS[Verdict.FALSE_POSITIVE] = "flagged on an identical rerun"
@@ -97,13 +105,15 @@ def drift_applies(unit: str) -> bool:
 
 
 def judge(ratio: float | None, low: float | None, high: float | None, beyond_noise: bool | None, *,
-          higher_is_better: bool = False, threshold: float = THRESHOLD, drift: float = 0.0) -> Verdict:
+          higher_is_better: bool = False, threshold: float = THRESHOLD, drift: float = 0.0,
+          n: int | None = None, base_n: int | None = None) -> Verdict:
     """The one noise rule (module docstring). `ratio` is subject / base; `low`, `high` its 95% CI;
     `beyond_noise` Welch's answer (None: untestable); `drift` how far the host's speed moved
-    between the two sides (0.24 for 24%; 0 for counted metrics)."""
-    if ratio is None or not _finite(ratio) or ratio <= 0:
+    between the two sides (0.24 for 24%; 0 for counted metrics); `n`, `base_n` the measurements
+    on each side, where known."""
+    if ratio is None or not _finite(ratio) or ratio <= 0 or (_finite(low) and low <= 0):
         return Verdict.NA
-    if beyond_noise is None or beyond_noise != beyond_noise:
+    if beyond_noise is None or beyond_noise != beyond_noise or any(_finite(k) and k < 2 for k in (n, base_n)):
         return Verdict.UNTESTED
     if not beyond_noise:
         return Verdict.NOISE
@@ -170,6 +180,10 @@ def against_seed(ratio: float | None, low: float | None, high: float | None, see
     return SeedAgreement.SAME_DIRECTION
 
 
+# Verdicts whose row tests no seed figure, whatever its CI.
+UNTESTABLE = frozenset({Verdict.NOT_COMPARABLE, Verdict.UNTESTED, Verdict.NA})
+
+
 FINDING_COLUMNS = [
     "engine", "base_engine", "step", "regime", "metric", "unit", "higher_is_better",
     "value", "value_ci95", "n", "base_value", "base_ci95", "base_n",
@@ -189,13 +203,16 @@ class Caveat:
 def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str, contrast: Mapping[str, Any],
             regime: str = "", higher_is_better: bool = False, drift: float = 0.0, seed_ratio: float | None = None,
             caveats: Iterable[str] = (), headline: bool = False, verdict: Verdict | None = None,
-            threshold: float = THRESHOLD) -> dict[str, Any]:
+            threshold: float = THRESHOLD, seed_comparable: bool = True) -> dict[str, Any]:
     """One findings row from a `results.contrast` dict (subject against base). `verdict` is set
-    only where a workload knows the two sides did different work (`Verdict.NOT_COMPARABLE`)."""
+    only where a workload knows the two sides did different work (`Verdict.NOT_COMPARABLE`);
+    `seed_comparable=False` where the seed's figure measured something else (a remote over
+    gigabit Ethernet against TCP on this host): shown, tested against nothing."""
     c = contrast
     applied = drift if drift_applies(unit) else 0.0
     judged = verdict or judge(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), c.get("beyond_noise"),
-                              higher_is_better=higher_is_better, threshold=threshold, drift=applied)
+                              higher_is_better=higher_is_better, threshold=threshold, drift=applied,
+                              n=c.get("n"), base_n=c.get("base_n"))
     return {
         "engine": engine, "base_engine": base_engine, "step": step, "regime": regime, "metric": metric,
         "unit": unit, "higher_is_better": higher_is_better,
@@ -204,8 +221,9 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
         "ratio": c.get("ratio"), "ratio_low": c.get("ratio_low"), "ratio_high": c.get("ratio_high"),
         "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "drift": applied, "verdict": judged.value,
         "seed_ratio": seed_ratio,
-        # Two sides that did different work are set beside no seed figure either.
-        "seed": (SeedAgreement.UNTESTED if judged == Verdict.NOT_COMPARABLE and seed_ratio is not None else
+        # Two sides that did different work, one measurement or no ratio test no seed figure either.
+        "seed": (SeedAgreement.UNTESTED if (judged in UNTESTABLE or not seed_comparable) and _finite(seed_ratio)
+                 and seed_ratio > 0 else
                  against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
         "caveats": tuple(caveats), "headline": headline,
     }
@@ -251,9 +269,12 @@ def fmt_number(value: float | None, digits: int = 3) -> str:
 
 
 def fmt_ratio(ratio: float | None, low: float | None = None, high: float | None = None) -> str:
-    """`1.29x (1.27-1.31)`: on the log scale a CI is not symmetric, so its two ends are printed."""
+    """`1.29x (1.27-1.31)`: on the log scale a CI is not symmetric, so its two ends are printed. A
+    ratio or CI end at or below zero (a net cost not above zero) is no ratio: `n/a (net ≤ 0)`."""
     if ratio is None or not _finite(ratio):
         return "n/a"
+    if ratio <= 0 or (_finite(low) and low <= 0):
+        return NET_NOT_POSITIVE
     if _finite(low) and _finite(high):
         return f"{fmt_number(ratio)}x ({fmt_number(low)}-{fmt_number(high)})"
     return f"{fmt_number(ratio)}x"
@@ -312,9 +333,10 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),
         "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
-        "ratio": fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high")), "ratio_only": fmt_ratio(ratio),
+        "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"))),
+        "ratio_only": ratio_text if ratio_text == NET_NOT_POSITIVE else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
-        "words": VERDICT_WORDS[verdict], "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
+        "words": _words(row, verdict), "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
         # The CI's end nearest 1 as a bound ("≥1.67x"), and the host's drift it lies within (`drift` verdict).
         "bound": _bound(ratio, row.get("ratio_low"), row.get("ratio_high")),
@@ -329,9 +351,20 @@ def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
     return f"≥{fmt_number(low)}x" if ratio > 1 else f"≤{fmt_number(high)}x"
 
 
-def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_seed: bool = False) -> str:
-    """One sentence from one findings row: the only place a verdict becomes words."""
+def _words(row: Mapping[str, Any], verdict: Verdict) -> str:
+    """The verdict's words; a decided one from counts that repeated exactly says so (EXACT_WORDS)."""
+    low, high, n, base_n = (row.get(k) for k in ("ratio_low", "ratio_high", "n", "base_n"))
+    exact = (verdict in EXACT_WORDS and _finite(low) and low == high and _finite(n) and _finite(base_n)
+             and min(n, base_n) >= 2)
+    return EXACT_WORDS[verdict] if exact else VERDICT_WORDS[verdict]
+
+
+def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_seed: bool = False,
+           mark: str = "") -> str:
+    """One sentence from one findings row: the only place a verdict becomes words. `mark`: the
+    row's footnote marks, set right after its ratio."""
     f = fields_of(row, phrases)
+    f["ratio"] += mark
     text = phrases.template(f["verdict"]).format(**f)
     if with_seed and f["seed"] != SeedAgreement.NO_SEED.value:
         text += "; " + phrases.seed.format(**f)
@@ -376,6 +409,13 @@ def headline(findings: pd.DataFrame, limit: int = 5, by: str | None = None) -> p
     pool = decided if not decided.empty else findings
     distance = pool["ratio"].map(lambda r: abs(math.log(r)) if _finite(r) and r > 0 else -1.0)
     return pool.loc[distance.sort_values(ascending=False).index].head(limit)
+
+
+def caveat_marks(rows: pd.DataFrame, known: Iterable[str] | None = None) -> dict[str, int]:
+    """Each caveat id the rows cite (of `known`, where given), numbered 1.. in order of first citation."""
+    known = None if known is None else set(known)
+    cited = (c for cs in rows["caveats"] for c in (cs or ()) if known is None or c in known) if not rows.empty else ()
+    return {c: n for n, c in enumerate(dict.fromkeys(cited), 1)}
 
 
 def certainty(findings: pd.DataFrame) -> str:

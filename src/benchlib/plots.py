@@ -432,9 +432,11 @@ def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tupl
 
 def stacked_panels(df: pd.DataFrame, *, panel: str, category: str, segments: dict[str, tuple[str, str]], title: str,
                    unit: str, name: str, row: str | None = None, marker: tuple[str, str] | None = None,
-                   category_order: Sequence[str] | None = None, panel_titles: dict[str, str] | None = None):
+                   category_order: Sequence[str] | None = None, panel_titles: dict[str, str] | None = None,
+                   shared_scale: bool = False):
     """Small multiples of horizontal stacked bars: one panel per value of `panel` (columns, each
-    with its own linear value axis, so a small engine's bars are not slivers beside a large one's)
+    with its own linear value axis, so a small engine's bars are not slivers beside a large one's;
+    `shared_scale`: one value axis per row of panels, where panels are read against each other)
     and of `row` (rows), `category` on the shared vertical axis. Category labels run horizontally,
     once per row of panels, so no label is rotated, cut or drawn over by another panel; a panel's
     title names its group whole. `segments`: column -> (legend label, colour); `marker` (column,
@@ -472,8 +474,14 @@ def stacked_panels(df: pd.DataFrame, *, panel: str, category: str, segments: dic
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(nticks=3, tickfont=dict(size=10), rangemode="tozero")
     fig.update_annotations(font_size=11)
-    fig.add_annotation(text=unit + " (each panel its own scale)", showarrow=False, xref="paper", yref="paper", x=0.5,
-                       y=0, yshift=-28, font=dict(size=11))
+    if shared_scale:
+        for i in range(len(rows)):
+            first = "x" if i == 0 else f"x{i * len(panels) + 1}"
+            for j in range(2, len(panels) + 1):
+                fig.update_xaxes(matches=first, row=i + 1, col=j)
+    fig.add_annotation(text=unit + (" (one scale per row)" if shared_scale and len(rows) > 1 else "" if shared_scale
+                                    else " (each panel its own scale)"),
+                       showarrow=False, xref="paper", yref="paper", x=0.5, y=0, yshift=-28, font=dict(size=11))
     return fig
 
 

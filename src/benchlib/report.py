@@ -34,10 +34,17 @@ def fmt(value: float, unit: str = "", digits: int = 3) -> str:
     return f"{value:.{digits}g}{unit}"
 
 
-def fmt_ci(value: float, half_width: float, unit: str = "") -> str:
-    """`1.23 ± 0.05 s`: the mean and the half width of its 95% confidence interval."""
+CI_REACHES_ZERO = "{value}{unit} (95% CI reaches 0)"
+
+
+def fmt_ci(value: float, half_width: float, unit: str = "", *, positive: bool = False) -> str:
+    """`1.23 ± 0.05 s`: the mean and the half width of its 95% confidence interval. `positive`: a
+    figure that cannot be below zero (a throughput), whose CI reaching zero says only that the
+    repetitions disagreed: `11,616 (95% CI reaches 0)`, not `11,616 ± 35,698`."""
     if half_width is None or (isinstance(half_width, float) and math.isnan(half_width)):
         return fmt(value, unit)
+    if positive and half_width >= abs(value):
+        return CI_REACHES_ZERO.format(value=fmt(value), unit=unit)
     return f"{fmt(value)} ± {fmt(half_width)}{unit}"
 
 
@@ -72,7 +79,8 @@ def _plain(text: str) -> str:
     import html
     import re
 
-    return html.unescape(re.sub(r"<[^>]+>", "", _inline(text)))
+    # A footnote mark points into the page's notes: an index line has none.
+    return html.unescape(re.sub(r"<[^>]+>", "", re.sub(r"<sup>.*?</sup>", "", _inline(text))))
 
 
 def _inline(text: str) -> str:
@@ -255,7 +263,7 @@ class RunReport:
         if found.empty:
             return HTML("<p>No comparisons in this run.</p>")
         notes = {c.id: c for c in self.caveat_notes()}
-        marks: dict[str, int] = {}
+        marks = self.caveat_marks(found if limit is None else found.head(limit))
         rows = []
         # Rows against several bases or in several metrics say theirs per row; one of each goes in the caption.
         # A row's base is an engine, or (`base_label`) what it is set beside within one engine (a part).
@@ -266,8 +274,7 @@ class RunReport:
         for base, row in zip(bases, (found if limit is None else found.head(limit)).to_dict("records")):
             phrases = self.phrases_of(row)
             f = F.fields_of(row, phrases)
-            cited = [c for c in (row.get("caveats") or ()) if c in notes]
-            sup = f"<sup>{','.join(str(marks.setdefault(c, len(marks) + 1)) for c in cited)}</sup>" if cited else ""
+            sup = self.footnote(row, marks)
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
             seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
             verdict = F.Verdict(f["verdict"])
@@ -285,6 +292,17 @@ class RunReport:
         foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
         return HTML(f'<table class="benchlib-findings"><caption>{caption.strip()}</caption>'
                     f"{head}{''.join(rows)}</table>" + (f'<ol class="benchlib-notes">{foot}</ol>' if foot else ""))
+
+    def caveat_marks(self, found: pd.DataFrame) -> dict[str, int]:
+        """Each caveat id the rows cite (and `caveat_notes` words), numbered in order of first
+        citation: the findings table's footnotes, which an answer line may point to as well."""
+        return F.caveat_marks(found, {c.id for c in self.caveat_notes()})
+
+    @staticmethod
+    def footnote(row: dict, marks: dict[str, int]) -> str:
+        """A row's footnote marks (`<sup>1,3</sup>`), numbered by `caveat_marks`."""
+        cited = [str(marks[c]) for c in (row.get("caveats") or ()) if c in marks]
+        return f"<sup>{','.join(cited)}</sup>" if cited else ""
 
     def appendix_parts(self) -> list[tuple[str, Any]]:
         """What every report shares, in the collapsed appendix: (heading, a DataFrame, Styler or

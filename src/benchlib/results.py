@@ -452,7 +452,8 @@ def judged(c: dict, *, higher_is_better: bool = False, threshold: float = 0.05, 
     from .findings import Verdict, judge
 
     verdict = judge(c["ratio"], c["ratio_low"], c["ratio_high"], c["beyond_noise"],
-                    higher_is_better=higher_is_better, threshold=threshold, drift=drift)
+                    higher_is_better=higher_is_better, threshold=threshold, drift=drift, n=c.get("n"),
+                    base_n=c.get("base_n"))
     return {**c, "verdict": verdict.value, "flagged": verdict in (Verdict.BETTER, Verdict.WORSE)}
 
 

@@ -491,6 +491,7 @@ def test_the_rendered_findings_are_approved(snapshot):
     """The rendered findings of a known battery: the answer's lines, then every row as the findings
     table has it (verdict, seed agreement, caveat ids). A change to the rule, the phrases or the
     caveats shows here as a diff to review."""
+    from benchlib import findings as F
     from benchlib.findings import fields_of, render
     from benchlib.workloads.clustered.report import ClusteredReport, class_lines
 
@@ -500,7 +501,7 @@ def test_the_rendered_findings_are_approved(snapshot):
                                      binary_log_off=True, spills=spills)
     found = analysis.findings(_battery(pg_pages=0.001, worse={"delete"}, noisy={"insert"}), "mysql",
                               conditions=conditions, seed=analysis.seed_figures())
-    lines = ["# answer", *class_lines(found, ClusteredReport.phrases), "", "# findings"]
+    lines = ["# answer", *class_lines(found, ClusteredReport.phrases, F.caveat_marks(found)), "", "# findings"]
     for row in found.to_dict("records"):
         f = fields_of(row, ClusteredReport.phrases)
         lines.append(f"{row['regime']} {row['step']} {row['column']}: {f['value']} vs {f['base_value']}, {f['ratio']}, "

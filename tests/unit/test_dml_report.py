@@ -123,7 +123,7 @@ def test_the_answer_states_the_run_and_carries_its_line_for_the_indexes(store):
     with capture_output() as shown:
         report.answer()
     first, figure = shown.outputs
-    assert first.metadata["benchlib"]["answer"] == ("MySQL vs PostgreSQL: select 3x (2.75-3.27); within the host's "
+    assert first.metadata["benchlib"]["answer"] == ("MySQL / PostgreSQL: select 3x (2.75-3.27); within the host's "
                                                     "drift: insert 1.3x, update 0.8x; within noise: delete 2x")
     assert first.metadata["benchlib"]["certainty"] == "5 of 8 comparisons decided (1 within noise, 2 within the " \
                                                        "host's drift)"

@@ -124,7 +124,7 @@ def test_answer_lines_one_per_engine_decided_first_then_grouped_by_verdict_words
     phrases = F.Phrases(line_by="engine", line="{subject} vs {base}: {items}")
     lines = F.render_lines(found, phrases)
     assert lines[0].startswith("MySQL vs PostgreSQL: insert 1.3x (1.")
-    assert lines[0].endswith("; within noise: update 1x; one repetition: select 1.5x")
+    assert lines[0].endswith("; within noise: update 1x; measured once: select 1.5x")
     assert lines[1].startswith("SQLite vs PostgreSQL: insert 0.5x (") and lines[1].endswith("; within noise: select 1x")
     # The answer's limit counts lines, not rows: two engines' rows are two lines.
     found["headline"] = True
@@ -162,3 +162,31 @@ def test_a_seed_is_tested_only_by_a_ci_that_could_miss_it():
                     contrast={"ratio": 2.43, "ratio_low": 1.5, "ratio_high": 6.0, "beyond_noise": True},
                     seed_ratio=5.33, verdict=Verdict.NOT_COMPARABLE)
     assert row["seed"] == SeedAgreement.UNTESTED.value
+
+
+def test_one_measurement_is_never_beyond_noise_whatever_ci_it_carries():
+    """Hostile read 40 (08): a size on disk measured once, given a zero-width CI, read 'beyond noise'.
+    One value a side is untested; counts that repeated exactly over repetitions stay decided and
+    say the threshold alone decided them."""
+    once = {"ratio": 0.296, "ratio_low": 0.296, "ratio_high": 0.296, "beyond_noise": True, "n": 1, "base_n": 1}
+    row = F.finding(engine="x", base_engine="base", step="on disk", metric="bytes on disk", unit="bytes",
+                    contrast=once, seed_ratio=0.3)
+    assert row["verdict"] == Verdict.UNTESTED.value and row["seed"] == SeedAgreement.UNTESTED.value
+    assert F.judge(2.0, 2.0, 2.0, True, n=2, base_n=1) is Verdict.UNTESTED
+    summary = _summary({"a": {"insert": [7e6, 7e6]}, "b": {"insert": [9e6, 9e6]}})
+    counted = F.compare(summary, base_engine="a", metric="instructions_user", unit="instructions").iloc[0]
+    assert counted["verdict"] == Verdict.WORSE.value
+    assert F.fields_of(counted)["words"] == F.EXACT_WORDS[Verdict.WORSE] != F.VERDICT_WORDS[Verdict.WORSE]
+    timed = F.compare(_summary({"a": {"s": BASE}, "b": {"s": [1.3, 1.31, 1.29, 1.3]}}), base_engine="a",
+                      metric="cpu_time", unit="s").iloc[0]
+    assert F.fields_of(timed)["words"] == F.VERDICT_WORDS[Verdict.WORSE]
+
+
+def test_a_ratio_of_net_costs_at_or_below_zero_is_no_ratio():
+    """Hostile read 40 (01): '0.0554x (-0.16-0.271)' on a log-scale CI, with a seed check mark."""
+    c = {"ratio": 0.0554, "ratio_low": -0.16, "ratio_high": 0.271, "beyond_noise": True, "n": 2, "base_n": 2}
+    row = F.finding(engine="postgres", base_engine="mysql", step="update", metric="net", unit="s", contrast=c,
+                    seed_ratio=0.215)
+    assert row["verdict"] == Verdict.NA.value and row["seed"] == SeedAgreement.UNTESTED.value
+    assert F.fields_of(row)["ratio"] == F.fields_of(row)["ratio_only"] == F.NET_NOT_POSITIVE
+    assert F.fmt_ratio(-0.5, -1.0, 0.2) == F.NET_NOT_POSITIVE and F.fmt_ratio(0.5, 0.4, 0.6).startswith("0.5x")

@@ -344,7 +344,17 @@ def test_capacity_rows_compare_each_engine_at_its_knee_with_judges_verdict():
     # One price for both engines: USD is 1 / TPS scaled, and the row says so.
     assert "one-price" in price["caveats"]
     assert price["ratio"] == pytest.approx(1 / (55_400 / 83_000), rel=1e-3)  # each engine's best step
-    assert set(found[found["headline"]]["kind"]) == {"capacity", "price"}
+    # The goal never bound: the price is the peak's, not a capacity's, so the answer states capacity only.
+    assert "goal-never-bound" in price["caveats"]
+    assert set(found[found["headline"]]["kind"]) == {"capacity"}
+
+
+def test_a_price_that_only_inverts_the_throughput_row_is_not_counted_twice():
+    """Hostile read 40 (03): one hourly price at the same steps made the USD ratio 1 / the TPS ratio,
+    so '0 of 6' counted two comparisons twice. Such a price row is left out (the price table has it)."""
+    flat = [(1, 5_000), (2, 9_000)]  # still gaining: no knee, both compared at the most threads both ran
+    found = _analysed(_reps("postgres", "oltp_point_select", flat) + _reps("mysql", "oltp_point_select", flat))
+    assert "price" not in set(found["kind"]) and len(found) == 2
 
 
 def test_a_ratio_inside_the_hosts_drift_is_not_a_difference():

@@ -34,19 +34,15 @@ def size_text(value: float | None) -> str:
     return f"{value:.0f} B"
 
 
-def exact(base: float, subject: float) -> dict:
-    """A `results.contrast`-shaped comparison of two exact figures (a size in bytes): no noise to
-    test, so the ratio is its own CI and findings.judge decides it by the threshold alone."""
-    ratio = subject / base if base and finite(base) and finite(subject) else None
-    return {"mean": subject, "base_mean": base, "n": 1, "base_n": 1, "ratio": ratio, "ratio_low": ratio,
-            "ratio_high": ratio, "beyond_noise": True if ratio is not None else None}
-
-
 def one_each(base: float, subject: float) -> dict:
     """A `results.contrast`-shaped comparison of one measurement per side (a load, a size, a cold
     run): the ratio, no CI and no test, so findings.judge calls it untested."""
     return {"mean": subject, "base_mean": base, "n": 1, "base_n": 1,
             "ratio": subject / base if base and finite(base) and finite(subject) else None, "beyond_noise": None}
+
+
+# A size on disk measured once is one value a side, however exact the figure: no test (findings.judge).
+exact = one_each
 
 
 def settings(reading: str) -> dict[str, str]:

@@ -64,6 +64,8 @@ class ClientApiReport(RunReport):
                                         "bridge on this host."),
             F.Caveat("contended", "One window per mode, the raw driver (PyMySQL for the MySQL protocol), one round "
                                   "with a connection per worker, where ODB ran prepared statements in four rounds."),
+            F.Caveat("short-window", f"A window under {analysis.SHORT_WINDOW_S:g} s (this set's scale): the workers' "
+                                     "start and finish weigh in its throughput."),
         ]
 
     def headline_figure(self):
@@ -85,7 +87,8 @@ class ClientApiReport(RunReport):
         titles = {f"{e} {t}": f"{engine_title(e)}<br>{t}" for e, t in zip(s["engine"], s["transport"])}
         return stacked_panels(s, panel="group", category="layer", row="phase" if len(operations) > 1 else None,
                               segments=SEGMENTS, marker=("loop_us", "wall µs per operation"), unit="µs per operation",
-                              category_order=LAYER_NAMES, panel_titles=titles, title=title, name=name)
+                              category_order=LAYER_NAMES, panel_titles=titles, title=title, name=name,
+                              shared_scale=True)
 
     def cpu_figures(self):
         """Every operation (rows), every engine and transport (panels): issue 37 item 9's charts, whose

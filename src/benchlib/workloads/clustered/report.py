@@ -146,7 +146,10 @@ class ClusteredReport(RunReport):
         return [F.Caveat(c, texts[c]) for c in cited if c in texts]
 
     def answer_lines(self) -> list[str]:
-        return class_lines(self.findings(), self.phrases)
+        """One line per test class; each ratio carries the findings table's footnote marks, so a
+        caveat that changes its meaning (a vacuum no window ran) is pointed to from the answer."""
+        found = self.findings()
+        return class_lines(found, self.phrases, self.caveat_marks(found))
 
     def headline_figure(self):
         """QPS over the base per test and regime, on a log axis, with each ratio's 95% CI."""
@@ -164,7 +167,7 @@ class ClusteredReport(RunReport):
         n, regimes = int(self.param("max_repetitions") or 1), self.regimes
         heap, base = engine_title(self._heap() or ""), engine_title(self.base or "")
         lines = [f"{heap} (heap) against {base} (rows in the PK's B-tree), {int(self.param('table_size')):,} rows, "
-                 f"{self.param('test_seconds')} s per test, {self.param('threads')} thread(s).",
+                 f"{self.param('test_seconds')} s per test, {_count(int(self.param('threads')), 'thread')}.",
                  "Regimes: " + "; ".join({"cached": "cached (large pool, no memory limit)",
                                           "io-bound": "IO-bound (small pool, container memory limit, data files read "
                                                       "directly where the engine allows)"}.get(r, r)
@@ -227,7 +230,9 @@ class ClusteredReport(RunReport):
                          "cpu/o, engine + sysbench CPU": np.nan, "tests": 43})
         return (pd.DataFrame(rows).style.hide(axis="index")
                 .format("{:.3g}", na_rep="n/a", subset=["QPS", "cpu/o", "cpu/o, engine + sysbench CPU"])
-                .set_caption("Seed 003's summary row, geometric means of the ratios: the test mixes differ."))
+                .set_caption(f"Seed 003's summary row: geometric means of {engine_title(self._heap() or '')} / "
+                             f"{engine_title(self.base or '')} ratios (seed 003: Postgres / MySQL); the test mixes "
+                             "differ."))
 
     def _with_sysbench_geomean(self, regime: str) -> float:
         """The geometric mean over a regime's tests of heap / base CPU per operation with sysbench's own
@@ -299,6 +304,9 @@ class ClusteredReport(RunReport):
         parts += [("Buffer pools and data", self.buffer_table()),
                   ("Server settings each start read", self.settings_table()),
                   ("Absolute figures per test", self.step_table())]
+        if self.key_kinds_fit():
+            parts.append(("Seed 001's key kinds (every table fits its buffer pool, so the key-order effect cannot "
+                          "show; `--set key-kinds` shows it)", self.key_kind_table(appendix=True)))
         return parts
 
     def step_table(self):
@@ -426,9 +434,15 @@ class ClusteredReport(RunReport):
         return out
 
     # -- seed 001's key kinds ----------------------------------------------------------------------------
-    def key_kind_table(self):
+    def key_kinds_fit(self) -> bool:
+        """Whether every key-kind table fits its buffer pool (under 3x): then seed 001's key-order
+        effect cannot show, and the table goes to the appendix."""
+        return not self.keys.empty and max(self._over_buffer_pool(self.keys)) < 3
+
+    def key_kind_table(self, appendix: bool = False):
+        """Seed 001's key kinds: in the body where a table outgrew its pool, else in the appendix."""
         k = self.keys
-        if k.empty:
+        if k.empty or self.key_kinds_fit() != appendix:
             return None
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in k["engine"]], "layout": k["layout"], "key": k["key_kind"],
@@ -438,11 +452,9 @@ class ClusteredReport(RunReport):
             "size vs bigint": k["size_vs_bigint"], "lookup CPU µs": k["lookup_cpu_us"],
             "table + indexes / buffer pool": self._over_buffer_pool(k),
         })
-        small = out["table + indexes / buffer pool"].max() < 3
-        return (out.style.format("{:.4g}", na_rep="n/a", subset=list(out.columns[4:])).hide(axis="index")
+        return (out.style.format(fmt, subset=list(out.columns[4:])).hide(axis="index")
                 .set_caption("Seed 001: each key kind and insert order against the same engine's bigint in key "
-                             "order." + (" Every table fits its buffer pool, so the key-order effect cannot show "
-                                         "(`--set key-kinds` shows it)." if small else "")))
+                             "order."))
 
     def _over_buffer_pool(self, k: pd.DataFrame) -> list[float]:
         """Each key-kind table's size (table and indexes) over the buffer pool its start ran with
@@ -457,17 +469,23 @@ class ClusteredReport(RunReport):
         return out
 
 
-def class_lines(found: pd.DataFrame, phrases: F.Phrases) -> list[str]:
+def class_lines(found: pd.DataFrame, phrases: F.Phrases, marks: dict[str, int] | None = None) -> list[str]:
     """The answer: one line per headline row (analysis.CLASSES, in the seed's regime) with the same
-    test's row in the other regime where it has a ratio, each rendered by the phrase table."""
+    test's row in the other regime where it has a ratio, each rendered by the phrase table, with
+    its footnote marks (`marks`: RunReport.caveat_marks)."""
     lines = []
     for row in found[found["headline"] == True].to_dict("records"):  # noqa: E712 (object column)
         same = found[(found["engine"] == row["engine"]) & (found["step"] == row["step"])
                      & (found["column"] == row["column"]) & (found["regime"] != row["regime"]) & found["ratio"].notna()]
-        said = "; ".join(F.render(r, phrases, with_seed=True) for r in [row, *same.to_dict("records")])
+        said = "; ".join(F.render(r, phrases, with_seed=True, mark=RunReport.footnote(r, marks or {}))
+                         for r in [row, *same.to_dict("records")])
         label = row["test_class"]
         lines.append(f"**{label[:1].upper() + label[1:]}** ({row['step']}): {said}.")
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _same(a: float, b: float) -> bool:

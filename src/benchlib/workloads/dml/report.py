@@ -10,6 +10,7 @@ from ... import findings as F
 from ... import results
 from ...engines import get_engine
 from ...errors import UnknownEngineError
+from ...driver import PRECISION_FLOOR_SECONDS
 from ...plots import bars_by_phase, engine_title, ratio_chart, subsystem_bars
 from ...report import RunReport, fmt, fmt_ci
 from .dialects import NOTES, NOTE_PHASES, key_note
@@ -20,7 +21,12 @@ BASE_PRODUCT = "postgres"  # seed 000 reads every engine against PostgreSQL
 SEED_ROWS = 2_000_000
 SEED_PAIR = "mysql"  # the pair seed 000's numbers disagree on: PostgreSQL against MySQL (family and product)
 # Where a run has more engines than the answer has lines, the rest are in the findings table.
-PHRASES = F.Phrases(line_by="engine", line="{subject} vs {base}: {items}", unit_scale={"instructions": (1e9, "Gi")})
+PHRASES = F.Phrases(line_by="engine", line="{subject} / {base}: {items}", unit_scale={"instructions": (1e9, "Gi")})
+# Every ratio of this report is an engine's cost over PostgreSQL's: the axis and captions say which way is cheaper.
+RATIO_AXIS = "{what} ÷ {base}'s (< 1: cheaper than {base})"
+COUNTERS = {"valgrind": "counted by valgrind's callgrind, the server's threads one at a time",
+            "perf": "counted by perf", "cgroup": "from the engine's CPU accounting"}
+SETTLE_AT_CAP = "settle windows: {hit} of {total} ran to the {cap:g} s cap"
 
 
 class DmlReport(RunReport):
@@ -133,27 +139,51 @@ class DmlReport(RunReport):
         found = self.findings()
         if found.empty:
             return None
-        what = "instructions" if self.metric == "instructions_user" else "engine CPU"
+        what = F.METRIC_WORDS.get(self.metric, self.metric)
         found = found.assign(_o=found["step"].map({p: i for i, p in enumerate(DML_PHASES)})).sort_values(
             "_o", kind="stable")
+        axis = RATIO_AXIS.format(what=what, base=engine_title(self.base_engine))
         return ratio_chart(found, y=lambda r: engine_title(r["engine"]), series=lambda r: r["step"],
-                           title=f"{what[0].upper()}{what[1:]} per phase, × {engine_title(self.base_engine)}",
-                           name="dml-ratios", axis_title=f"{what}, × {engine_title(self.base_engine)}")
+                           title=f"{axis[0].upper()}{axis[1:]} per phase, {COUNTERS[self.counter]}",
+                           name="dml-ratios", axis_title=axis)
+
+    @property
+    def counter(self) -> str:
+        """What counted the cost metric: valgrind, perf or the engine's CPU accounting (COUNTERS)."""
+        from ...valgrind import SOURCE
+
+        sources = set(self.measurements[self.measurements["metric"] == self.metric]["source"])
+        return "valgrind" if SOURCE in sources else "perf" if self.metric == "instructions_user" else "cgroup"
+
+    def settle_line(self) -> str:
+        """How many settle windows ran to the cap, said once beside the settle figures (the
+        hypotheses grid, else the appendix's table of every figure)."""
+        hit, total = self.settle_at_cap()
+        return SETTLE_AT_CAP.format(hit=hit, total=total, cap=self.param("max_settle_seconds", 60)) if total else ""
+
+    def settle_at_cap(self) -> tuple[int, int]:
+        """(windows, of all settle windows) that ran to the `max_settle_seconds` cap instead of
+        ending on quiet: a settle figure holds whatever deferred work fell inside that cap."""
+        m = results.engine_rows(self.measurements)
+        walls = m[(m["window"] == "settle") & (m["metric"] == "wall_time")]["value"]
+        return int((walls >= self.param("max_settle_seconds", 60)).sum()), len(walls)
 
     # -- why this run's ratios differ from the seed's ------------------------------------------------
     @cached_property
     def hypotheses(self) -> pd.DataFrame:
-        """PostgreSQL against MySQL (else the run's first MySQL-family engine) per DML phase, as
-        findings rows whose metric names a reading this run can test against seed 000's ratio on
-        its own data: the cost as measured, user-mode CPU only (the seed counted user-space
-        instructions), PostgreSQL without the VACUUM the seed ran inside every phase, deferred
-        work included, idle cost subtracted."""
+        """MySQL (else the run's first MySQL-family engine) against PostgreSQL per DML phase, the
+        same way round as every ratio of the report, as findings rows whose metric names a reading
+        this run can test against seed 000's ratio on its own data: the cost as measured,
+        user-mode CPU only (the seed counted user-space instructions; a cell where either side's
+        user CPU is under the precision floor is left out: tick-quantised, it is no reading),
+        PostgreSQL without the VACUUM the seed ran inside every phase, deferred work included,
+        idle cost subtracted."""
         pg = self.base_engine
         family = [e for e in self.engines if _family(e) == SEED_PAIR]
         mysqls = [e for e in family if results.product_key(e) == SEED_PAIR][:1] or family[:1]
         if pg is None or not mysqls:
             return F.table([])
-        seed = seed_ratios(base=SEED_PAIR)
+        seed = seed_ratios()
         readings = [("as measured", self.summary, "value"), ("user-mode CPU only", self.user_summary, "value"),
                     ("phase + settle", self.summary, "with_settle"),
                     ("phase + settle − idle", self.summary, "net_with_settle")]
@@ -168,11 +198,14 @@ class DmlReport(RunReport):
                     if (pg, phase) not in s.index or (other, phase) not in s.index or \
                             s.loc[[(pg, phase), (other, phase)], column].isna().any():  # a reading this run lacks
                         continue
-                    contrast = results.contrast(s.loc[(other, phase)], s.loc[(pg, phase)], column)
-                    rows.append(F.finding(engine=pg, base_engine=other, step=phase, metric=label,
+                    if frame is self.user_summary and \
+                            (s.loc[[(pg, phase), (other, phase)], column] < PRECISION_FLOOR_SECONDS).any():
+                        continue  # user CPU is split off in ticks: under the floor it is quantisation
+                    contrast = results.contrast(s.loc[(pg, phase)], s.loc[(other, phase)], column)
+                    rows.append(F.finding(engine=other, base_engine=pg, step=phase, metric=label,
                                           unit=self.metric_unit if frame is not self.user_summary else "s",
                                           contrast=contrast, drift=drift,
-                                          seed_ratio=seed.get((BASE_PRODUCT, phase))))
+                                          seed_ratio=seed.get((SEED_PAIR, phase))))
         return F.table(rows)
 
     def _without_vacuum(self) -> pd.DataFrame:
@@ -191,12 +224,14 @@ class DmlReport(RunReport):
         found = self.hypotheses
         if found.empty:
             return self.findings_grid(found)
-        seed = seed_ratios(base=SEED_PAIR)
-        pair = f"{engine_title(found['engine'].iloc[0])} / {engine_title(found['base_engine'].iloc[0])}"
+        seed = seed_ratios()
+        other, pg = found["engine"].iloc[0], found["base_engine"].iloc[0]
+        settle = self.settle_line()
         return self.findings_grid(found, index="metric", columns="step",
-                                  caption=f"{pair} per phase, read each way this run can; seed 000: " + ", ".join(
-                                      f"{p} {seed[(BASE_PRODUCT, p)]:.2f}x" for p in DML_PHASES
-                                      if (BASE_PRODUCT, p) in seed))
+                                  caption=f"{engine_title(other)} / {engine_title(pg)} per phase, read each way this "
+                                          "run can; seed 000: " + ", ".join(
+                                      f"{p} {seed[(SEED_PAIR, p)]:.2f}x" for p in DML_PHASES
+                                      if (SEED_PAIR, p) in seed) + (f"; {settle}" if settle else ""))
 
     # -- tables and figures ----------------------------------------------------------------------------
     def detail_table(self):
@@ -259,7 +294,9 @@ class DmlReport(RunReport):
     def appendix_parts(self):
         return [("Per engine and phase (cost as seed 000 lays it out: mean ± 95% CI / wall seconds)",
                  self.article_table()),
-                ("Every figure per engine and phase", self.detail_table()), *super().appendix_parts()]
+                ("Every figure per engine and phase" + (f" ({self.settle_line()})" if self.hypotheses.empty and
+                                                        self.settle_line() else ""), self.detail_table()),
+                *super().appendix_parts()]
 
 
 def seed_ratios(base: str = BASE_PRODUCT) -> dict[tuple[str, str], float]:

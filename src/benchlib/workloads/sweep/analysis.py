@@ -303,14 +303,20 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
                                          contrast=results.contrast(sb, se, column), regime=f"{metric} {where}",
                                          caveats=at_knee + common),
                              "kind": kind, "threads": te, "base_threads": tb})
-            rows.append(_price_row(shared, price_of.loc[(engine, test)], price_of.loc[(base_engine, test)], step_of,
-                                   goal_ms, prices, common))
+            price = _price_row(shared, price_of.loc[(engine, test)], price_of.loc[(base_engine, test)], step_of,
+                               goal_ms, prices, common)
+            # One price at the capacity rows' steps: its USD ratio is the throughput ratio inverted,
+            # the same comparison counted twice (the price table keeps the figures).
+            if not ("one-price" in price["caveats"] and (price["threads"], price["base_threads"]) == (te, tb)):
+                rows.append(price)
     out = F.table(rows)
     if out.empty:
         return out
     # The answer states capacity and price rows: all of them where they fit, else the decided ones
     # furthest from 1 (every row stays in the findings table).
-    pool = out[out["kind"].isin([CAPACITY, PRICE])]
+    # A price where the goal never bound prices the peak of the steps run, not a capacity: not an answer.
+    priced_at_goal = out["caveats"].map(lambda c: "goal-never-bound" not in c)
+    pool = out[(out["kind"] == CAPACITY) | ((out["kind"] == PRICE) & priced_at_goal)]
     decided = pool["verdict"].isin([v.value for v in F.Verdict if v.decided])
     distance = pool["ratio"].map(lambda r: abs(math.log(r)) if r == r and r and r > 0 else 0.0)
     ranked = pool.assign(_d=decided, _x=distance).sort_values(["_d", "_x"], ascending=False)

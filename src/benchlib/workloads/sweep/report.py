@@ -18,6 +18,7 @@ WARMUP_APART = (" (the sysbench warm-up, warmup_seconds: unrecorded load before 
                 "first repetition only, so a later repetition's first step follows the previous test's last, largest "
                 "step; the driver's warmup parameter, a whole discarded repetition, is another mechanism)")
 SEED_SERVER_VCPUS = 48  # seed 004's database side: 3 nodes x 16 vCPU per system
+OVERLAY_MIN_STEPS = 4  # thread steps an engine needs before its curve is set beside seed 004's
 
 PHRASES = F.Phrases(
     default="{subject}, {step}, {regime}: {value}, {ratio} {base}'s {base_value} ({words})",
@@ -113,9 +114,10 @@ class SweepReport(RunReport):
         transactions, with the CPU seconds a million transactions cost on this host there."""
         p = self.price_perf
         out = pd.DataFrame({
-            "engine": [engine_title(e) for e in p["engine"]], "test": p["test"], "goal bound": p["goal_bound"],
+            "engine": [engine_title(e) for e in p["engine"]], "test": p["test"],
+            "goal bound": p["goal_bound"].map({True: "yes", False: "no"}),
             "threads": p["threads"],
-            "TPS (± 95% CI)": [fmt_ci(v, ci) for v, ci in zip(p["max_tps_under_goal"], p["tps_ci95"])],
+            "TPS (± 95% CI)": [fmt_ci(v, ci, positive=True) for v, ci in zip(p["max_tps_under_goal"], p["tps_ci95"])],
             "p95 ms (median of reps)": p["p95_ms"],
             "repetitions split at threads": p["repetitions split at threads"].replace("", "none"),
             "ops per 30 days": p["ops_per_30_days"], "USD per hour": p["usd_per_hour"],
@@ -143,7 +145,7 @@ class SweepReport(RunReport):
         s = self.summary
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in s["engine"]], "test": s["test"], "threads": s["threads"],
-            "TPS (± 95% CI)": [fmt_ci(v, ci) for v, ci in zip(s["tps"], s["tps_ci95"])],
+            "TPS (± 95% CI)": [fmt_ci(v, ci, positive=True) for v, ci in zip(s["tps"], s["tps_ci95"])],
             "QPS": s["qps"], "avg ms": s["latency_avg"], "p95 ms, mean of reps": s["latency_p95"],
             "p95 ms, median of reps": s["latency_p95_median"], "p99 ms": s["latency_p99"],
             "engine CPU ms/txn": s["engine_cpu_ms_per_txn"], "client CPU ms/txn": s["client_cpu_ms_per_txn"],
@@ -180,14 +182,15 @@ class SweepReport(RunReport):
     def reference_figures(self):
         """Seed 004's curves beside this run's, against threads per server vCPU: its clusters had
         48 vCPUs a side (32-1024 threads), this host has its own few cores, so concurrency is only
-        comparable relative to the cores that serve it."""
+        comparable relative to the cores that serve it. None for a test where an engine of this run
+        has fewer than OVERLAY_MIN_STEPS steps: two points beside a seed's curve show no shape."""
         ref = results.reference("seed004_sysbench")
         cores = int(self.info["cpu_cores"] or 1)
         figs = []
         for test in dict.fromkeys(self.summary["test"]):
             ours = self.summary[self.summary["test"] == test]
             theirs = ref[ref["workload"] == test]
-            if theirs.empty:
+            if theirs.empty or ours.groupby("engine")["threads"].nunique().min() < OVERLAY_MIN_STEPS:
                 continue
             curves = pd.concat([
                 pd.DataFrame({"system": ours["engine"], "source": "this run", "threads": ours["threads"] / cores,
@@ -198,7 +201,9 @@ class SweepReport(RunReport):
                               / theirs.groupby("system")["throughput_tps"].transform("max")}),
             ], ignore_index=True)
             figs.append(normalised_curves(curves, name=f"sweep-reference-{test.replace('_', '-')}",
-                                          title=f"{test}: throughput relative to each system's peak",
+                                          title=f"{test}: throughput relative to each system's peak<br><sup>"
+                                                "seed 004's clusters dashed: where each curve flattens relative to "
+                                                "its cores, not that the engines scale alike</sup>",
                                           x_title=f"threads per server vCPU (log scale; seed 004: "
                                                   f"{SEED_SERVER_VCPUS}, this run: {cores}, shared with sysbench)"))
         return figs
