@@ -158,14 +158,17 @@ class WriteCostReport(RunReport):
             return self.phrases
         return EMBEDDED_PARTS_PHRASES if row.get("embedded") else PARTS_PHRASES
 
-    def render(self, row) -> str:
-        """One findings row in words, with the phrase table of its kind."""
-        return F.render(row, self.phrases_of(row), with_seed=True)
+    def render(self, row, marks: dict[str, int] | None = None) -> str:
+        """One findings row in words, with the phrase table of its kind; `marks`: its ratio carries
+        the findings table's footnote marks (a binary log beside the bulk ratio)."""
+        return F.render(row, self.phrases_of(row), with_seed=True, mark=self.footnote(row, marks or {}))
 
     def answer_lines(self) -> list[str]:
-        """The headline rows, each rendered with the phrase table of its kind; in instructions, what
-        they cannot see where there is room."""
-        lines = [self.render(row) for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
+        """The headline rows, each rendered with the phrase table of its kind, the bulk row's ratio with
+        its footnote marks; in instructions, what they cannot see."""
+        marks = self.caveat_marks(self.findings())
+        lines = [self.render(row, marks if row["kind"] == analysis.BULK else None)
+                 for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
         return (lines + self._counted())[:self.answer_limit]
 
     def _counted(self) -> list[str]:
