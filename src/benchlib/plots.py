@@ -513,14 +513,17 @@ _RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 
 # A verdict as a marker: filled where the run tells the sides apart (or shows them equal), open
 # where it cannot, a cross where the two sides did different work.
 _MARKS = {"decided": ("circle", "● decided"), "undecided": ("circle-open", "○ not told apart"),
-          "not_comparable": ("x-thin-open", "× not comparable")}
+          "not_comparable": ("x-thin-open", "× not comparable"),
+          "false_positive": ("circle-open-dot", "⊙ flagged on identical reruns: a false positive")}
 
 
 def _mark(verdict: str) -> str:
     from .findings import Verdict
 
     v = Verdict(verdict)
-    return "not_comparable" if v == Verdict.NOT_COMPARABLE else "decided" if v.decided else "undecided"
+    if v in (Verdict.NOT_COMPARABLE, Verdict.FALSE_POSITIVE):
+        return v.value
+    return "decided" if v.decided else "undecided"
 
 
 def _positive(x) -> bool:

@@ -207,6 +207,8 @@ def test_a_difference_flagged_between_identical_reruns_is_counted_as_a_false_pos
     assert report.answer_lines() == [F.FALSE_POSITIVE_LINE.format(flagged=1, n=2, rate=0.5, expected=0.1)]
     html = report.ratio_table().to_html()
     assert "#c8e6c9" not in html and "#f4c7c3" not in html and html.count("#fff3c4") == 1
+    chart = report.headline_figure()
+    assert "circle-open-dot" in chart.data[0].marker.symbol and "false positive" in chart.layout.title.text
     # Runs that differ (here: a parameter) keep their verdicts: a change there is called one.
     write_run(store, "c", 3, {"postgres": {"insert": [0.7, 0.71, 0.69], "update": [2.0, 2.05, 1.95]}},
               parameters={"rows": 2000})
