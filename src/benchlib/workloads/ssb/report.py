@@ -48,7 +48,7 @@ HEADLINE_PHRASES = dataclasses.replace(
 # The rows-read table's caption: what the sort key skipped, by the table's own column.
 SKIPS = ("What ClickHouse's sort key (order date, order key) skips: the filters finer than a year ({queries}) read "
          "{low:.1%}-{high:.1%} of the table, the mechanism seed 001 names for ClickHouse's wins over BigQuery.")
-SKIPS_NOTHING = ("At {rows:,} line orders the filters finer than a year ({queries}) still read {low:.0%}-{high:.0%} of "
+SKIPS_NOTHING = ("At {rows:,} line orders the filters finer than a year ({queries}) still read {span} of "
                  "the table: too few granules for the sort key to skip (seed 001's ClickHouse read {seed:.2%} on Q1.3).")
 
 
@@ -276,7 +276,8 @@ class SsbReport(RunReport):
             return f"Rows read per first run (seed 001's ClickHouse on Q1.3: {5.89e6 / SEED_LINEORDERS:.2%})"
         return (SKIPS if skips else SKIPS_NOTHING).format(
             queries=", ".join(analysis.FINER_THAN_A_YEAR), low=finer.min(), high=finer.max(), rows=self.lineorders,
-            seed=5.89e6 / SEED_LINEORDERS)
+            seed=5.89e6 / SEED_LINEORDERS,
+            span=" to ".join(dict.fromkeys(f"{v:.0%}" for v in (finer.min(), finer.max()))))
 
     def seed_table(self):
         """Seed 001's published figures, raw, with their hardware."""
@@ -284,7 +285,7 @@ class SsbReport(RunReport):
         return pd.DataFrame({
             "system": s["system"], "figure": s["metric"], "as written": s["as_written"],
             # The figure as stored, in its unit: ClickHouse's Q1.3 "0.108ms" is read as 0.108 s (the note says why).
-            "read as": [f"{fmt(v)} {u}" for v, u in zip(s["value"], s["unit"])], "rows": s["rows"].map(
+            "read as": [f"{fmt(v, digits=6)} {u}" for v, u in zip(s["value"], s["unit"])], "rows": s["rows"].map(
                 lambda r: f"{r:,.0f}"), "hardware": [f"{v:.0f} vCPU, {m:.0f} GB" if v == v else "cloud service"
                                                      for v, m in zip(s["vcpus"], s["memory_gib"])],
         }).style.hide(axis="index").set_caption("Seed 001's figures (data/reference/seed001_ssb.csv)")
