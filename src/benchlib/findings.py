@@ -70,10 +70,11 @@ VERDICT_WORDS = {
     Verdict.UNTESTED: "measured once", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
 }
 
-# A decided verdict from counts that repeated exactly (a zero-width CI over two or more repetitions):
-# no noise to test, so the threshold alone decided it, and its words say so.
-EXACT_WORDS = {Verdict.BETTER: "exact counts, over 5%", Verdict.WORSE: "exact counts, over 5%",
-               Verdict.SAME: "exact counts, within 5%"}
+# A decided verdict from counts that repeat (a counted unit whose CI over two or more repetitions is
+# narrower than the threshold): Welch's test is passed by construction, the threshold alone decided
+# it, and its words say so.
+EXACT_WORDS = {Verdict.BETTER: "over 5% (counts repeat)", Verdict.WORSE: "over 5% (counts repeat)",
+               Verdict.SAME: "within 5% (counts repeat)"}
 
 NET_NOT_POSITIVE = "n/a (net ≤ 0)"  # a ratio of net costs where one is at or below zero: no ratio
 
@@ -148,7 +149,7 @@ SEED_WORDS = {
 
 # How a cell of a grid marks its agreement with the seed (legend: SEED_WORDS).
 SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
-              SeedAgreement.UNTESTED: "?", SeedAgreement.UNDETERMINED: "?", SeedAgreement.NO_SEED: ""}
+              SeedAgreement.UNTESTED: "", SeedAgreement.UNDETERMINED: "?", SeedAgreement.NO_SEED: ""}
 
 
 # A stored metric's name in words, where a findings table or line names it.
@@ -352,9 +353,10 @@ def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
 
 
 def _words(row: Mapping[str, Any], verdict: Verdict) -> str:
-    """The verdict's words; a decided one from counts that repeated exactly says so (EXACT_WORDS)."""
+    """The verdict's words; a decided one from counts that repeat says so (EXACT_WORDS)."""
     low, high, n, base_n = (row.get(k) for k in ("ratio_low", "ratio_high", "n", "base_n"))
-    exact = (verdict in EXACT_WORDS and _finite(low) and low == high and _finite(n) and _finite(base_n)
+    exact = (verdict in EXACT_WORDS and row.get("unit") in COUNTED_UNITS and _finite(low) and low > 0
+             and _finite(high) and high / low <= 1 + THRESHOLD and _finite(n) and _finite(base_n)
              and min(n, base_n) >= 2)
     return EXACT_WORDS[verdict] if exact else VERDICT_WORDS[verdict]
 

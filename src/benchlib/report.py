@@ -16,6 +16,7 @@ import math
 from typing import Any, Iterable
 
 import pandas as pd
+import yaml
 
 from . import findings as F
 from . import results
@@ -352,7 +353,9 @@ class RunReport:
             "perf": f"{i['perf_version']}: {perf_events or i['perf_support'].get('reason', '')}",
             "benchlib": f"{i['benchlib_version']} (git {str(i['git_sha'])[:10]}"
                         f"{' + local changes' if i['git_dirty'] else ''})",
-            "parameters": ", ".join(f"{k}={v}" for k, v in i["parameters"].items() if k != "skipped"),
+            # As a parameter set's YAML takes them (papermill_params/, `-P`): no Python values on a page.
+            "parameters (YAML)": yaml.safe_dump({k: v for k, v in i["parameters"].items() if k != "skipped"},
+                                                default_flow_style=True, width=10 ** 6, sort_keys=False).strip(),
         }
         return (pd.DataFrame({"": list(facts), "value": list(facts.values())}).style.hide(axis="index")
                 .set_properties(**{"text-align": "left"}))

@@ -162,3 +162,36 @@ def test_the_indexes_show_the_first_decided_answer_line(tmp_path):
     lines = report.answer_lines()
     assert report.answer_support() == [2, 3]  # MySQL's line: nothing told apart; SQLite's: decided
     assert report.index_line(lines) == lines[1].replace("**", "") and lines[0].startswith("MySQL")
+
+
+def test_the_hypotheses_read_one_way_drop_ticked_user_cpu_and_count_settle_windows_at_the_cap(store):
+    """Hostile read 40 (01): the grid read PostgreSQL / MySQL where the answer read MySQL / PostgreSQL;
+    user CPU of a few 4 ms ticks made ratios like 0.198x (4.68e-07-84,070); every settle window
+    ran to the 1 s cap while the method said they ended near idle."""
+    run_id = _run(store)
+    extra = []
+    for engine, phases in COSTS.items():
+        for rep in (1, 2, 3):
+            common = {"run_id": run_id, "instance_id": f"{engine}-{rep:04d}", "engine": engine, "experiment": "dml",
+                      "repetition": rep, "status": "ok", "started_at": T0, "ended_at": T0, "labels": "{}",
+                      "scope": "server"}
+            for phase, values in phases.items():
+                # User CPU: insert well above the floor on both sides, select a few ticks.
+                user = values[rep - 1] * 0.8 if phase == "insert" else 0.004 * rep
+                extra.append({**common, "phase": phase, "window": "phase", "metric": "cpu_user_time", "value": user,
+                              "unit": "s", "source": "cgroup"})
+                extra += [{**common, "phase": phase, "window": "settle", "metric": metric, "value": value, "unit": "s",
+                           "source": source}
+                          for metric, value, source in (("wall_time", 1.01 if phase != "delete" else 0.4, "clock"),
+                                                        ("cpu_time", 0.001, "cgroup"))]
+    store.append_measurements(run_id, 5000, extra)
+    store.compact(run_id)
+    report = DmlReport(run_id, store)
+    report.info["parameters"]["max_settle_seconds"] = 1
+    h = report.hypotheses
+    assert set(h["engine"]) == {"mysql"} and set(h["base_engine"]) == {"postgres"}  # as the answer reads
+    assert set(h["seed_ratio"].dropna()) <= {seed_ratios()[("mysql", p)] for p in ("insert", "update", "select", "delete")}
+    user = h[h["metric"] == "user-mode CPU only"]
+    assert list(user["step"]) == ["insert"]  # the ticked phases are left out
+    assert report.settle_at_cap() == (3 * 3 * 3, 3 * 3 * 4)  # 3 engines x 3 repetitions x 3 capped phases
+    assert "27 of 36" in report.hypotheses_table().data

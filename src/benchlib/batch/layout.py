@@ -140,7 +140,8 @@ window.addEventListener("load", function () { setTimeout(function () {
   var range = document.createRange();
   while (walker.nextNode()) {
     var node = walker.currentNode, text = node.textContent.trim();
-    if (!text || node.parentElement.closest("script, style, pre#benchlib-check")) { continue; }
+    // A footnote mark (sup) points into the notes: the text read is the sentence without it.
+    if (!text || node.parentElement.closest("script, style, sup, pre#benchlib-check")) { continue; }
     range.selectNodeContents(node);
     var box = range.getBoundingClientRect();
     if (box.height > 0 && box.top < SCREEN && box.bottom > 0) { seen.push(text); }

@@ -11,6 +11,8 @@ from typing import Any, Callable, Mapping
 from ...engines import Engine
 
 PK_KINDS = ("uuid", "sequential")
+# What each key kind is called where a report names it (never the parameter's raw value).
+KEY_KINDS = {"uuid": "UUID keys from each engine's own generator", "sequential": "Sequential keys"}
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ def key_note(engine_keys, pk_kind: str) -> str:
             continue
         if dialect is not None and pk_kind in dialect.keys:
             parts.append(f"{engine_title(key)}: {dialect.keys[pk_kind]}")
-    return f"Keys (`pk_kind = {pk_kind}`): " + "; ".join(parts) + "." if parts else ""
+    return f"{KEY_KINDS[pk_kind]}: " + "; ".join(parts) + "." if parts else ""
 
 
 # What a reader of a DML report must know about an engine's statements: one sentence each, cited

@@ -24,8 +24,7 @@ SEED_PAIR = "mysql"  # the pair seed 000's numbers disagree on: PostgreSQL again
 PHRASES = F.Phrases(line_by="engine", line="{subject} / {base}: {items}", unit_scale={"instructions": (1e9, "Gi")})
 # Every ratio of this report is an engine's cost over PostgreSQL's: the axis and captions say which way is cheaper.
 RATIO_AXIS = "{what} ÷ {base}'s (< 1: cheaper than {base})"
-COUNTERS = {"valgrind": "counted by valgrind's callgrind, the server's threads one at a time",
-            "perf": "counted by perf", "cgroup": "from the engine's CPU accounting"}
+COUNTERS = {"valgrind": "valgrind's callgrind, threads serialised", "perf": "perf", "cgroup": "CPU accounting"}
 SETTLE_AT_CAP = "settle windows: {hit} of {total} ran to the {cap:g} s cap"
 
 
@@ -144,7 +143,8 @@ class DmlReport(RunReport):
             "_o", kind="stable")
         axis = RATIO_AXIS.format(what=what, base=engine_title(self.base_engine))
         return ratio_chart(found, y=lambda r: engine_title(r["engine"]), series=lambda r: r["step"],
-                           title=f"{axis[0].upper()}{axis[1:]} per phase, {COUNTERS[self.counter]}",
+                           title=f"{what[0].upper()}{what[1:]} per phase ÷ {engine_title(self.base_engine)}'s "
+                                 f"({COUNTERS[self.counter]})",
                            name="dml-ratios", axis_title=axis)
 
     @property
