@@ -18,7 +18,9 @@ The one noise rule (`judge`), in order:
   it. Instruction counts do not move with the host's speed: their drift is 0 (`drift_applies`);
 - `better` / `worse`: for the subject against the base, by the metric's direction.
 `not_comparable` is set by a workload where the two sides did different work; the caveat ids say
-why."""
+why. `false_positive` is set where the two sides are the same work on the same host, code and
+builds (a rerun): a difference the rule flags there is its own false positive, counted as such
+(`false_positives`), never called a change."""
 from __future__ import annotations
 
 import enum
@@ -44,12 +46,21 @@ class Verdict(str, enum.Enum):
     DRIFT = "drift"
     UNTESTED = "untested"
     NOT_COMPARABLE = "not_comparable"
+    FALSE_POSITIVE = "false_positive"
     NA = "n/a"
 
     @property
     def decided(self) -> bool:
         """Whether the run tells the two apart (or shows them equal): what an answer may state."""
         return self in (Verdict.BETTER, Verdict.WORSE, Verdict.SAME)
+
+    @property
+    def support(self) -> int:
+        """How well the run supports a row with this verdict, for choosing the line an index shows:
+        decided 3; tested but not told apart 2; one measurement, no test 1; no comparison 0."""
+        if self.decided:
+            return 3
+        return {Verdict.UNTESTED: 1, Verdict.NOT_COMPARABLE: 0, Verdict.NA: 0}.get(self, 2)
 
 
 # The verdict's words, one place for every report, index and explorer.
@@ -66,6 +77,28 @@ EXACT_WORDS = {Verdict.BETTER: "over 5% (counts repeat)", Verdict.WORSE: "over 5
                Verdict.SAME: "within 5% (counts repeat)"}
 
 NET_NOT_POSITIVE = "n/a (net ≤ 0)"  # a ratio of net costs where one is at or below zero: no ratio
+
+
+VERDICT_WORDS[Verdict.FALSE_POSITIVE] = "flagged on an identical rerun"
+
+# The answer of a comparison of identical reruns: how often the rule flagged a difference that is not
+# there, beside how many it would at its 5% level by chance alone.
+FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on identical reruns: the false-positive rate ({rate:.0%}; by "
+                       "chance alone at 5%, about {expected:.1f})")
+
+
+def false_positives(found: pd.DataFrame) -> pd.DataFrame:
+    """Rows of two identical runs (a rerun): every difference the rule flagged is a false positive."""
+    flagged = found["verdict"].isin([Verdict.BETTER.value, Verdict.WORSE.value])
+    return found.assign(verdict=found["verdict"].where(~flagged, Verdict.FALSE_POSITIVE.value))
+
+
+def false_positive_line(found: pd.DataFrame) -> str:
+    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing)."""
+    tested = found[~found["verdict"].isin([Verdict.UNTESTED.value, Verdict.NA.value, Verdict.NOT_COMPARABLE.value])]
+    flagged = int((tested["verdict"] == Verdict.FALSE_POSITIVE.value).sum())
+    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), rate=flagged / len(tested) if len(tested) else 0,
+                                      expected=0.05 * len(tested))
 
 
 def drift_applies(unit: str) -> bool:
@@ -259,7 +292,11 @@ class Phrases:
     `line_by` (a findings column, e.g. "engine") renders the answer one line per value of that
     column instead of one per row: `line` filled with the first row's fields and {items}: the
     decided rows' `item` templates, then the undecided rows' `undecided` templates grouped under
-    their verdict's words ("insert 0.13x (0.04-0.45); within noise: update 0.09x, select 1.5x")."""
+    their verdict's words ("insert 0.13x (0.04-0.45); within noise: update 0.09x, select 1.5x").
+
+    `values`: more columns of a row shown as numbers in the row's shown unit, which {shown_unit}
+    names once (a part's cost: {commit}); a row's other extra columns reach the templates as they are. `directed`: whether better / worse mean
+    something for these rows (not for two parts of one engine's cost, which are only told apart)."""
     templates: Mapping[str, str] = field(default_factory=dict)
     default: str = "{subject}, {step}: {ratio} {base}'s {metric} ({words})"
     seed: str = "seed: {seed_ratio:.2f}x, {seed_words}"
@@ -268,6 +305,9 @@ class Phrases:
     line: str = "{subject} / {base}: {items}"
     item: str = "{step} {ratio}"
     undecided: str = "{step} {ratio_only}"
+    values: tuple[str, ...] = ()
+    missing: str = "n/a"  # how a `values` column without a value reads
+    directed: bool = True
 
     def template(self, verdict: str) -> str:
         return self.templates.get(verdict, self.default)
@@ -286,7 +326,10 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
     verdict = Verdict(row["verdict"])
     ratio = row.get("ratio")
     return {
+        **{k: v for k, v in row.items() if k not in FINDING_COLUMNS},
         **{k: row.get(k) for k in FINDING_COLUMNS},
+        **{k: fmt_number(row[k] / scale) if _finite(row.get(k)) else phrases.missing for k in phrases.values},
+        "shown_unit": shown,
         "metric": METRIC_WORDS.get(row.get("metric"), row.get("metric")),  # rows carry the stored name
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),
@@ -296,8 +339,17 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
         "words": _words(row, verdict), "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
+        # The CI's end nearest 1 as a bound ("≥1.67x"), and the host's drift it lies within (`drift` verdict).
+        "bound": _bound(ratio, row.get("ratio_low"), row.get("ratio_high")),
+        "drift_band": f"±{row['drift']:.0%}" if _finite(row.get("drift")) else "n/a",
         "seed_ratio": row.get("seed_ratio") if _finite(row.get("seed_ratio")) else float("nan"),
     }
+
+
+def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
+    if not (_finite(ratio) and _finite(low) and _finite(high)):
+        return fmt_ratio(ratio)
+    return f"≥{fmt_number(low)}x" if ratio > 1 else f"≤{fmt_number(high)}x"
 
 
 def _words(row: Mapping[str, Any], verdict: Verdict) -> str:
@@ -376,6 +428,12 @@ def certainty(findings: pd.DataFrame) -> str:
     decided = sum(int(counts.get(v.value, 0)) for v in Verdict if v.decided)
     rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" for v in Verdict if not v.decided and counts.get(v.value)]
     return f"{decided} of {len(findings)} comparisons decided" + (f" ({', '.join(rest)})" if rest else "")
+
+
+def count_line(findings: pd.DataFrame) -> str:
+    """`2 of 20 decided`: `certainty` without its breakdown, for an index's one line."""
+    decided = int(findings["verdict"].map(lambda v: Verdict(v).decided).sum()) if not findings.empty else 0
+    return f"{decided} of {len(findings)} decided"
 
 
 def seed_line(findings: pd.DataFrame) -> str:

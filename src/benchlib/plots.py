@@ -66,9 +66,12 @@ def bar_spread(df: pd.DataFrame, value: str, categories: Sequence[str]) -> float
     return max(spreads, default=1.0)
 
 
-def _value_axis(fig, unit: str, log_y: bool | None, spread: float) -> None:
+def _value_axis(fig, unit: str, log_y: bool | None, spread: float, markers: bool = False) -> None:
     """The value axis: log when asked, or when the bars of one category spread beyond
-    LOG_AXIS_SPREAD; the title says so (kept short: a long axis title is cut at the plot's height)."""
+    LOG_AXIS_SPREAD; the title says so (kept short: a long axis title is cut at the plot's height).
+    `markers`: dots, not bars, so a wide spread is on a log axis from the start."""
+    if markers and log_y is None and spread > 1:
+        log_y = True
     if log_y is None and spread > LOG_AXIS_SPREAD:
         fig.update_yaxes(title_text=f"{unit} (log scale, {spread:.0f}x spread)", type="log")
     elif log_y:
@@ -116,30 +119,31 @@ def _note_undrawable(fig, unit: str) -> None:
 
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
                   name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None,
-                  error_minus: str | None = None):
+                  error_minus: str | None = None, markers: bool = False):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
     its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces.
     `error`: the error bar's length above the bar, and below it too unless `error_minus` gives that
-    (a ratio's CI on the log scale is not symmetric)."""
+    (a ratio's CI on the log scale is not symmetric). `markers`: a dot per value instead of a bar,
+    for values far apart: on a log axis a bar's height means nothing (its foot is arbitrary)."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
     fig = go.Figure()
     for engine in engine_order(df["engine"]):
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)
-        fig.add_bar(
+        (fig.add_scatter if markers else fig.add_bar)(
             name=engine_title(engine), x=present, y=sub[value], marker_color=engine_color(engine),
             error_y=dict(type="data", array=sub[error], visible=True, symmetric=error_minus is None,
                          arrayminus=sub[error_minus] if error_minus else None) if error else None,
             hovertemplate=f"{engine_title(engine)} %{{x}}: %{{y:.4g}} {unit}<extra></extra>",
-        )
+            **({"mode": "markers", "marker_size": 11} if markers else {}))
     fig.update_layout(
-        title=title, barmode="group", xaxis_title="phase", template="plotly_white",
+        title=title, barmode="group", scattermode="group", xaxis_title="phase", template="plotly_white",
         legend_title="engine", meta={"benchlib_name": name or slug(title)}, height=420,
         margin=dict(l=60, r=20, t=60, b=50),
     )
     shown = df[df["phase"].isin(present)]
-    _value_axis(fig, unit, log_y, bar_spread(shown, value, ["phase"]))
+    _value_axis(fig, unit, log_y, bar_spread(shown, value, ["phase"]), markers=markers)
     return fig
 
 
@@ -509,14 +513,17 @@ _RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 
 # A verdict as a marker: filled where the run tells the sides apart (or shows them equal), open
 # where it cannot, a cross where the two sides did different work.
 _MARKS = {"decided": ("circle", "● decided"), "undecided": ("circle-open", "○ not told apart"),
-          "not_comparable": ("x-thin-open", "× not comparable")}
+          "not_comparable": ("x-thin-open", "× not comparable"),
+          "false_positive": ("circle-open-dot", "⊙ flagged on identical reruns: a false positive")}
 
 
 def _mark(verdict: str) -> str:
     from .findings import Verdict
 
     v = Verdict(verdict)
-    return "not_comparable" if v == Verdict.NOT_COMPARABLE else "decided" if v.decided else "undecided"
+    if v in (Verdict.NOT_COMPARABLE, Verdict.FALSE_POSITIVE):
+        return v.value
+    return "decided" if v.decided else "undecided"
 
 
 def _positive(x) -> bool:

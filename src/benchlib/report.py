@@ -156,31 +156,37 @@ class RunReport:
         """The one chart that shows the answer (a plotly figure), or None."""
         return None
 
+    def phrases_of(self, row) -> F.Phrases:
+        """The phrase table of one findings row (a workload with rows of several kinds picks by kind)."""
+        return self.phrases
+
     def answer_lines(self) -> list[str]:
         """The answer: at most `answer_limit` lines rendered from the headline rows (one per row,
         or one per group of rows where the phrase table sets `line_by`)."""
         rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
+        if not self.phrases.line_by:  # one row a line, each in the phrase table of its kind
+            return [F.render(row, self.phrases_of(row)) for row in rows.to_dict("records")]
         return F.render_lines(rows, self.phrases)[:self.answer_limit]
 
-    def answer_decided(self) -> list[bool]:
-        """Per line of `answer_lines`, whether the rows it states are decided (the indexes show the
-        first decided line where there is one)."""
+    def answer_support(self) -> list[int]:
+        """Per line of `answer_lines`, how well the run supports it (`Verdict.support` of the best
+        row it states); a report whose answer has lines of its own beyond its rows says theirs."""
         rows = F.headline(self.findings(), self.answer_limit, by=self.phrases.line_by)
-        decided = [F.Verdict(v).decided for v in rows["verdict"]] if not rows.empty else []
-        if self.phrases.line_by and decided:
-            groups = dict.fromkeys(rows[self.phrases.line_by])
-            decided = [bool(rows[(rows[self.phrases.line_by] == g)]["verdict"].map(lambda v: F.Verdict(v).decided)
-                            .any()) for g in groups]
-        return decided
+        if rows.empty:
+            return []
+        support = rows["verdict"].map(lambda v: F.Verdict(v).support)
+        if self.phrases.line_by:
+            return [int(support[rows[self.phrases.line_by] == g].max()) for g in dict.fromkeys(rows[self.phrases.line_by])]
+        return [int(s) for s in support]
 
     def index_line(self, lines: list[str]) -> str | None:
-        """The line the indexes show: the first decided one where there is one, else the first."""
+        """The line the indexes show: the best-supported one (`answer_support`), the first of those."""
         if not lines:
             return None
-        decided = self.answer_decided()
-        first = next((line for line, d in zip(lines, decided) if d), lines[0]) if len(decided) == len(lines) \
-            else lines[0]
-        return _plain(first)
+        support = self.answer_support()
+        if len(support) != len(lines):
+            return _plain(lines[0])
+        return _plain(lines[max(range(len(lines)), key=lambda i: (support[i], -i))])
 
     def answer(self) -> None:
         """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
@@ -200,7 +206,7 @@ class RunReport:
                 f'<p class="benchlib-sure">{_inline(sure)}.' + (f" {_inline(seed)}" if seed else "") + "</p></div>")
         display(HTML(html), metadata={"benchlib": {"answer": self.index_line(lines),
                                                    "lines": [_plain(line) for line in lines],
-                                                   "certainty": sure, "seed": seed}})
+                                                   "certainty": sure, "count": F.count_line(found), "seed": seed}})
         figure = self.headline_figure()
         if figure is not None:
             height = figure.layout.height or ANSWER_FIGURE_HEIGHT
@@ -267,12 +273,14 @@ class RunReport:
         many_bases = len(set(bases)) > 1
         many_metrics = found["metric"].nunique() > 1
         for base, row in zip(bases, (found if limit is None else found.head(limit)).to_dict("records")):
-            f = F.fields_of(row, self.phrases)
+            phrases = self.phrases_of(row)
+            f = F.fields_of(row, phrases)
             sup = self.footnote(row, marks)
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
             seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
             verdict = F.Verdict(f["verdict"])
-            words = f"{verdict.value}, {f['words']}" if verdict in (F.Verdict.BETTER, F.Verdict.WORSE) else f["words"]
+            words = f"{verdict.value}, {f['words']}" if phrases.directed and verdict in (F.Verdict.BETTER,
+                                                                                        F.Verdict.WORSE) else f["words"]
             base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""
             rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"

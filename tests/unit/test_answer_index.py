@@ -49,3 +49,34 @@ def test_indexes_and_summary_show_each_reports_answer_or_say_there_is_none(tmp_p
     for page in (folder / "index.html", batch.write_site_index(root)):
         html = page.read_text()
         assert LINE in html and f"Answer: {NO_ANSWER}" in html, page
+
+
+def test_the_indexes_show_a_short_count_and_count_layout_problems(tmp_path):
+    """Hostile read 40 (index item 1): answers carried nested counts ("(2 of 20 comparisons decided
+    (18 within noise))") and a full layout warning sat among them. The indexes give the short count
+    and the number of layout problems."""
+    root = tmp_path / "reports"
+    folder = batch.new_report_dir("tiny", root)
+    problems = [f"01-dml-cpu-cost.html: figure 'x': PostgreSQL at select drawn 1.{i} px tall" for i in range(4)]
+    outcome = batch.NotebookOutcome("01-dml-cpu-cost", "tiny.yaml", True, 60.0, folder / "01.ipynb", folder / "01.html",
+                                    answer=LINE, certainty="2 of 20 comparisons decided (18 within noise)",
+                                    count="2 of 20 decided", layout_problems=problems,
+                                    layout=f"4 layout problems at 1280 px: {'; '.join(problems)}",
+                                    started_at="2026-11-27T22:00:00+00:00")
+    batch.write_folder(folder, "batch", "tiny", [outcome], dt.datetime.now(dt.timezone.utc))
+    for text in ((folder / "summary.txt").read_text(), (folder / "index.html").read_text(),
+                 batch.write_site_index(root).read_text()):
+        assert f"{LINE} (2 of 20 decided)" in text.replace('<span class="muted">', "").replace("</span>", "")
+        assert "within noise)" not in text and "drawn 1.1 px tall" not in text
+    assert "4 layout problems at 1280 px" in (folder / "index.html").read_text()
+
+
+def test_the_index_line_is_the_best_supported_one():
+    """Hostile read 40 (index item 2): for 07 the index took the first line, a "one each, so no
+    test" one, over a tested line below it. The rule: decided, then tested, then one measurement,
+    then no comparison; the first line of the best."""
+    from benchlib.findings import Verdict
+
+    order = [Verdict(v).support for v in ("untested", "noise", "better", "not_comparable", "drift", "n/a")]
+    assert order == [1, 2, 3, 0, 2, 0]
+    assert Verdict.FALSE_POSITIVE.support == 2 and not Verdict.FALSE_POSITIVE.decided

@@ -69,8 +69,9 @@ def test_report_colours_only_changes_beyond_noise_and_threshold_and_survives_unt
 
     ids = []
     # insert: +30% with tight repetitions (red); update: one repetition in run b (untested, no colour)
-    for insert, update in (([1.0, 1.01, 0.99], [2.0, 2.1, 1.9]), ([1.3, 1.31, 1.29], [2.0])):
-        with Run("t", {}, store=store) as run:
+    # Two settings (identical runs would make any flagged cell a false positive, not a change).
+    for setting, (insert, update) in enumerate((([1.0, 1.01, 0.99], [2.0, 2.1, 1.9]), ([1.3, 1.31, 1.29], [2.0]))):
+        with Run("t", {"setting": setting}, store=store) as run:
             rows = []
             for phase, values in (("insert", insert), ("update", update)):
                 for rep, value in enumerate(values, start=1):
@@ -140,9 +141,8 @@ def test_the_chart_and_tables_say_what_was_compared_in_the_runs_unit(tmp_path):
     assert report.left_out() == "Compared: the engines every run measured. Left out: MySQL (only in the base run)."
     # Its geometric mean is per engine, never across engines; the legend names the colours drawn.
     assert list(report.ratio_table().data.columns)[-1].startswith("geometric mean (this engine")
-    line = report.answer_lines()[0]
-    assert "2.9 µs/row → 3.5 µs/row" in line and "e-0" not in line, line  # 1,000 rows per window
-    assert "e-0" not in report.findings_table().data
+    table = report.findings_table().data
+    assert "3.5 µs/row" in table and "2.9 µs/row" in table and "e-0" not in table  # 1,000 rows per window
     assert not hasattr(report, "versions_table")
     assert list(report.runs_table().data["servers"]) == ["MySQL mysql 1.0, PostgreSQL postgres 1.0",
                                                           "PostgreSQL postgres 1.0"]
@@ -184,3 +184,33 @@ def test_a_run_from_uncommitted_code_is_never_reused(default_store):
     from benchlib import results
     expected = None if results.run_info(second.run_id)["git_dirty"] else first.run_id
     assert earlier_matching_run(second.run_id, "dml") == expected
+
+
+def test_a_difference_flagged_between_identical_reruns_is_counted_as_a_false_positive(tmp_path):
+    """Hostile read 40 (06): "PostgreSQL, update: 0.649x ... beyond noise" was the answer, coloured
+    green "cheaper", beside the note that the runs are the same work on the same host, code and
+    builds. Between identical reruns a flagged row is the rule's false positive: counted in the
+    answer, never a change, never green."""
+    from synthetic_runs import write_run
+
+    from benchlib import findings as F
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    write_run(store, "a", 1, {"postgres": {"insert": [1.0, 1.01, 0.99], "update": [2.0, 2.1, 1.9]}})
+    write_run(store, "b", 2, {"postgres": {"insert": [0.7, 0.71, 0.69], "update": [2.0, 2.05, 1.95]}})
+    report = ComparisonReport(["a", "b"], store=store)
+    assert report.is_rerun()
+    verdicts = report.findings().set_index("step")["verdict"].to_dict()
+    assert verdicts == {"insert": "false_positive", "update": "noise"}
+    assert not F.Verdict("false_positive").decided
+    assert report.answer_lines() == [F.FALSE_POSITIVE_LINE.format(flagged=1, n=2, rate=0.5, expected=0.1)]
+    html = report.ratio_table().to_html()
+    assert "#c8e6c9" not in html and "#f4c7c3" not in html and html.count("#fff3c4") == 1
+    chart = report.headline_figure()
+    assert "circle-open-dot" in chart.data[0].marker.symbol and "false positive" in chart.layout.title.text
+    # Runs that differ (here: a parameter) keep their verdicts: a change there is called one.
+    write_run(store, "c", 3, {"postgres": {"insert": [0.7, 0.71, 0.69], "update": [2.0, 2.05, 1.95]}},
+              parameters={"rows": 2000})
+    other = ComparisonReport(["a", "c"], store=store)
+    assert not other.is_rerun() and other.findings().set_index("step")["verdict"]["insert"] == "better"

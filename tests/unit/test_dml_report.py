@@ -160,7 +160,7 @@ def test_the_indexes_show_the_first_decided_answer_line(tmp_path):
     report = DmlReport(_run(store, costs={"postgres": COSTS["postgres"], "mysql": noisy, "sqlite": COSTS["sqlite"]},
                             calibration={"postgres": 0.06, "mysql": 0.06, "sqlite": 0.06}), store)
     lines = report.answer_lines()
-    assert report.answer_decided() == [False, True]  # MySQL's line: nothing told apart; SQLite's: decided
+    assert report.answer_support() == [2, 3]  # MySQL's line: nothing told apart; SQLite's: decided
     assert report.index_line(lines) == lines[1].replace("**", "") and lines[0].startswith("MySQL")
 
 

@@ -261,7 +261,9 @@ def test_findings_verdicts_come_from_the_one_rule_and_the_differences():
     assert {verdict[("rocksdb", op, m)] for op in INSERT.values() for m in ("latency", "engine CPU")} == {"not_comparable"}
     assert {verdict[("rocksdb", FETCH, m)] for m in ("latency", "engine CPU")} == {"not_comparable"}
     # A difference that changes a row's meaning is cited by it, and only by the rows it changes.
-    assert "below_memtable:mariadb/mariadb-myrocks:cached" in found.at[("mariadb-myrocks", "load", "load rate"), "caveats"]
+    # An LSM side inside one memtable changes the whole question, not a row: the answer says it once
+    # (hostile read 40, 07 item 3: the same sentence twice, per base), no row cites it.
+    assert not any(c.startswith("below_memtable") for cited in found["caveats"] for c in cited)
     assert not any(c.startswith("durability") for c in found.at[("rocksdb", FETCH, "latency"), "caveats"])
     # Seed 001's RocksDB over MySQL stands beside both pairs: load 91,364 / 24,491 rows/s, fetch 8 / 1.5 ms;
     # its insert ("< 1 ms" against 5 ms) is a bound, not a ratio.
@@ -269,12 +271,14 @@ def test_findings_verdicts_come_from_the_one_rule_and_the_differences():
     assert found.at[("mariadb-myrocks", FETCH, "latency"), "seed_ratio"] == pytest.approx(8 / 1.5)
     assert found.loc[("rocksdb", INSERT["key"], "latency"), "seed_ratio"] != found.loc[("rocksdb", INSERT["key"], "latency"), "seed_ratio"]
     # The answer's rows: per pair the load, the insert's latency and the fetch's engine CPU (issue 37.7:
-    # a fetch compared by the engines' own CPU, the driver apart).
+    # a fetch compared by the engines' own CPU, the driver apart), but never two sides that did
+    # different work (hostile read 40, 07 item 5): RocksDB's insert and fetch are not comparisons.
     marked = _findings()
     marked = marked[marked["headline"] == True]  # noqa: E712
     assert list(zip(marked["engine"], marked["step"], marked["metric"])) == [
         (e, s, m) for e in ("mariadb-myrocks", "rocksdb")
-        for s, m in (("load", "load rate"), (INSERT["key"], "latency"), (FETCH, "engine CPU"))]
+        for s, m in (("load", "load rate"), (INSERT["key"], "latency"), (FETCH, "engine CPU"))
+        if e == "mariadb-myrocks" or s == "load"]
 
 
 def test_the_answer_states_the_bulk_mode_load_and_only_the_btree_lsm_pairs():
@@ -353,3 +357,19 @@ def test_duckdb_names_the_access_path_of_its_fetch(tmp_path):
         assert load_fetch.dialect_for(get_engine("sqlite")).plan(h, "lineorder", custkey) is None
     finally:
         session.close()
+
+
+def test_a_ratio_within_the_hosts_drift_states_its_bound_and_the_drift():
+    """Hostile read 40 (07 item 2): "76.1x (1.67-3,471) within the host's drift" read as "no
+    difference". The line states what the run shows (at least 1.67x) and how far the host moved."""
+    from benchlib import findings as F
+    from benchlib.workloads.load_fetch.report import PHRASES
+
+    contrast = {"ratio": 76.1, "ratio_low": 1.67, "ratio_high": 3471.0, "beyond_noise": True, "mean": 76.1,
+                "base_mean": 1.0, "n": 3, "base_n": 3}
+    row = F.finding(engine="ferretdb", base_engine="postgres", step=FETCH, metric="latency", unit="ms",
+                    contrast=contrast, regime="cached", drift=0.9)
+    assert row["verdict"] == "drift"
+    fields = F.fields_of(row, PHRASES)
+    assert (fields["bound"], fields["drift_band"]) == ("≥1.67x", "±90%")
+    assert PHRASES.template("drift") != PHRASES.default  # its own wording, not "not told apart"

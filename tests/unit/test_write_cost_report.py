@@ -5,7 +5,8 @@ import pytest
 
 from benchlib.store import Store
 from benchlib.workloads.write_cost import WriteCostReport
-from benchlib.workloads.write_cost.report import CLUSTER_QUESTION, SINGLE_NODE_QUESTION
+from benchlib.workloads.write_cost.report import (CLUSTER_QUESTION, COUNTED_NOTE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
+                                                  PARTS_PHRASES, SINGLE_NODE_QUESTION)
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
 from write_cost_runs import ENGINES, write_run
 
@@ -94,7 +95,9 @@ def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
     assert set(costs["kind"]) == {"decomposition", "bulk"}
     mysql = costs[costs["kind"] == "decomposition"].set_index("engine").loc["mysql"]
     assert mysql["value"] == pytest.approx(310e-6 * 3e9, rel=0.01) and mysql["verdict"] == "worse"
-    assert "instructions vs" in report.answer_lines()[0] and "µs" not in report.answer_lines()[0]
+    assert "instructions" in report.answer_lines()[0] and "µs" not in report.answer_lines()[0]
+    # Valgrind 05 item 1: the answer itself says what a count cannot see (a commit's fsync wait).
+    assert report.answer_lines()[-1] == COUNTED_NOTE and len(report.answer_lines()) <= report.answer_limit
     # Counted in instructions, a part carries the caveat that a commit's fsync wait is not in them.
     assert all("counts-no-waits" in c for c in costs[costs["kind"] == "decomposition"]["caveats"])
 
@@ -107,3 +110,42 @@ def test_the_findings_table_names_each_rows_own_base_and_claims_no_ci_for_one_va
     html = report.findings_table().data
     assert "Base: PostgreSQL" not in html
     assert all(f"{label}: " in html for label in parts["base_label"])
+
+
+def test_each_engines_line_gives_its_parts_in_one_order_and_a_split_is_never_better_or_worse(report):
+    """Hostile read 40 (05 item 3): the answer said "statement vs commit" for one engine and
+    "commit vs statement" for the next. One line per engine, its parts in the order commit,
+    statement, row; an embedded engine's line says its count holds its driver (valgrind 05 item 3);
+    the findings table calls two parts of one cost told apart, not better or worse (item 2)."""
+    parts = report.findings()[report.findings()["kind"] == "decomposition"]
+    assert list(parts["engine"]) == ["postgres", "mysql", "sqlite"]
+    assert [report.phrases_of(r) for r in parts.to_dict("records")] == [PARTS_PHRASES, PARTS_PHRASES,
+                                                                       EMBEDDED_PARTS_PHRASES]
+    for line in report.answer_lines()[:3]:
+        assert line.index(": commit ") < line.index(", statement ") < line.index(", row ")
+    assert not PARTS_PHRASES.directed and report.phrases.directed
+    cells = report.findings_table().data
+    assert "worse, beyond noise" in cells  # MySQL against PostgreSQL in bulk: a direction
+    assert cells.count("worse, beyond noise") == int(((report.findings()["kind"] != "decomposition")
+                                                      & (report.findings()["verdict"] == "worse")).sum())
+
+
+def test_a_binary_log_the_base_does_not_write_is_cited_beside_the_bulk_ratio(report):
+    """Hostile read 40 (05 item 4): MySQL's 3.69x against the seed's 1.29x, its log_bin=1 and
+    sync_binlog=1 only in the appendix. The bulk row cites it, the note names the settings."""
+    bulk = report.findings()[report.findings()["kind"] == "bulk"]
+    assert all("binary-log" in c for c in bulk["caveats"])
+    note = {c.id: c.text for c in report.caveat_notes()}["binary-log"]
+    assert "log_bin=1" in note and "sync_binlog=1" in note
+
+
+def test_without_a_cluster_the_page_says_replication_was_not_measured(report):
+    """Hostile read 40 (05 item 1): the question asks what replication adds; clusters=[] and the
+    page never said that no cluster ran."""
+    assert report.asked() == NO_CLUSTER
+
+
+def test_the_parts_are_dots_on_their_axis_not_bars(report):
+    """Hostile read 40 (05 item 2): bars on a log axis, whose heights mean nothing."""
+    fig = report.parts_figure()
+    assert {t.type for t in fig.data} == {"scatter"} and {t.mode for t in fig.data} == {"markers"}

@@ -30,6 +30,11 @@ ENGINES = {
 }
 
 
+# What each start read of its durability settings, as the real engines report it (MySQL's binary log on).
+DURABILITY = {"postgres": "synchronous_commit=on, fsync=on, full_page_writes=on, wal_sync_method=fdatasync",
+              "mysql": "innodb_flush_log_at_trx_commit=1, log_bin=1, sync_binlog=1, innodb_doublewrite=ON"}
+
+
 def _labels(txn: int, stmt: int, source: str) -> str:
     return json.dumps({"rows_from": source, "rows_per_stmt": stmt, "rows_per_txn": txn}, sort_keys=True)
 
@@ -56,7 +61,9 @@ def write_run(store: Store, run_id: str = "20261101T000000Z-wc0001", engines: di
             instance = f"{engine}-{repetition:04d}"
             store.write_instance({"run_id": run_id, "instance_id": instance, "engine": engine, "kind": spec["kind"],
                                   "image_ref": f"{engine}:local", "image_source": "local-build",
-                                  "server_version": f"{engine} 1.0", "config": "{}", "started_at": T0})
+                                  "server_version": f"{engine} 1.0",
+                                  "config": json.dumps({"durability": DURABILITY[engine]} if engine in DURABILITY
+                                                       else {}), "started_at": T0})
 
             def window(phase, labels, name, cpu, wall, *, extra=(), check=None):
                 common = {"run_id": run_id, "instance_id": instance, "engine": engine, "experiment": "write_cost",

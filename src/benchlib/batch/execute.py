@@ -58,6 +58,7 @@ class NotebookOutcome:
     # run is; None where the report states none (a notebook not yet ported, or one that failed first).
     answer: str | None = None
     certainty: str | None = None
+    count: str | None = None  # how many comparisons are decided, in the indexes' short form ("2 of 20 decided")
 
     @property
     def wall_seconds(self) -> float:
@@ -160,7 +161,7 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
         figures or [], error, figure_error, run_ids, spec.title, spec.question, engines_of(run_ids),
         started_at.isoformat(timespec="seconds"), render_error, time.perf_counter() - published,
         measured_seconds(run_ids), layout_problems=layout_problems, layout=layout_summary,
-        answer=answered.get("answer"), certainty=answered.get("certainty"))
+        answer=answered.get("answer"), certainty=answered.get("certainty"), count=answered.get("count"))
     if interrupted:
         raise Interrupted(outcome)
     return outcome

@@ -55,8 +55,11 @@ def _outcome_line(o: NotebookOutcome) -> str:
     figures = f"{len(o.figures)} figure files" if not o.figure_error else f"figures not exported: {o.figure_error}"
     where = f" on {o.worker}" if o.worker else ""
     published = f"; runs not published: {o.publish_error}" if o.publish_error else ""
-    layout = f"; report {o.layout}" if o.layout else ""
-    answer = (f"{o.answer} ({o.certainty})" if o.certainty else o.answer) if o.answer else NO_ANSWER
+    # Problems by count (manifest.json lists them): a sentence per bar would crowd out the answers.
+    layout = (f"; report: {len(o.layout_problems)} layout problems at 1280 px" if o.layout_problems else
+              f"; report {o.layout}" if o.layout else "")
+    sure = o.count or o.certainty
+    answer = (f"{o.answer} ({sure})" if sure else o.answer) if o.answer else NO_ANSWER
     return f"{o.notebook}: {status} ({o.seconds:.0f} s{where}, {figures}){published}{layout}\n  answer: {answer}"
 
 

@@ -24,7 +24,9 @@ RERUN, UNLIKE_HOSTS = "rerun", "unlike-hosts"
 _COLOURS = {F.Verdict.WORSE.value: ("background-color: #f4c7c3", "red: dearer"),
             F.Verdict.BETTER.value: ("background-color: #c8e6c9", "green: cheaper"),
             F.Verdict.SAME.value: ("background-color: #eeeeee", "grey: told apart but within the threshold, no change "
-                                                                "called")}
+                                                                "called"),
+            F.Verdict.FALSE_POSITIVE.value: ("background-color: #fff3c4", "yellow: flagged on identical reruns, a "
+                                                                         "false positive")}
 BASE_RUN = "the base run"
 
 
@@ -88,7 +90,8 @@ class ComparisonReport(RunReport):
                 verdict=F.Verdict(given) if isinstance(given, str) else None)
                 | {"run_id": c["run_id"], "base_label": BASE_RUN})
         rows += self._reading_findings(caveats)
-        return F.table(rows)
+        found = F.table(rows)
+        return F.false_positives(found) if self.is_rerun() and not found.empty else found
 
     def _reading_findings(self, caveats: tuple[str, ...]) -> list[dict]:
         """TPS and p95 latency of each compared cell against the base run's, where windows report them."""
@@ -142,9 +145,14 @@ class ComparisonReport(RunReport):
             return [F.Caveat(UNLIKE_HOSTS, "The runs come from unlike hosts: a ratio mixes the engine's change with "
                                            "the host's.")]
         if self.is_rerun():
-            return [F.Caveat(RERUN, "The two runs are the same work on the same host, code and builds: a change here "
-                                    "is run-to-run variation the runs' own CIs did not capture.")]
+            return [F.Caveat(RERUN, "Same work, host, code and builds: only time differs.")]
         return []
+
+    def answer_lines(self) -> list[str]:
+        """Identical reruns: the rule's false-positive count is the answer, no flagged row is."""
+        if self.is_rerun() and not self.findings().empty:
+            return [F.false_positive_line(self.findings())]
+        return super().answer_lines()
 
     def headline_figure(self):
         figures = self.figures()

@@ -1,5 +1,5 @@
-"""What the B-tree/LSM (load_fetch) and star-schema (ssb) reports share: a workload's dialect found
-from an engine key, a byte count for a caption, a one-measurement-per-side comparison. Imports
+"""What the workloads' reports share: a workload's dialect found from an engine key, a byte count
+for a caption, a one-measurement-per-side comparison, a start's settings reading as pairs. Imports
 only the shared layers, never a workload."""
 from __future__ import annotations
 
@@ -43,3 +43,14 @@ def one_each(base: float, subject: float) -> dict:
 
 # A size on disk measured once is one value a side, however exact the figure: no test (findings.judge).
 exact = one_each
+
+
+def settings(reading: str) -> dict[str, str]:
+    """`name=value` pairs of a durability reading ("innodb_flush_log_at_trx_commit=1, log_bin=0"
+    or "WriteOptions sync=false (...): ..."), lower-cased names."""
+    out = {}
+    for token in str(reading or "").replace(",", " ").replace(";", " ").split():
+        name, eq, value = token.partition("=")
+        if eq and name and value:
+            out[name.strip().lower()] = value.strip().strip("()").lower()
+    return out

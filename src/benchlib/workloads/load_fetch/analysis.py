@@ -14,7 +14,7 @@ import pandas as pd
 
 from ... import findings as F
 from ... import results
-from ..reporting import finite, one_each
+from ..reporting import finite, one_each, settings
 from .dialects import STRUCTURE
 from .workload import AFTER_LOAD, FETCH, GENERATE, INSERT, LOAD, OPERATIONS
 
@@ -236,17 +236,6 @@ _DIRECT_READS = {"innodb_flush_method": lambda v: "O_DIRECT" in v.upper(), "rock
                  "debug_io_direct": lambda v: "data" in v.lower()}
 
 
-def settings(reading: str) -> dict[str, str]:
-    """`name=value` pairs of a durability reading ("innodb_flush_log_at_trx_commit=1, log_bin=0"
-    or "WriteOptions sync=false (...): ..."), lower-cased names."""
-    out = {}
-    for token in str(reading or "").replace(",", " ").replace(";", " ").split():
-        name, eq, value = token.partition("=")
-        if eq and name and value:
-            out[name.strip().lower()] = value.strip().strip("()").lower()
-    return out
-
-
 def commit_waits(reading: str) -> bool | None:
     """Does a commit wait for its log on disk, by the start's own reading? None: not readable."""
     found = settings(reading)
@@ -323,9 +312,10 @@ class Differences:
 
 
 # The steps each difference changes the meaning of, and the differences that make the two sides do
-# different work there (their rows are not comparable).
+# different work there (their rows are not comparable). An LSM side inside one memtable changes the
+# run's whole question, not a row: the answer says so once (the report's SCALE_LINE), no row cites it.
 LOAD_STEP = "load"
-CHANGES = {"durability": tuple(INSERT.values()), "direct_reads": (FETCH,), "below_memtable": (LOAD_STEP, *OPERATIONS),
+CHANGES = {"durability": tuple(INSERT.values()), "direct_reads": (FETCH,), "below_memtable": (),
            "cache_pressure": (FETCH,), "lookup": (FETCH,)}
 DIFFERENT_WORK = frozenset({"durability", "lookup"})
 # The figures compared per operation: (summary column, metric, unit). A fetch's answer rows are the
@@ -403,12 +393,14 @@ def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regim
                 flags = [f for f in diff.flags() if step in CHANGES[f]]
                 seed_ratio = seed.get(c, {}).get((step, metric))
                 cited = [caveat_id(f, c, regime) for f in flags] + ([SEED_CAVEAT] if seed_ratio else [])
+                different = bool(DIFFERENT_WORK & set(flags))
+                # The answer states comparisons: two sides that did different work are not one.
                 return F.finding(engine=c.subject, base_engine=c.base, step=label or step, metric=metric, unit=unit,
                                  contrast=contrast, regime=regime, higher_is_better=higher_is_better,
                                  drift=drift.get(c, 0.0), seed_ratio=seed_ratio, caveats=cited,
                                  headline=regime == headline_regime and (step, metric) in HEADLINE
-                                 and c.kind == (asked or c.kind),
-                                 verdict=F.Verdict.NOT_COMPARABLE if DIFFERENT_WORK & set(flags) else None)
+                                 and c.kind == (asked or c.kind) and not different,
+                                 verdict=F.Verdict.NOT_COMPARABLE if different else None)
 
             mine = main_loads[main_loads["regime"] == regime].set_index("engine")
             loaded = mine["rows_per_s"]

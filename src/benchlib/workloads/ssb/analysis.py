@@ -89,6 +89,19 @@ def load_totals(load_rows: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
+# The queries whose filter is finer than a year (a month, a week): where a table sorted by order date
+# reads a small share of its rows, at a scale with enough granules to skip.
+FINER_THAN_A_YEAR = ("Q1.2", "Q1.3", "Q3.4")
+SMALL_SHARE = 0.5  # under this share of the table read, the sort key skipped something
+
+
+def sort_key_skips(shares: pd.DataFrame) -> bool | None:
+    """Whether the sort key skipped rows in the queries filtered finer than a year (share_read's
+    rows); None where none of them reports rows read."""
+    finer = shares[shares["query"].isin(FINER_THAN_A_YEAR)]["share"].dropna()
+    return None if finer.empty else bool((finer < SMALL_SHARE).all())
+
+
 def sizes(w: pd.DataFrame) -> pd.DataFrame:
     """Per engine and table: bytes on disk, the staged file's bytes, their ratio (compression
     against the staged text), bytes per row."""
@@ -204,13 +217,16 @@ ONE_LOAD, AFTER_LOAD = "one load", "after the load"  # the regimes of a load's a
 def findings(w: pd.DataFrame, per_query: pd.DataFrame, load_rows: pd.DataFrame, size_rows: pd.DataFrame, *,
              base: str, subjects, drift: Mapping[str, float], seed: Mapping[tuple[str, str, str], float],
              caveats: Callable[[str, str, str], Iterable[str]] = lambda engine, step, regime: (),
-             wrong: Iterable[tuple[str, str]] = ()) -> pd.DataFrame:
+             wrong: Iterable[tuple[str, str]] = (), floors: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Each of `subjects` against the row store `base`, then `base` under each of its variants
     against itself: the geometric mean over all queries and per flight, hot (a CI over repetitions)
     and cold (one run each); each query hot; the lineorder load's rate and the bytes on disk (one
     each). A query whose answer differed from the reference (`wrong`: engine, query) is not
     compared, nor is any group that holds it. `seed`: (engine, step, regime) -> the seed's ratio;
-    `caveats`: (engine, step, regime) -> the ids of the caveats that bear on the row."""
+    `caveats`: (engine, step, regime) -> the ids of the caveats that bear on the row; `floors`:
+    engine -> its `select 1` through the same path (s), set beside the answer's rows (`floor`,
+    `base_floor`, ms): a fixed cost under every query, whatever the layout. The answer: each column
+    store hot over all queries, never the row store against itself under a setting."""
     wrong = set(wrong)
     groups = query_groups(per_query["query"])
     hot, cold = hot_geomeans(w), cold_geomeans(per_query).set_index(["engine", "group"])["seconds"]
@@ -248,8 +264,11 @@ def findings(w: pd.DataFrame, per_query: pd.DataFrame, load_rows: pd.DataFrame, 
                 else:
                     c = None
                 if c is not None:
+                    lead = on and group == overall and not variant
                     rows.append(row(engine, group, regime, "geometric mean time", "ms", c, queries=groups[group],
-                                    headline=on and group == overall))
+                                    headline=lead)
+                                | ({"floor": floors.get(engine, np.nan) * 1e3, "base_floor": floors.get(base, np.nan)
+                                    * 1e3} if lead and floors else {}))
     for engine in subjects:
         for query in groups.get(overall, []):
             if (engine, query) in main.index and (base, query) in main.index:

@@ -16,6 +16,7 @@ from ...cgroups import NODE_SCOPE
 from ...engines import find_engine, is_cluster, is_server
 from ...measure import cluster_instance_of
 from ...plots import engine_order
+from ..reporting import settings
 from .workload import CLIENT_VALUES, PHASE, SERVER_GENERATOR
 
 KEYS = ["engine", "rows_per_txn", "rows_per_stmt", "rows_from"]
@@ -26,6 +27,8 @@ BASE = "postgres"  # the product every ratio is taken against (seed 000's base)
 # How a cost per row is shown, by its unit alone: seconds as µs, instructions as they are.
 UNIT_SCALE = {"s": (1e-6, "µs"), "instructions": (1.0, "instructions")}
 
+REPLICATION_LINES = 5  # the answer's lines with clusters: their cells, one-row first
+
 # Kinds of findings rows (the `kind` column): each has its own phrase table in the report.
 DECOMPOSITION, BULK, REPLICATION = "decomposition", "bulk", "replication"
 
@@ -35,6 +38,13 @@ COUNTS_NO_WAITS = "counts-no-waits"
 SEED_CORNER = "seed-corner"
 SEED_METRIC = "seed-metric"
 SHARED_CORES = "shared-cores"
+BINARY_LOG = "binary-log"
+
+
+def writes_binary_log(reading: str) -> bool:
+    """Whether a start's durability reading says the engine writes a binary log beside its redo log
+    (MySQL's log_bin=1): a second log each commit writes, which PostgreSQL has no counterpart of."""
+    return settings(reading).get("log_bin") in ("1", "on")
 
 
 def _labels(frame: pd.DataFrame) -> pd.DataFrame:
@@ -222,7 +232,11 @@ def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row", *, exac
         if len(means) < 2:
             continue
         top, second = means.index[0], means.index[1]
-        out.append({"engine": engine, "top": top, "second": second, **paired(df[second], df[top], exact=exact)})
+        # Every part beside the test, in PARTS order; one not above zero is no cost (NaN).
+        shown = {part: df[part].mean() if above_zero(df[part].mean(), results.ci95_half_width(
+            df[part].std(ddof=1), int(df[part].notna().sum()))) else float("nan") for part in PARTS}
+        out.append({"engine": engine, "top": top, "second": second, **paired(df[second], df[top], exact=exact),
+                    "parts": shown})
     return out
 
 
@@ -274,9 +288,11 @@ def _stats(rows: pd.DataFrame, value: str, by=("engine", *CELL)) -> pd.DataFrame
 
 
 def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: pd.DataFrame, *, metric: str,
-                  unit: str, seed: dict[str, float]) -> list[dict]:
+                  unit: str, seed: dict[str, float], readings: dict[str, str] | None = None) -> list[dict]:
     """Each server engine against PostgreSQL in the cell nearest seed 000's insert: the engine's
-    own cost per row (the seed's figure is the server's work), and the wall time per row beside it."""
+    own cost per row (the seed's figure is the server's work), and the wall time per row beside it.
+    `readings`: each engine's durability reading at its start; a subject that writes a binary log
+    the base does not cites BINARY_LOG."""
     corner = seed_cell(summary)
     base = base_of(cell_rows["engine"]) if not cell_rows.empty else None
     if corner.empty or base is None:
@@ -294,11 +310,13 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: 
             continue
         for engine in [e for e in stats.index if e != base]:
             c = results.contrast(stats.loc[base], stats.loc[engine], "value", exact=metric_unit in F.COUNTED_UNITS)
+            binlog = [writes_binary_log((readings or {}).get(e, "")) for e in (engine, base)]
             out.append(F.finding(
                 engine=engine, base_engine=base, step=label, metric=name, unit=metric_unit, contrast=c,
                 drift=results.host_drift(measurements, [engine, base]),
                 seed_ratio=seed.get(results.product_key(engine)) if is_cost else None,
-                caveats=(SEED_CORNER, SEED_METRIC) if is_cost and results.product_key(engine) in seed else ())
+                caveats=((BINARY_LOG,) if binlog[0] and not binlog[1] else ())
+                + ((SEED_CORNER, SEED_METRIC) if is_cost and results.product_key(engine) in seed else ()))
                 | {"kind": BULK})
     return out
 
@@ -311,7 +329,8 @@ def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -
             engine=s["engine"], base_engine=s["engine"], step=f"{s['top']} vs {s['second']}", metric=metric,
             unit=unit, contrast=s, caveats=(() if is_server(s["engine"]) else (EMBEDDED_DRIVER,))
             + ((COUNTS_NO_WAITS,) if unit in F.COUNTED_UNITS else ()))
-            | {"kind": DECOMPOSITION, "part": s["top"], "base_part": s["second"], "base_label": s["second"]})
+            | {"kind": DECOMPOSITION, "part": s["top"], "base_part": s["second"], "base_label": s["second"],
+               "embedded": not is_server(s["engine"]), **s["parts"]})
     return out
 
 
@@ -331,7 +350,8 @@ def replication_findings(replicated: pd.DataFrame, measurements: pd.DataFrame, *
 
 
 def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.DataFrame, measurements: pd.DataFrame,
-             *, metric: str, unit: str, seed: dict[str, float], answer_limit: int = 5) -> pd.DataFrame:
+             *, metric: str, unit: str, seed: dict[str, float], answer_limit: int = 5,
+             readings: dict[str, str] | None = None) -> pd.DataFrame:
     """The findings table: with clusters, what replication adds per cell (headline: the one-row
     and bulk cells); then per engine whether its one-row write's parts separate, and the server
     engines against PostgreSQL in seed 000's corner (headline without clusters: the decomposition
@@ -341,13 +361,14 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
     rows = (replication_findings(replicated, measurements, metric=metric, unit=unit)
             + in_order(decomposition_findings(cell_rows[[not is_cluster(e) for e in cell_rows["engine"]]],
                                               metric=metric, unit=unit))
-            + in_order(bulk_findings(cell_rows, summary, measurements, metric=metric, unit=unit, seed=seed)))
+            + in_order(bulk_findings(cell_rows, summary, measurements, metric=metric, unit=unit, seed=seed,
+                                     readings=readings)))
     found = F.table(rows)
     if found.empty:
         return found
     costs = found["metric"] == metric
     if (found["kind"] == REPLICATION).any():
-        lead = found[found["kind"] == REPLICATION].index  # one-row cells first (replication_findings)
+        lead = found[found["kind"] == REPLICATION].index[:REPLICATION_LINES]  # one-row cells first
     else:
         seeded = found[(found["kind"] == BULK) & costs & found["seed_ratio"].notna()].index[:1]
         parts = found[found["kind"] == DECOMPOSITION].index[:answer_limit - len(seeded)]

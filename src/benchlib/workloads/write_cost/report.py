@@ -16,29 +16,43 @@ from ...plots import bars_by_phase, engine_color, engine_order, engine_title, he
 from ...report import RunReport, fmt, fmt_ci
 from . import analysis
 from ..dml.dialects import key_note
-from .analysis import COUNTS_NO_WAITS, DECOMPOSITION, EMBEDDED_DRIVER, PARTS, SEED_CORNER, SEED_METRIC, SHARED_CORES
+from ..reporting import settings
+from .analysis import BINARY_LOG, COUNTS_NO_WAITS, DECOMPOSITION, EMBEDDED_DRIVER, PARTS, SEED_CORNER, SEED_METRIC, SHARED_CORES
 from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
 from .workload import CLIENT_VALUES, SERVER_GENERATOR, WORKLOAD
 
 SEED_ROWS = 2_000_000  # seed 000 inserted 2M rows in two transactions of 1M, each one insert ... select
 SERVER_LABEL = "server-generated"  # heatmap column of the one-statement-per-transaction cells
 
+# The answer's last line where the cost is counted in instructions: what the count cannot see.
+COUNTED_NOTE = ("Instructions do not see a commit's wait for its log flush (fsync): a commit costs more time than "
+                "its count shows.")
 SINGLE_NODE_QUESTION = "Where does an insert's cost go: to the commit, the statement or the row?"
 CLUSTER_QUESTION = "What does replication add to a row write?"
 
 # Engines against a base (bulk, replication): one sentence per row.
 COMPARISON = F.Phrases(default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words})",
                        seed="seed 000: {seed_ratio:.2f}x, {seed_words}", unit_scale=analysis.UNIT_SCALE)
-# One engine's largest part of a one-row insert against its next largest.
-_PART = "{subject}, one-row insert, {step}: {value} vs {base_value} per row, {ratio}"
-PARTS_PHRASES = F.Phrases(templates={
-    F.Verdict.WORSE.value: _PART + ": separable ({words})",
-    F.Verdict.BETTER.value: _PART + ": separable ({words})",
-    F.Verdict.SAME.value: _PART + ": about equal ({words})",
-    F.Verdict.NOISE.value: _PART + ": not separable at this precision ({words})",
-    F.Verdict.UNTESTED.value: _PART + " ({words})",
-    F.Verdict.NA.value: "{subject}, one-row insert, {step}: a part is not positive, no ratio",
-}, default=_PART + " ({words})", unit_scale=analysis.UNIT_SCALE)
+# One line per engine: its one-row insert's parts in one order, then its largest part against
+# the next largest (two parts of one cost: told apart or not, never better or worse).
+def _parts_phrases(subject: str) -> F.Phrases:
+    each = subject + ", one-row insert, {shown_unit} per row: commit {commit}, statement {statement}, row {row}"
+    parts = each + "; {part} / {base_part} {ratio}"
+    return F.Phrases(templates={
+        F.Verdict.WORSE.value: parts + ": separable ({words})",
+        F.Verdict.BETTER.value: parts + ": separable ({words})",
+        F.Verdict.SAME.value: parts + ": about equal ({words})",
+        F.Verdict.NOISE.value: parts + ": not separable at this precision ({words})",
+        F.Verdict.NA.value: each,
+    }, default=parts + " ({words})", unit_scale=analysis.UNIT_SCALE, values=PARTS,
+        missing="not above 0", directed=False)
+
+
+PARTS_PHRASES = _parts_phrases("{subject}")
+# An embedded engine's count holds its Python driver (it runs in the notebook's process): said in its line.
+EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)")
+# The question's second half, where no cluster ran: said in one line, not left unanswered.
+NO_CLUSTER = "**Replication:** no cluster ran in this run (`clusters` is empty), so what it adds is not measured."
 
 
 class Note(str):
@@ -51,6 +65,11 @@ class Note(str):
 
     def _repr_markdown_(self) -> str:
         return f"*{self}*"
+
+
+def _binlog_settings(reading: str) -> str:
+    """`log_bin=1, sync_binlog=1`: the binary log's settings of a durability reading."""
+    return ", ".join(f"{k}={v}" for k, v in settings(reading).items() if "bin" in k)
 
 
 def _dialect(key: str):
@@ -72,6 +91,9 @@ def _architecture(key: str):
 class WriteCostReport(RunReport):
     workload = WORKLOAD
     phrases = COMPARISON
+    # One line per engine (six with a dialect), the bulk line beside the seed, and in instructions what
+    # a count cannot see; with clusters, REPLICATION_LINES.
+    answer_limit = 8
 
     def __init__(self, run_id: str, store=None):
         super().__init__(run_id, store)
@@ -92,7 +114,9 @@ class WriteCostReport(RunReport):
         self.nodes = analysis.node_summary(self.node_rows)
         self._findings = analysis.findings(
             self.cells, self.summary, self.replication, self.measurements, metric=self.metric, unit=self.metric_unit,
-            seed=analysis.seed_ratios(results.reference("seed000_dml_instructions")), answer_limit=self.answer_limit)
+            seed=analysis.seed_ratios(results.reference("seed000_dml_instructions")),
+            answer_limit=self.answer_limit - (self.metric_unit in F.COUNTED_UNITS),  # room for COUNTED_NOTE
+            readings=self.durability())
 
     def _in_order(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Rows of a per-engine frame in the catalog's engine order."""
@@ -120,19 +144,39 @@ class WriteCostReport(RunReport):
         return CLUSTER_QUESTION if self.asks_replication else SINGLE_NODE_QUESTION
 
     def ask(self) -> None:
-        """A run with clusters says it asks the replication question (the title asks the other)."""
+        """A run with clusters says it asks the replication question (the title asks both); one
+        without says, in one line, that replication is not measured."""
         from IPython.display import Markdown, display
 
-        if self.asks_replication:
-            display(Markdown(f"**This run asks:** {self.question}"))
+        display(Markdown(self.asked()))
 
-    def render(self, row) -> str:
-        """One findings row in words, with the phrase table of its kind."""
-        return F.render(row, PARTS_PHRASES if row["kind"] == DECOMPOSITION else self.phrases, with_seed=True)
+    def asked(self) -> str:
+        return f"**This run asks:** {self.question}" if self.asks_replication else NO_CLUSTER
+
+    def phrases_of(self, row) -> F.Phrases:
+        if row["kind"] != DECOMPOSITION:
+            return self.phrases
+        return EMBEDDED_PARTS_PHRASES if row.get("embedded") else PARTS_PHRASES
+
+    def render(self, row, marks: dict[str, int] | None = None) -> str:
+        """One findings row in words, with the phrase table of its kind; `marks`: its ratio carries
+        the findings table's footnote marks (a binary log beside the bulk ratio)."""
+        return F.render(row, self.phrases_of(row), with_seed=True, mark=self.footnote(row, marks or {}))
 
     def answer_lines(self) -> list[str]:
-        """The headline rows, each rendered with the phrase table of its kind."""
-        return [self.render(row) for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
+        """The headline rows, each rendered with the phrase table of its kind, the bulk row's ratio with
+        its footnote marks; in instructions, what they cannot see."""
+        marks = self.caveat_marks(self.findings())
+        lines = [self.render(row, marks if row["kind"] == analysis.BULK else None)
+                 for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
+        return (lines + self._counted())[:self.answer_limit]
+
+    def _counted(self) -> list[str]:
+        return [COUNTED_NOTE] if self.metric_unit in F.COUNTED_UNITS else []
+
+    def answer_support(self) -> list[int]:
+        """COUNTED_NOTE states no comparison: an index shows a row's line before it."""
+        return (super().answer_support() + [0] * len(self._counted()))[:self.answer_limit]
 
     def caveat_notes(self) -> list[F.Caveat]:
         corner = analysis.seed_cell(self.summary)
@@ -146,9 +190,20 @@ class WriteCostReport(RunReport):
                                   f"run's nearest cell is {where}."),
             F.Caveat(SEED_METRIC, "Seed 000 counted the server's user-space instructions; this run's cost metric is "
                                   f"{F.METRIC_WORDS.get(self.metric, self.metric)}."),
+            *self._binary_log_notes(),
             F.Caveat(SHARED_CORES, f"A cluster's nodes and the client share this host's {self.info['cpu_cores']} cores "
                                    "and a local bridge network: what a cluster adds includes contention for them."),
         ]
+
+    def _binary_log_notes(self) -> list[F.Caveat]:
+        """Which engines wrote a binary log beside their redo log, with their settings, where a row cites it."""
+        readings = self.durability()
+        logging = [e for e, reading in readings.items() if analysis.writes_binary_log(reading)]
+        if not logging:
+            return []
+        named = "; ".join(f"{engine_title(e)}: {_binlog_settings(readings[e])}" for e in logging)
+        return [F.Caveat(BINARY_LOG, f"A commit here also writes and syncs a binary log ({named}); PostgreSQL has "
+                                     "none, and seed 000's MySQL settings are not given.")]
 
     def headline_figure(self):
         return self.replication_ratio_figure() if self.asks_replication else self.parts_figure()
@@ -164,7 +219,7 @@ class WriteCostReport(RunReport):
         long = pd.DataFrame([{"engine": r["engine"], "phase": part, "value": r[part] / self.scale,
                               "ci": r[f"{part}_ci95"] / self.scale} for r in p.to_dict("records") for part in PARTS])
         fig = bars_by_phase(long, "value", error="ci", phases=list(PARTS), name="write-cost-parts",
-                            unit=f"{self.shown_unit} per row",
+                            unit=f"{self.shown_unit} per row", markers=True,
                             title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row)<br><sup>"
                                   f"{self.spread_words()}; a part not above 0 is not drawn</sup>")
         return fig.update_xaxes(title_text="part of a one-row insert")
