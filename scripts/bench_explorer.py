@@ -25,8 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from benchlib import explorer
-from benchlib.store import Store
+from benchlib.compare import explorer
+from benchlib.data.store import Store
 
 DML = {"engines": ["postgres", "mariadb", "mysql", "sqlite", "duckdb"], "phases": ["sleep", "insert", "update",
                                                                                    "select", "delete"]}

@@ -47,10 +47,10 @@ import time
 from pathlib import Path
 
 import benchlib
-from benchlib import sysbench
-from benchlib.docker_host import docker_client
-from benchlib.measure import Run
-from benchlib.store import Store
+from benchlib.run import sysbench
+from benchlib.host.docker_host import docker_client
+from benchlib.run.measure import Run
+from benchlib.data.store import Store
 
 TABLE_SIZE = 100_000
 THREADS = (1, 2)

@@ -4,7 +4,7 @@ throw-away store, then time cross-run queries through DuckDB.
     .venv/bin/python scripts/bench_store.py [rows]              # 10^6 rows: 100 runs x 100 windows
     .venv/bin/python scripts/bench_store.py --windows 200 --s3  # 100 runs x 200 windows, over S3 too
 
-With `--s3` the runs are also published to a MinIO container (benchlib.services: its image built
+With `--s3` the runs are also published to a MinIO container (benchlib.containers.services: its image built
 offline when no registry answers; nothing else is started) and the same queries are timed through
 a shared store, `s3://bench/store`: once with an empty local cache (every run downloaded) and once
 warm (only the bucket's listing); publishing's seconds per run are printed too.
@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import results
-from benchlib.store import Store, utcnow
+from benchlib.data import results
+from benchlib.data.store import Store, utcnow
 
 ENGINES = ["postgres", "mariadb", "sqlite", "duckdb"]
 PHASES = ["sleep", "insert", "update", "select", "delete"]
@@ -96,8 +96,8 @@ def main() -> None:
 def _over_s3(store: Store, runs: int, work: Path) -> None:
     import shutil
 
-    from benchlib.services import start_minio
-    from benchlib.shared_store import SharedStore
+    from benchlib.containers.services import start_minio
+    from benchlib.data.shared_store import SharedStore
 
     t0 = time.perf_counter()
     with start_minio() as server:

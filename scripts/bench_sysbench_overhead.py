@@ -21,9 +21,10 @@ import time
 from pathlib import Path
 
 import benchlib
-from benchlib import cgroups, sysbench
-from benchlib.measure import Run, SettlePolicy
-from benchlib.store import Store
+from benchlib.host import cgroups
+from benchlib.run import sysbench
+from benchlib.run.measure import Run, SettlePolicy
+from benchlib.data.store import Store
 
 TESTS = ("oltp_point_select", "oltp_read_write")
 THREADS = (1, 8)

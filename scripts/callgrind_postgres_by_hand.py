@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib.callgrind_profile import describe, read_window, subsystem_table
+from benchlib.counters.callgrind_profile import describe, read_window, subsystem_table
 
 BASE_REPO = "benchlib/postgres"
 DERIVED_REPO = "benchlib-profile/postgres-valgrind"

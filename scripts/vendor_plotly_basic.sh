@@ -11,7 +11,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEST="$ROOT/src/benchlib/vendor/plotly.js-basic-dist-min"
+DEST="$ROOT/src/benchlib/compare/vendor/plotly.js-basic-dist-min"
 PACKAGE=plotly.js-basic-dist-min
 VERSION="${1:-$("$ROOT/.venv/bin/python" -c 'import re, plotly.offline as o; print(re.search(r"plotly\.js v(\S+)", o.get_plotlyjs()[:200]).group(1))')}"
 

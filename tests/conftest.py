@@ -24,7 +24,7 @@ def pytest_unconfigure(config):
 
 @pytest.fixture
 def store(tmp_path):
-    from benchlib.store import Store
+    from benchlib.data.store import Store
 
     return Store(tmp_path / "results")
 
@@ -32,7 +32,7 @@ def store(tmp_path):
 @pytest.fixture
 def benchlib_containers():
     """Ids of benchlib containers that exist now (running or not)."""
-    from benchlib.lifecycle import managed_containers
+    from benchlib.containers.lifecycle import managed_containers
 
     def list_ids() -> set[str]:
         return {c.id for c in managed_containers()}

@@ -16,20 +16,20 @@ try:
 except ImportError:
     pass
 
-from ._lazy import lazy_exports
-from .errors import (BenchlibError, DockerUnavailableError, EngineStartError, EngineUnavailableError,
-                     ImageBuildError, ParameterError, StoreError, UnknownEngineError)
-from .provenance import benchlib_version
+from .core._lazy import lazy_exports
+from .core.errors import (BenchlibError, DockerUnavailableError, EngineStartError, EngineUnavailableError,
+                          ImageBuildError, ParameterError, StoreError, UnknownEngineError)
+from .host.provenance import benchlib_version
 
 __version__ = benchlib_version()
 
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "engines": ("engines", None), "notebook": ("notebook", None), "plots": ("plots", None),
-    "report": ("report", None), "results": ("results", None),
+    "engines": ("engines", None), "notebook": ("present.notebook", None), "plots": ("present.plots", None),
+    "report": ("present.report", None), "results": ("data.results", None),
     "ENGINES": ("engines", "ENGINES"), "get_engine": ("engines", "get_engine"),
-    "Instance": ("lifecycle", "Instance"), "start": ("lifecycle", "start"),
-    "Meter": ("measure", "Meter"), "Run": ("measure", "Run"), "SettlePolicy": ("measure", "SettlePolicy"),
-    "Store": ("store", "Store"),
+    "Instance": ("containers.lifecycle", "Instance"), "start": ("containers.lifecycle", "start"),
+    "Meter": ("run.measure", "Meter"), "Run": ("run.measure", "Run"), "SettlePolicy": ("run.measure", "SettlePolicy"),
+    "Store": ("data.store", "Store"),
 }, globals())
 
 __all__ = [

@@ -11,14 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import BenchlibError
+from .core.errors import BenchlibError
 
 
 def _engines(args: argparse.Namespace) -> int:
-    from . import perf
-    from .docker_host import docker_reachable
+    from .host import perf
+    from .host.docker_host import docker_reachable
     from .engines import ALL_ENGINES
-    from .images import availability
+    from .containers.images import availability
     from .workloads import supporting
 
     ok, docker_detail = docker_reachable()
@@ -45,7 +45,7 @@ def _engines(args: argparse.Namespace) -> int:
 
 def _start(args: argparse.Namespace) -> int:
     from .engines import get_engine
-    from .lifecycle import start
+    from .containers.lifecycle import start
 
     for key in args.engines:  # every key checked before the first container starts
         get_engine(key)
@@ -71,8 +71,8 @@ def _overrides(pairs: list[str]) -> dict:
 
 def _reap_dead() -> None:
     """What killed runners left: runs still marked running, perf windows and their folders."""
-    from . import perf
-    from .liveness import reap_dead_runs
+    from .host import perf
+    from .data.liveness import reap_dead_runs
 
     for run_id in reap_dead_runs():
         print(f"marked run {run_id} aborted: its owner process is gone", file=sys.stderr)
@@ -83,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
     from .batch import (Planned, check_parameters, engines_to_run, find_notebook, load_params, params_file,
                         run_notebooks, valgrind_to_run)
 
-    from .provenance import declared_host_class
+    from .host.provenance import declared_host_class
 
     declared_host_class()  # a malformed host price is one line here, not a failed cell in the kernel
     overrides = _overrides(args.param)
@@ -108,7 +108,7 @@ def _run(args: argparse.Namespace) -> int:
 def _batch(args: argparse.Namespace) -> int:
     from .batch import plan_batch, run_notebooks
 
-    from .provenance import declared_host_class
+    from .host.provenance import declared_host_class
 
     if not args.cluster:
         declared_host_class()  # this host measures: its declared price must read
@@ -132,8 +132,8 @@ def _batch(args: argparse.Namespace) -> int:
 def _runs(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from .results import runs
-    from .store import Store
+    from .data.results import runs
+    from .data.store import Store
 
     _reap_dead()
     store = Store.default()
@@ -154,7 +154,7 @@ def _runs(args: argparse.Namespace) -> int:
 
 def _show_run(run_id: str) -> int:
     """One run: its row, provenance summary, and every failure with its full traceback."""
-    from .results import instances, run_info
+    from .data.results import instances, run_info
 
     info = run_info(run_id)
     for key in ("run_id", "experiment", "notebook", "status", "started_at", "ended_at", "hostname", "cpu_model",
@@ -173,9 +173,9 @@ def _show_run(run_id: str) -> int:
 
 
 def _cleanup(args: argparse.Namespace) -> int:
-    from . import perf
-    from .lifecycle import managed_containers, managed_networks, managed_volumes, reap_stale
-    from .liveness import reap_dead_runs
+    from .host import perf
+    from .containers.lifecycle import managed_containers, managed_networks, managed_volumes, reap_stale
+    from .data.liveness import reap_dead_runs
 
     aborted = reap_dead_runs()
     print(f"marked {len(aborted)} run(s) of dead processes aborted{': ' if aborted else ''}{', '.join(aborted)}")
@@ -212,7 +212,7 @@ def _images(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from .store import Store
+    from .data.store import Store
 
     dest = Store.default().export_runs(args.run_ids, Path(args.to))
     print(f"exported {len(args.run_ids)} run(s) to {dest}")
@@ -220,7 +220,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from .store import Store
+    from .data.store import Store
 
     new = Store.default().import_runs(Path(args.source))
     print(f"imported {len(new)} new run(s): {', '.join(new) or '-'}")
@@ -231,7 +231,7 @@ REGRESSION_EXIT = 3  # distinct from errors (1, 2): a gate can tell "slower" fro
 
 
 def _changes(args: argparse.Namespace) -> int:
-    from .changes import describe, find_changes
+    from .compare.changes import describe, find_changes
 
     found = find_changes(experiment=args.experiment, metric=args.metric, threshold=args.threshold, latest=args.latest)
     print("\n".join(describe(found)))
@@ -240,7 +240,7 @@ def _changes(args: argparse.Namespace) -> int:
 
 def _site(args: argparse.Namespace) -> int:
     from .batch import write_site_index
-    from .settings import get_settings
+    from .core.settings import get_settings
 
     root = get_settings().reports_dir
     root.mkdir(parents=True, exist_ok=True)  # before any run has made it
@@ -251,8 +251,8 @@ def _site(args: argparse.Namespace) -> int:
 
 
 def _threshold(text: str) -> float:
-    from .errors import ParameterError
-    from .parameters import fraction
+    from .core.errors import ParameterError
+    from .run.parameters import fraction
 
     try:
         value: object = float(text)
@@ -362,8 +362,8 @@ def _use_store(spec: str | None) -> None:
     form here (a bad URL is one line), contacted when first read."""
     if spec is None:
         return
-    from .settings import STORE_ENV
-    from .store import Store
+    from .core.settings import STORE_ENV
+    from .data.store import Store
 
     Store.open(spec)
     os.environ[STORE_ENV] = spec

@@ -15,7 +15,7 @@ BENCHLIB = Path(sys.executable).parent / "benchlib"
 ROOT = Path(__file__).resolve().parents[2]
 
 TINY_WORKLOAD = '''
-from benchlib.errors import ParameterError
+from benchlib.core.errors import ParameterError
 
 
 def validate_parameters(params):
@@ -32,7 +32,7 @@ fail = False'''
 
 TINY_BODY = '''import os, pathlib, time
 import benchlib
-from benchlib.progress import Progress
+from benchlib.run.progress import Progress
 
 with benchlib.Run("tiny", {"n": n, "seconds": seconds}, notebook=NOTEBOOK) as run:
     if marker:  # once the run exists: an interrupt from now on must close it

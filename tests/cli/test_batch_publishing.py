@@ -59,7 +59,7 @@ def validate_parameters(params):
 @pytest.mark.docker
 def test_a_batch_prepares_the_engines_it_will_start_before_the_first_notebook(project):
     from benchlib.engines import get_engine
-    from benchlib.images import resolve_image
+    from benchlib.containers.images import resolve_image
 
     resolve_image(get_engine("postgres"))  # built once if missing: this test is about the cached case
     (project.root / "pylib" / "tinywork.py").write_text(ENGINES_WORKLOAD)

@@ -32,8 +32,8 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def minio():
-    from benchlib.services import start_minio
-    from benchlib.shared_store import SharedStore
+    from benchlib.containers.services import start_minio
+    from benchlib.data.shared_store import SharedStore
 
     with start_minio() as server:
         os.environ.update(server.env())  # this process's s3fs reads the bucket with the same credentials
@@ -83,7 +83,7 @@ class Cluster:
                 time.sleep(0.2)
 
     def local_runs(self, name: str):
-        from benchlib.store import Store
+        from benchlib.data.store import Store
 
         return Store(self.root / name / "data" / "results").query("select run_id, status, owner from runs")
 
@@ -127,7 +127,7 @@ def _client_env(project, **extra) -> dict[str, str]:
 
 
 def _shared():
-    from benchlib.shared_store import SharedStore
+    from benchlib.data.shared_store import SharedStore
 
     return SharedStore(f"s3://{BUCKET}/cluster")
 
@@ -163,7 +163,7 @@ def test_a_cluster_batch_runs_on_both_workers_one_task_at_a_time_and_publishes_e
         line = next(line for line in listed.stdout.splitlines() if marker["run_id"] in line)
         assert f" class-{marker['worker'][-1]} " in line and f" {marker['worker']} " in line, line
 
-    from benchlib.store import Store
+    from benchlib.data.store import Store
 
     runs = Store.open(f"s3://{BUCKET}/cluster").query(
         "select worker, host_class, host_price, host_price_unit, host_fingerprint, cpu_model, cpu_cores, "
@@ -217,7 +217,7 @@ def test_a_worker_killed_mid_run_loses_its_task_to_the_other_worker(project, clu
     assert not shared.fs.exists(shared.run_key(dead))
 
     # A publisher that died between its objects and its marker: readers still see no such run.
-    from benchlib.store import Store
+    from benchlib.data.store import Store
 
     exported = Store(cluster.root / killed / "data" / "results").export_runs([dead], tmp_path / "half")
     shared.fs.put(str(exported / "runs.parquet"), shared.run_key(dead, "runs.parquet"))

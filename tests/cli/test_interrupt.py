@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from benchlib.store import Store
+from benchlib.data.store import Store
 
 
 def _interruptible() -> None:

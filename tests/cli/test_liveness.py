@@ -5,13 +5,13 @@ import sys
 
 import pytest
 
-from benchlib.liveness import reap_dead_runs
-from benchlib.store import Store
+from benchlib.data.liveness import reap_dead_runs
+from benchlib.data.store import Store
 
 RUNNER = """
 import sys, time
-from benchlib.measure import Run
-from benchlib.store import Store
+from benchlib.run.measure import Run
+from benchlib.data.store import Store
 
 with Run("liveness", {"n": 1}, notebook="test", store=Store(sys.argv[1])) as run:
     print(run.run_id, flush=True)

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from benchlib import progress
-from benchlib.progress import Progress, console_line, follow
+from benchlib.run import progress
+from benchlib.run.progress import Progress, console_line, follow
 
 
 def _records(path):

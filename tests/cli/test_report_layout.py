@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchlib import batch, plots
+from benchlib import batch
+from benchlib.present import plots
 from benchlib.batch import layout
 
 pytestmark = [pytest.mark.browser,

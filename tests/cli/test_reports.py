@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 import pytest
 
 from benchlib import batch
-from benchlib.store import Store
+from benchlib.data.store import Store
 
 FOLDER = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{6}-(?P<name>.+)$")
 

@@ -1,7 +1,7 @@
 """Helpers shared by the engine tests (a plain module: conftest modules are not importable by name)."""
 import pytest
 
-from benchlib.validation import unavailable_reason
+from benchlib.run.validation import unavailable_reason
 
 
 def runnable(key, *values, id=None):

@@ -4,7 +4,7 @@ holds its connection."""
 import pytest
 
 import benchlib
-from benchlib import results
+from benchlib.data import results
 from benchlib.workloads import client_api
 from benchlib.workloads.client_api import contended
 from benchlib.workloads.client_api.dialects import MYSQL_CONNECTOR_C, TABLE, dialect_for

@@ -5,12 +5,12 @@ container starts."""
 import pytest
 
 import benchlib
-from benchlib import results
-from benchlib.docker_host import docker_client
-from benchlib.errors import EngineStartError, EngineUnavailableError, ParameterError
-from benchlib.lifecycle import LABEL_OWNER, managed_networks
-from benchlib.owners import owner_label
-from benchlib.measure import Run, node_instance_id
+from benchlib.data import results
+from benchlib.host.docker_host import docker_client
+from benchlib.core.errors import EngineStartError, EngineUnavailableError, ParameterError
+from benchlib.containers.lifecycle import LABEL_OWNER, managed_networks
+from benchlib.host.owners import owner_label
+from benchlib.run.measure import Run, node_instance_id
 from engine_cases import runnable
 
 pytestmark = pytest.mark.docker

@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 import benchlib
-from benchlib import results, sysbench
-from benchlib.lifecycle import managed_volumes
+from benchlib.data import results
+from benchlib.run import sysbench
+from benchlib.containers.lifecycle import managed_volumes
 from benchlib.workloads import clustered
 from engine_cases import runnable
 

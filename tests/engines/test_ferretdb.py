@@ -14,7 +14,7 @@ pytestmark = pytest.mark.docker
 
 @pytest.mark.parametrize("key", [runnable("ferretdb")])
 def test_ferretdb_answers_as_itself_over_postgresql(key):
-    from benchlib.docker_host import docker_client
+    from benchlib.host.docker_host import docker_client
 
     with benchlib.start(key) as eng:
         version = eng.provenance["server_version"]

@@ -2,9 +2,9 @@
 streamed to the build listener as it comes, a failing step an ImageBuildError with the output."""
 import pytest
 
-from benchlib import images
-from benchlib.docker_host import docker_client
-from benchlib.errors import ImageBuildError
+from benchlib.containers import images
+from benchlib.host.docker_host import docker_client
+from benchlib.core.errors import ImageBuildError
 
 pytestmark = pytest.mark.docker
 

@@ -9,9 +9,9 @@ import textwrap
 import pytest
 
 import benchlib
-from benchlib.docker_host import docker_client
+from benchlib.host.docker_host import docker_client
 from benchlib.engines import ENGINES, SqlClient
-from benchlib.errors import EngineStartError, ImageBuildError
+from benchlib.core.errors import EngineStartError, ImageBuildError
 from engine_cases import runnable
 
 pytestmark = pytest.mark.docker
@@ -163,7 +163,7 @@ def test_docker_not_reachable_is_one_clear_error():
 
 
 def test_image_build_failure_names_the_recipe(tmp_path):
-    from benchlib import images
+    from benchlib.containers import images
 
     images.ensure_base_image()
     (tmp_path / "Dockerfile").write_text(f"FROM {images.BASE_IMAGE}\nRUN echo broken-step && false\n")
@@ -176,7 +176,7 @@ def test_image_build_failure_names_the_recipe(tmp_path):
 def test_mysql_is_mysql_or_explained():
     """`mysql` runs MySQL (official 8.4, or offline Oracle's 9.x from Debian), never MariaDB; 8.4
     pinned offline is unavailable with the reason."""
-    from benchlib.images import availability
+    from benchlib.containers.images import availability
 
     default, pinned = availability(benchlib.get_engine("mysql")), availability(benchlib.get_engine("mysql@8.4"))
     assert default.status in ("official", "local-build"), default.detail

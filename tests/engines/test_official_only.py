@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from benchlib.engines import ENGINES
-from benchlib.errors import EngineUnavailableError
+from benchlib.core.errors import EngineUnavailableError
 
 pytestmark = pytest.mark.docker
 
@@ -31,7 +31,7 @@ def test_official_only_engines_are_seed_000s():
 
 @pytest.mark.parametrize("key", OFFICIAL_ONLY)
 def test_reason_names_engine_image_and_registry(key, no_registry):
-    from benchlib.validation import unavailable_reason
+    from benchlib.run.validation import unavailable_reason
 
     reason = unavailable_reason(key)
     image = ENGINES[key].server.official_image

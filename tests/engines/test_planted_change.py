@@ -7,7 +7,8 @@ not a full half: with sysbench on the host's other core the full-quota engine is
 least a tenth, not for 0.5x."""
 import pytest
 
-from benchlib import cpus, sysbench
+from benchlib.host import cpus
+from benchlib.run import sysbench
 from benchlib.compare import ComparisonReport
 from benchlib.workloads import sweep
 

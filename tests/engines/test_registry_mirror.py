@@ -13,8 +13,8 @@ import urllib.request
 import pytest
 
 import benchlib
-from benchlib import images
-from benchlib.docker_host import docker_client
+from benchlib.containers import images
+from benchlib.host.docker_host import docker_client
 
 pytestmark = [
     pytest.mark.docker,

@@ -3,7 +3,7 @@ PostgreSQL, a real sysbench prepare, then the table made short the way a killed 
 import pytest
 
 import benchlib
-from benchlib import sysbench
+from benchlib.run import sysbench
 
 pytestmark = [pytest.mark.docker,
               pytest.mark.skipif(sysbench.unavailable_reason() is not None, reason=str(sysbench.unavailable_reason()))]

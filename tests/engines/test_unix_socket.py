@@ -3,7 +3,7 @@ container, the driver and SQLAlchemy reach the server through it (the server say
 directory is gone after the stop."""
 import pytest
 
-import benchlib
+import benchlib.core.errors
 from benchlib.engines import ENGINES
 from engine_cases import runnable
 
@@ -38,14 +38,14 @@ def test_sessions_reach_the_server_through_its_unix_socket(key):
 
 def test_an_instance_without_a_socket_says_so():
     with benchlib.start("sqlite") as eng:
-        with pytest.raises(benchlib.errors.ParameterError, match="not started with a Unix socket"):
+        with pytest.raises(benchlib.core.errors.ParameterError, match="not started with a Unix socket"):
             eng.session(unix_socket=True)
 
 
 @pytest.mark.parametrize("key", WITHOUT_SOCKET)
 def test_a_server_without_a_socket_is_refused_before_it_starts(key, benchlib_containers):
     before = benchlib_containers()
-    with pytest.raises(benchlib.errors.ParameterError, match=f"{key} has no Unix socket to connect through"):
+    with pytest.raises(benchlib.core.errors.ParameterError, match=f"{key} has no Unix socket to connect through"):
         with benchlib.start(key, unix_socket=True):
             pass
     assert benchlib_containers() == before

@@ -9,9 +9,9 @@ import pytest
 from engine_cases import dml_roundtrip, runnable
 
 import benchlib
-from benchlib import sysbench
+from benchlib.run import sysbench
 from benchlib.engines import ALL_ENGINES
-from benchlib.errors import BenchlibError, ParameterError, UnknownEngineError
+from benchlib.core.errors import BenchlibError, ParameterError, UnknownEngineError
 from benchlib.workloads.dml import dialect_for
 
 pytestmark = pytest.mark.docker
@@ -87,15 +87,15 @@ def test_cli_lists_every_version_with_how_it_would_run():
 
 
 def test_notebook_parameters_select_versions():
-    from benchlib.validation import engine_selection
+    from benchlib.run.validation import engine_selection
 
     runnable_keys, skipped = engine_selection(["postgres@15", "postgres@18"])
     assert runnable_keys == ["postgres@15", "postgres@18"] and skipped == {}
 
 
 def test_all_available_except_runs_every_other_runnable_engine_and_names_the_left_out_ones():
-    from benchlib.errors import ParameterError, UnknownEngineError
-    from benchlib.validation import engine_selection
+    from benchlib.core.errors import ParameterError, UnknownEngineError
+    from benchlib.run.validation import engine_selection
 
     everything, _ = engine_selection("all available")
     runnable, skipped = engine_selection({"all available except": ["mysql", "sqlite"]})

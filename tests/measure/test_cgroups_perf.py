@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 import benchlib
-from benchlib import cgroups, perf
+from benchlib.host import cgroups, perf
 
 # Real cgroups and perf on this host (root, a writable cgroup hierarchy, linux-perf).
 pytestmark = pytest.mark.perf

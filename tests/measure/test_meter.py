@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 import benchlib
-from benchlib import perf, results
-from benchlib.measure import Run, SettlePolicy
-from benchlib.store import Store
+from benchlib.host import perf
+from benchlib.data import results
+from benchlib.run.measure import Run, SettlePolicy
+from benchlib.data.store import Store
 
 # Real containers (PostgreSQL, MariaDB) measured with perf and cgroup accounting.
 pytestmark = [pytest.mark.docker, pytest.mark.perf]
@@ -61,7 +62,7 @@ def test_a_window_ended_early_leaves_the_rest_of_the_body_outside_it(store):
 
 
 def test_phase_rows_carry_windows_metrics_checks_scopes_and_provenance(store):
-    from benchlib import cgroups
+    from benchlib.host import cgroups
     from benchlib.workloads.dml import dialect_for
 
     with Run("t", {"rows": 20000}, store=store) as run:
@@ -113,8 +114,8 @@ def test_run_killed_mid_phase_keeps_completed_phases(tmp_path):
     root = tmp_path / "results"
     code = textwrap.dedent(f"""
         import time, benchlib
-        from benchlib.measure import Run
-        from benchlib.store import Store
+        from benchlib.run.measure import Run
+        from benchlib.data.store import Store
         with Run("killed", {{}}, store=Store({str(root)!r})) as run:
             print(run.run_id, flush=True)
             with benchlib.start("sqlite") as eng:
@@ -142,8 +143,8 @@ def test_without_perf_measurement_degrades_to_cgroup_cpu_with_the_reason(tmp_pat
     root = tmp_path / "results"
     code = textwrap.dedent(f"""
         import benchlib
-        from benchlib.measure import Run
-        from benchlib.store import Store
+        from benchlib.run.measure import Run
+        from benchlib.data.store import Store
         with Run("noperf", {{}}, store=Store({str(root)!r})) as run:
             with benchlib.start("duckdb") as eng:
                 meter = run.meter(eng)

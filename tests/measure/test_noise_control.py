@@ -6,9 +6,10 @@ import os
 import pytest
 
 import benchlib
-from benchlib import cpus, results
+from benchlib.host import cpus
+from benchlib.data import results
 from benchlib.workloads import dml
-from benchlib.driver import PRECISION_FLOOR_SECONDS
+from benchlib.run.driver import PRECISION_FLOOR_SECONDS
 
 BASE = dict(engines=["sqlite"], rows=2000, repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False,
             pin_cpus=False, idle_seconds=0.1, vacuum=True, pk_kind="uuid", engine_config={}, max_settle_seconds=1)
@@ -49,7 +50,7 @@ def test_pinned_server_runs_on_its_cpus_and_vacuum_has_its_own_reading(store):
     with cpus.harness_pinned(plan):
         assert os.sched_getaffinity(0) == set(plan.harness_cpus)
         with benchlib.start("postgres", cpuset=plan.engine_cpus) as eng:
-            from benchlib.docker_host import docker_client
+            from benchlib.host.docker_host import docker_client
 
             attrs = docker_client().containers.get(eng.provenance["container_id"]).attrs
             assert attrs["HostConfig"]["CpusetCpus"] == plan.engine_cpus

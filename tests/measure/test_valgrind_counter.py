@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from benchlib import results
-from benchlib.errors import ParameterError
-from benchlib.lifecycle import start
+from benchlib.data import results
+from benchlib.core.errors import ParameterError
+from benchlib.containers.lifecycle import start
 from benchlib.workloads import dml
 
 pytestmark = pytest.mark.docker

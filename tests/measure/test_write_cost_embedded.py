@@ -2,13 +2,13 @@
 DuckDB, each cell's rows counted, NULL log counters with their status, and the report built."""
 import pytest
 
-from benchlib import results
+from benchlib.data import results
 from benchlib.workloads import write_cost
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    from benchlib.store import Store
+    from benchlib.data.store import Store
 
     store = Store(tmp_path_factory.mktemp("wc") / "results")
     params = write_cost.validate_parameters(dict(

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from benchlib import batch
-from benchlib.measure import RUN_MIME
+from benchlib.run.measure import RUN_MIME
 
 NOTEBOOKS = batch.notebooks()
 

@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from benchlib import batch, results
-from benchlib.store import Store
+from benchlib import batch
+from benchlib.data import results
+from benchlib.data.store import Store
 from benchlib.workloads.client_api import ClientApiReport, contended
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]

@@ -3,7 +3,8 @@ rerun carries the base run's parameters, and the report shows a ratio for every 
 measured in both."""
 import pytest
 
-from benchlib import batch, results
+from benchlib import batch
+from benchlib.data import results
 from benchlib.compare import ComparisonReport
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]

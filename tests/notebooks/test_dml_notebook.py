@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from benchlib import batch, results
-from benchlib.docker_host import docker_client
-from benchlib.store import Store
+from benchlib import batch
+from benchlib.data import results
+from benchlib.host.docker_host import docker_client
+from benchlib.data.store import Store
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 

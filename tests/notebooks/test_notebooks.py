@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from benchlib import results
-from benchlib.store import Store
+from benchlib.data import results
+from benchlib.data.store import Store
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 

@@ -4,7 +4,7 @@ that joined "all available" did)."""
 import pytest
 
 from benchlib import batch
-from benchlib.errors import ParameterError
+from benchlib.core.errors import ParameterError
 
 pytestmark = pytest.mark.docker  # "all available" asks Docker which engines can run
 

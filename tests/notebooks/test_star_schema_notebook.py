@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from benchlib import batch, results
-from benchlib.store import Store
+from benchlib import batch
+from benchlib.data import results
+from benchlib.data.store import Store
 from benchlib.workloads.ssb.report import condition_cache_off
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]

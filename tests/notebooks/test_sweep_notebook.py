@@ -3,9 +3,10 @@ host class, and the rendered report opens on its answer (each engine against the
 knee and at the p95 goal), keeps the declared prices and seed 004's settings in its appendix."""
 import pytest
 
-from benchlib import batch, results
-from benchlib.findings import Verdict
-from benchlib.store import Store
+from benchlib import batch
+from benchlib.data import results
+from benchlib.data.findings import Verdict
+from benchlib.data.store import Store
 from benchlib.workloads.sweep import SweepReport
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]

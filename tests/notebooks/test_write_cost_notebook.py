@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from benchlib import batch, results
-from benchlib.store import Store
+from benchlib import batch
+from benchlib.data import results
+from benchlib.data.store import Store
 
 pytestmark = [pytest.mark.notebook, pytest.mark.docker]
 

@@ -75,7 +75,7 @@ def test_the_index_line_is_the_best_supported_one():
     """Hostile read 40 (index item 2): for 07 the index took the first line, a "one each, so no
     test" one, over a tested line below it. The rule: decided, then tested, then one measurement,
     then no comparison; the first line of the best."""
-    from benchlib.findings import Verdict
+    from benchlib.data.findings import Verdict
 
     order = [Verdict(v).support for v in ("untested", "noise", "better", "not_comparable", "drift", "n/a")]
     assert order == [1, 2, 3, 0, 2, 0]

@@ -6,8 +6,8 @@ import pytest
 
 from benchlib.batch import NotebookOutcome, harness_shares, measured_seconds
 from benchlib.batch.harness import summary_lines
-from benchlib.measure import Run
-from benchlib.store import Store, utcnow
+from benchlib.run.measure import Run
+from benchlib.data.store import Store, utcnow
 
 
 def _window_rows(run_id: str, seq: int, window: str, wall: float) -> list[dict]:

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from benchlib import batch, images
-from benchlib.images import ResolvedImage
+from benchlib import batch
+from benchlib.containers import images
+from benchlib.containers.images import ResolvedImage
 
 # A workload whose validator resolves "all available" to a fixed list, as the real ones resolve it
 # to what can run on the host; a notebook naming no engines (a comparison of stored runs) has none.
@@ -121,7 +122,7 @@ def test_a_build_says_what_from_which_recipe_then_heartbeats_and_its_time_is_kep
 
 
 def test_a_failed_build_is_one_line_and_the_others_still_prepare(monkeypatch, tmp_path):
-    from benchlib.errors import ImageBuildError
+    from benchlib.core.errors import ImageBuildError
 
     monkeypatch.setenv("BENCHLIB_DATA_DIR", str(tmp_path / "data"))
     fake = _FakeBuilds(seconds=0.0)

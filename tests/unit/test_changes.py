@@ -3,8 +3,9 @@ noise and threshold is a regression, an unchanged phase is not listed, runs that
 measuring parameter or host are never paired, and `benchlib changes` exits 3 on a regression."""
 import pytest
 
-from benchlib import changes, cli
-from benchlib.store import Store
+from benchlib.compare import changes
+from benchlib import cli
+from benchlib.data.store import Store
 from synthetic_runs import write_run
 
 STEADY = [1.0, 1.02, 0.98, 1.01, 0.99]  # 5 repetitions, ±2%
@@ -127,7 +128,7 @@ def test_latest_gates_on_each_series_newest_pair_only(store):
 def test_a_run_outside_a_git_checkout_is_labelled_unknown_not_dirty():
     import pandas as pd
 
-    from benchlib.changes import git_label
+    from benchlib.compare.changes import git_label
 
     assert git_label({"git_sha": pd.NA, "git_dirty": pd.NA}) == "unknown"
     assert git_label({"git_sha": None, "git_dirty": None}) == "unknown"

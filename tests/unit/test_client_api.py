@@ -6,8 +6,8 @@ from dataclasses import replace
 import pytest
 
 from benchlib.engines import get_engine
-from benchlib.errors import ParameterError
-from benchlib.lifecycle import start
+from benchlib.core.errors import ParameterError
+from benchlib.containers.lifecycle import start
 from benchlib.workloads import client_api
 from benchlib.workloads.client_api import contended, dialects, layers
 
@@ -104,7 +104,7 @@ import datetime as dt  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
-from benchlib import findings as F  # noqa: E402
+from benchlib.data import findings as F  # noqa: E402
 from benchlib.workloads.client_api import analysis  # noqa: E402
 
 # µs per load: (wall, client CPU, server CPU) for a server, (wall, in-process CPU) for an embedded engine.
@@ -248,7 +248,7 @@ def test_the_contended_test_is_one_window_per_mode_so_untested():
 def test_the_cpu_charts_keep_each_engine_in_one_panel_with_horizontal_labels(tmp_path):
     # Issue 37 item 9: SQLite's driver bar, 50x below PostgreSQL's ORM, got a magnitude panel of its
     # own, which overlaid the first panel's rotated layer labels, themselves cut ("orm_obj").
-    from benchlib.store import Store
+    from benchlib.data.store import Store
     from benchlib.workloads.client_api import ClientApiReport
 
     store = Store(tmp_path / "results")
@@ -279,7 +279,7 @@ def test_the_cpu_charts_keep_each_engine_in_one_panel_with_horizontal_labels(tmp
 
 
 def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):
-    from benchlib.store import Store
+    from benchlib.data.store import Store
     from benchlib.workloads.client_api import ClientApiReport
 
     store = Store(tmp_path / "results")

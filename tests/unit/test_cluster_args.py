@@ -2,10 +2,10 @@
 import pytest
 
 from benchlib.batch.cluster import check_address
-from benchlib.errors import ParameterError, StoreError
-from benchlib.provenance import host_fingerprint
-from benchlib.shared_store import parse_url
-from benchlib.store import Store
+from benchlib.core.errors import ParameterError, StoreError
+from benchlib.host.provenance import host_fingerprint
+from benchlib.data.shared_store import parse_url
+from benchlib.data.store import Store
 
 
 @pytest.mark.parametrize("given, address", [("tcp://10.0.0.5:8786", "tcp://10.0.0.5:8786"),

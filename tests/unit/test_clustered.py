@@ -7,9 +7,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from benchlib import results, sysbench
-from benchlib.findings import Verdict
-from benchlib.errors import ParameterError
+from benchlib.data import results
+from benchlib.run import sysbench
+from benchlib.data.findings import Verdict
+from benchlib.core.errors import ParameterError
 from benchlib.workloads.clustered import TESTS, analysis, generate_keys, validate_parameters
 from benchlib.workloads.clustered.workload import uuid7
 
@@ -36,9 +37,9 @@ GOOD = dict(engines=["postgres"], tests=["points-covered-pk"], regimes=["cached"
 ])
 def test_bad_values_are_named_before_anything_starts(name, value, fragment, monkeypatch):
     # Any container start would go through lifecycle.start: make it fail loudly if reached.
-    import benchlib.lifecycle
+    import benchlib.containers.lifecycle
 
-    monkeypatch.setattr(benchlib.lifecycle.start, "__enter__", lambda self: pytest.fail("a container started"))
+    monkeypatch.setattr(benchlib.containers.lifecycle.start, "__enter__", lambda self: pytest.fail("a container started"))
     with pytest.raises(Exception) as err:
         validate_parameters({**GOOD, name: value})
     assert fragment in str(err.value)
@@ -94,7 +95,7 @@ def test_the_table_is_loaded_once_per_engine_and_later_regimes_begin_from_its_sn
 
 def test_only_a_server_with_a_data_directory_snapshots():
     import benchlib
-    from benchlib.lifecycle import DataSnapshot
+    from benchlib.containers.lifecycle import DataSnapshot
     from benchlib.engines import Credentials
 
     with pytest.raises(ParameterError, match="sqlite declares no data directory.*in-process"):
@@ -491,8 +492,8 @@ def test_the_rendered_findings_are_approved(snapshot):
     """The rendered findings of a known battery: the answer's lines, then every row as the findings
     table has it (verdict, seed agreement, caveat ids). A change to the rule, the phrases or the
     caveats shows here as a diff to review."""
-    from benchlib import findings as F
-    from benchlib.findings import fields_of, render
+    from benchlib.data import findings as F
+    from benchlib.data.findings import fields_of, render
     from benchlib.workloads.clustered.report import ClusteredReport, class_lines
 
     spills = {("cached", "mysql", "delete"): ("insert",)}
@@ -515,7 +516,7 @@ def test_a_heatmap_draws_every_panel_even_one_with_no_scored_cell():
     nothing, not even the text, of a heatmap whose z is all null) and the next panel's step labels
     spilled into it. Every cell with a value is drawn with its value written in it, and the panels of a
     row share one y axis labelled once."""
-    from benchlib.plots import heatmaps
+    from benchlib.present.plots import heatmaps
     from benchlib.workloads.clustered.report import better_or_worse
 
     assert better_or_worse("better", 0.5) == pytest.approx(0.30103, rel=1e-4)  # less per op: better, green

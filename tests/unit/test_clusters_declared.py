@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from benchlib import cgroups, perf
+from benchlib.host import cgroups, perf
 from benchlib.engines import CLUSTERS, ENGINES, get_engine
-from benchlib.errors import ParameterError
-from benchlib.validation import engine_selection
+from benchlib.core.errors import ParameterError
+from benchlib.run.validation import engine_selection
 
 PERF = Path(__file__).resolve().parents[1] / "fixtures" / "perf"
 

@@ -2,9 +2,9 @@
 exist or belong to another experiment refused. Its arithmetic is in test_store/test_results."""
 import pytest
 
-from benchlib.errors import ParameterError
-from benchlib.measure import Run
-from benchlib.store import Store
+from benchlib.core.errors import ParameterError
+from benchlib.run.measure import Run
+from benchlib.data.store import Store
 from benchlib.workloads import by_experiment
 from benchlib.compare import newest_finished_run, validate_parameters
 
@@ -181,7 +181,7 @@ def test_a_run_from_uncommitted_code_is_never_reused(default_store):
 
     with Run("dml", {"rows": 10}, store=default_store) as first, Run("dml", {"rows": 10}, store=default_store) as second:
         pass
-    from benchlib import results
+    from benchlib.data import results
     expected = None if results.run_info(second.run_id)["git_dirty"] else first.run_id
     assert earlier_matching_run(second.run_id, "dml") == expected
 
@@ -193,7 +193,7 @@ def test_a_difference_flagged_between_identical_reruns_is_counted_as_a_false_pos
     answer, never a change, never green."""
     from synthetic_runs import write_run
 
-    from benchlib import findings as F
+    from benchlib.data import findings as F
     from benchlib.compare import ComparisonReport
 
     store = Store(tmp_path / "results")

@@ -4,10 +4,10 @@ import pytest
 
 from benchlib import engines as registry
 from benchlib.engines import base
-from benchlib import valgrind
-from benchlib.errors import ParameterError
-from benchlib.parameters import counter_problem
-from benchlib.perf import PerfSupport
+from benchlib.counters import valgrind
+from benchlib.core.errors import ParameterError
+from benchlib.run.parameters import counter_problem
+from benchlib.host.perf import PerfSupport
 from benchlib.workloads.dml import validate_parameters
 
 GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False,
@@ -27,7 +27,7 @@ def test_an_unknown_counter_is_named():
 def test_valgrind_for_an_embedded_engine_without_a_child_driver_says_why_not():
     import yaml
 
-    from benchlib.settings import get_settings
+    from benchlib.core.settings import get_settings
     from benchlib.workloads.load_fetch import validate_parameters as load_fetch
 
     assert validate_parameters({**GOOD, "counter": "valgrind"}).engines == ["sqlite"]  # a child driver: runs

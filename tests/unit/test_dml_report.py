@@ -6,11 +6,12 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from benchlib import findings as F
-from benchlib import results
+from benchlib.data import findings as F
+from benchlib.data import results
 from benchlib.engines import ENGINES
-from benchlib.plots import engine_title, use_report_renderer
-from benchlib.report import ANSWER_FIGURE_HEIGHT
+from benchlib.engines import engine_title
+from benchlib.present.plots import use_report_renderer
+from benchlib.present.report import ANSWER_FIGURE_HEIGHT
 from benchlib.workloads.dml import DmlReport
 from benchlib.workloads.dml.report import seed_ratios
 from synthetic_runs import T0, write_run
@@ -118,7 +119,7 @@ def test_the_answer_states_the_run_and_carries_its_line_for_the_indexes(store):
     from IPython.utils.capture import capture_output
 
     InteractiveShell.instance()  # display() as in a kernel: outputs with their metadata
-    use_report_renderer()  # as benchlib.notebook.begin sets it
+    use_report_renderer()  # as benchlib.present.notebook.begin sets it
     report = DmlReport(_run(store), store)
     with capture_output() as shown:
         report.answer()
@@ -152,7 +153,7 @@ def test_rendered_findings_snapshot(store, snapshot):
 
 
 def test_the_indexes_show_the_first_decided_answer_line(tmp_path):
-    from benchlib.store import Store
+    from benchlib.data.store import Store
 
     store = Store(tmp_path / "results")
     noisy = {phase: [0.2 * v, 1.0 * v, 1.8 * v] for phase, v in (("insert", 1.0), ("update", 2.0), ("select", 0.1),

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 import pandas as pd
 import pytest
 
-from benchlib import cgroups, results
-from benchlib.driver import END_SERIES, EngineStart, Step, Workload
-from benchlib.errors import ParameterError
-from benchlib.measure import SettlePolicy, wait_until_quiet
-from benchlib.parameters import RunParameters, one_of, param, positive_int
+from benchlib.host import cgroups
+from benchlib.data import results
+from benchlib.run.driver import END_SERIES, EngineStart, Step, Workload
+from benchlib.core.errors import ParameterError
+from benchlib.run.measure import SettlePolicy, wait_until_quiet
+from benchlib.run.parameters import RunParameters, one_of, param, positive_int
 
 DRIVER = dict(repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False, pin_cpus=False, idle_seconds=0.05,
               max_settle_seconds=0)
@@ -135,7 +136,7 @@ def test_repetitions_inside_one_start_stop_at_the_bound_and_say_why(store):
     note = results.run_info(result.run_id, store)["status_note"]
     assert "sqlite: Repetitions: 3, the bound" in note
     # The report reads the outcome by the driver's own rule (results.precision_outcome), never its sentence.
-    from benchlib.report import RunReport
+    from benchlib.present.report import RunReport
 
     class TinyReport(RunReport):
         workload = TinyInOneStart()
@@ -312,7 +313,7 @@ def _speed_report(store, run_id, loops, steal=None, starts=None):
     """A run stored through the Store API: one phase window per engine, the calibration loops
     (`loops`: engine -> seconds per repetition; `starts`: engine -> instance per repetition) and,
     where given, the steal time over each engine's phase window (`steal`: engine -> seconds)."""
-    from benchlib.report import RunReport
+    from benchlib.present.report import RunReport
     from synthetic_runs import T0, write_run
 
     write_run(store, run_id, 0, {e: {"insert": [1.0]} for e in loops}, parameters={"engines": list(loops)})

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from benchlib import plots
+from benchlib.present import plots
 from benchlib.engines import ALL_ENGINES, CLUSTERS, ENGINES, get_engine
-from benchlib.errors import ParameterError, UnknownEngineError
+from benchlib.core.errors import ParameterError, UnknownEngineError
 from benchlib.workloads.dml import DIALECTS, dialect_for
 
 VERSIONED = [k for k in ALL_ENGINES if "@" in k]
@@ -107,7 +107,7 @@ def test_a_storage_engine_the_server_lacks_is_named(key, config, fragments):
     ("registry.example/hub", "org/image:1", "registry.example/hub/org/image:1"),
 ])
 def test_official_images_come_from_the_configured_mirror(monkeypatch, mirror, image, expected):
-    from benchlib.images import official_ref
+    from benchlib.containers.images import official_ref
 
     if mirror is None:
         monkeypatch.delenv("BENCHLIB_REGISTRY_MIRROR", raising=False)
@@ -117,7 +117,7 @@ def test_official_images_come_from_the_configured_mirror(monkeypatch, mirror, im
 
 
 def test_unreachable_registry_is_named():
-    from benchlib.images import _pull_failure
+    from benchlib.containers.images import _pull_failure
 
     refused = Exception('Get "http://127.0.0.1:5999/v2/": dial tcp 127.0.0.1:5999: connect: connection refused')
     assert _pull_failure("127.0.0.1:5999/library/postgres:17", refused) == \
@@ -126,7 +126,7 @@ def test_unreachable_registry_is_named():
 
 
 def test_base_images_are_declared_per_suite():
-    from benchlib import images
+    from benchlib.containers import images
 
     suites = {e.server.version(v).recipe.suite for e in ENGINES.values() if e.server
               for v in e.versions if e.server.version(v).recipe}

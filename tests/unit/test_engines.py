@@ -3,7 +3,7 @@ supports: checked offline, so an engine that cannot run here is still tested thi
 import pytest
 
 from benchlib.engines import ENGINES, Credentials, Engine, SqlClient, get_engine
-from benchlib.errors import ParameterError, UnknownEngineError
+from benchlib.core.errors import ParameterError, UnknownEngineError
 from benchlib.workloads.dml import DIALECTS, PK_KINDS, dialect_for
 from benchlib.workloads.dml.dialects import digits_cross_join_insert
 
@@ -99,7 +99,7 @@ def test_credentials_repr_hides_password():
 
 
 def test_the_isolation_note_says_what_each_start_read_and_whether_the_levels_differ(store):
-    from benchlib.report import RunReport
+    from benchlib.present.report import RunReport
     from synthetic_runs import write_run
 
     runs = iter(range(100))

@@ -15,8 +15,10 @@ from pathlib import Path
 import plotly.offline
 import pytest
 
-from benchlib import batch, cli, explorer, results
-from benchlib.store import Store
+from benchlib import batch, cli
+from benchlib.compare import explorer
+from benchlib.data import results
+from benchlib.data.store import Store
 from synthetic_runs import write_run
 
 STEADY = [1.0, 1.02, 0.98, 1.01, 0.99]

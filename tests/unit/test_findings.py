@@ -5,9 +5,9 @@ import math
 import pandas as pd
 import pytest
 
-from benchlib import findings as F
-from benchlib import results
-from benchlib.findings import SeedAgreement, Verdict
+from benchlib.data import findings as F
+from benchlib.data import results
+from benchlib.data.findings import SeedAgreement, Verdict
 
 
 def _summary(costs: dict[str, dict[str, list[float]]]) -> pd.DataFrame:
@@ -139,7 +139,7 @@ def test_identical_counts_are_certain_where_identical_cpu_ticks_are_not():
     exact and decided; the same identical figures in CPU seconds (4 ms ticks) stay untestable."""
     import pandas as pd
 
-    from benchlib import results
+    from benchlib.data import results
 
     summary = results.summarize(pd.DataFrame({"engine": ["a", "a", "b", "b"], "phase": ["insert"] * 4,
                                               "value": [7_089_298.0, 7_089_298.0, 8_000_000.0, 8_000_000.0]}),

@@ -2,7 +2,7 @@
 belong, whatever their object; the rest is "other", never dropped."""
 import pytest
 
-from benchlib.instruction_subsystems import FAMILIES, OTHER, SUBSYSTEMS, classify, has_map
+from benchlib.counters.instruction_subsystems import FAMILIES, OTHER, SUBSYSTEMS, classify, has_map
 
 
 @pytest.mark.parametrize("engine, function, obj, subsystem", [

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchlib import results
+from benchlib.data import results
 from benchlib.engines import ENGINES, get_engine
-from benchlib.errors import ParameterError
+from benchlib.core.errors import ParameterError
 from benchlib.workloads import load_fetch
 from benchlib.workloads.load_fetch import analysis, dialects
 from benchlib.workloads.load_fetch.workload import (FETCH, GENERATE, INSERT, LoadFetchParams, generator_scales,
@@ -50,7 +50,7 @@ def test_an_embedded_engine_needs_the_cached_regime():
 
 
 def test_too_little_disk_is_refused_before_anything_starts(monkeypatch, tmp_path):
-    from benchlib import parameters
+    from benchlib.run import parameters
 
     monkeypatch.setattr(parameters, "_free_bytes", lambda folder: 10 * 2 ** 30)  # 10 GiB free everywhere
     with pytest.raises(ParameterError, match=r"rows=100,000,000 needs about 18.6 GiB for its staged CSV files but "):
@@ -299,7 +299,7 @@ def test_the_answer_states_the_bulk_mode_load_and_only_the_btree_lsm_pairs():
 
 
 def test_rendered_findings_match_the_approved_snapshot(snapshot):
-    from benchlib import findings as F
+    from benchlib.data import findings as F
     from benchlib.workloads.load_fetch.report import PHRASES
 
     found = _findings()
@@ -362,7 +362,7 @@ def test_duckdb_names_the_access_path_of_its_fetch(tmp_path):
 def test_a_ratio_within_the_hosts_drift_states_its_bound_and_the_drift():
     """Hostile read 40 (07 item 2): "76.1x (1.67-3,471) within the host's drift" read as "no
     difference". The line states what the run shows (at least 1.67x) and how far the host moved."""
-    from benchlib import findings as F
+    from benchlib.data import findings as F
     from benchlib.workloads.load_fetch.report import PHRASES
 
     contrast = {"ratio": 76.1, "ratio_low": 1.67, "ratio_high": 3471.0, "beyond_noise": True, "mean": 76.1,

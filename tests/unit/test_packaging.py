@@ -70,7 +70,7 @@ def test_stored_parameter_values_are_the_tiny_set_on_at_most_its_engines():
 
 
 def test_settings_do_not_depend_on_the_current_directory(tmp_path):
-    code = "from benchlib.settings import get_settings; s = get_settings(); print(s.data_dir, s.notebooks_dir)"
+    code = "from benchlib.core.settings import get_settings; s = get_settings(); print(s.data_dir, s.notebooks_dir)"
     env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHLIB_")}
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                          check=True).stdout.split()

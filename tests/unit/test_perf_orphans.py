@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from benchlib import perf
+from benchlib.host import perf
 
 pytestmark = [pytest.mark.perf, pytest.mark.skipif(shutil.which("perf") is None, reason="needs linux perf")]
 
 OWNER = """
 import os, sys, time
-from benchlib.perf import PerfWindow
+from benchlib.host.perf import PerfWindow
 
 window = PerfWindow(pid=os.getpid()).prepare()
 print(window._dir, flush=True)

@@ -1,7 +1,7 @@
 """The perf CSV parser on real output captured on this kind of host (see fixtures/perf/README.md)."""
 from pathlib import Path
 
-from benchlib.perf import EVENTS, parse_csv
+from benchlib.host.perf import EVENTS, parse_csv
 
 PERF = Path(__file__).resolve().parents[1] / "fixtures" / "perf"
 

@@ -2,7 +2,7 @@
 the data, and said in the axis title."""
 import pandas as pd
 
-from benchlib import plots
+from benchlib.present import plots
 
 # Shaped like the DML report with FerretDB: its update_many ~57x PostgreSQL's, the other phases
 # within a few x, and an idle baseline far below everything (embedded engines near zero).
@@ -100,7 +100,7 @@ def test_a_log_value_axis_labels_at_most_seven_plain_ticks_and_whiskers_do_not_s
 
     import pandas as pd
 
-    from benchlib.plots import bars_by_phase
+    from benchlib.present.plots import bars_by_phase
 
     # 08's per-query chart: two runs' CIs reach below 0, clipped to a thousandth of the bar.
     df = pd.DataFrame({"engine": ["postgres", "duckdb"], "phase": ["Q1.1", "Q1.1"], "v": [5.0, 3.0],

@@ -1,7 +1,7 @@
 """Console and bar labels of a step: repetitions beyond the base count shown as such."""
 import pytest
 
-from benchlib.progress import _describe, console_line
+from benchlib.run.progress import _describe, console_line
 
 
 @pytest.mark.parametrize("labels, expected", [

@@ -4,7 +4,7 @@ import math
 import pandas as pd
 import pytest
 
-from benchlib import results
+from benchlib.data import results
 
 
 def _row(phase, window, metric, value, *, instance="pg-1", engine="postgres", repetition=1, scope="server",

@@ -131,7 +131,8 @@ def test_every_workload_states_the_engines_it_supports():
 
 
 def test_seed_engines_are_drawn_in_their_modules_colours():
-    from benchlib.plots import _REFERENCE_ENGINES, engine_color, engine_title
+    from benchlib.present.plots import _REFERENCE_ENGINES
+    from benchlib.engines import engine_color, engine_title
 
     for key in ("oracle", "sqlserver", "mongodb", "tidb", "yugabytedb", "cockroachdb"):
         assert key not in _REFERENCE_ENGINES  # a module declares it: no second list may claim otherwise
@@ -140,7 +141,7 @@ def test_seed_engines_are_drawn_in_their_modules_colours():
 
 
 def test_ferretdb_build_needs_a_recent_go_and_says_so(monkeypatch):
-    from benchlib import gobuild
+    from benchlib.engines import gobuild
 
     binary = get_engine("ferretdb").server.recipe.host_build
     assert binary.module == "github.com/FerretDB/FerretDB" and binary.version == "v1.24.0"
@@ -165,7 +166,7 @@ def test_write_cost_supports_only_engines_with_their_own_log_counter():
 def test_ferretdb_row_limit_fails_by_name_or_skips_with_the_reason():
     """FerretDB 1.24's delete_many binds one parameter per document: above 65,535 it fails, so
     the DML workload refuses such a row count for it before any container starts."""
-    from benchlib.errors import ParameterError
+    from benchlib.core.errors import ParameterError
     from benchlib.workloads.dml import DmlParams
 
     def _within_row_limits(keys, skipped, rows, *, explicit):

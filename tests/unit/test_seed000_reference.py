@@ -2,7 +2,7 @@
 never from the article's rounded summary row (issue 37, item 2)."""
 import pytest
 
-from benchlib import results
+from benchlib.data import results
 
 
 def test_the_reference_holds_the_articles_exact_counts():

@@ -6,7 +6,7 @@ import decimal
 import pandas as pd
 import pytest
 
-from benchlib.errors import ParameterError
+from benchlib.core.errors import ParameterError
 from benchlib.workloads import ssb
 from benchlib.workloads.ssb import analysis
 from benchlib.workloads.ssb.queries import CLICKHOUSE_DATES, EXTRACT_DATES, FINE_GRAINED, NAMES, Answer, sql
@@ -134,7 +134,7 @@ def test_a_wrong_answer_is_not_compared_nor_any_mean_that_holds_it():
 
 
 def test_rendered_findings_match_the_approved_snapshot(snapshot):
-    from benchlib import findings as F
+    from benchlib.data import findings as F
     from benchlib.workloads.ssb.report import PHRASES
 
     found = _findings(wrong={("duckdb", "Q4.3")})
@@ -210,7 +210,7 @@ def test_per_query_figures_leave_the_floor_out_and_take_rows_read_from_the_cold_
 def test_the_answer_sets_each_sides_select_1_beside_its_time():
     """Hostile read 40 (08 item 3): a select 1 was 41% of DuckDB's median hot query, said only in
     a footnote. The answer's rows carry both sides' fixed cost, and their phrase states it."""
-    from benchlib import findings as F
+    from benchlib.data import findings as F
     from benchlib.workloads.ssb.report import HEADLINE_PHRASES
 
     found = _findings(floors={"chdb": 0.0036, "duckdb": 0.0015, "postgres": 0.0009})

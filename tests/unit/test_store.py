@@ -5,10 +5,10 @@ import time
 
 import pytest
 
-from benchlib import results
-from benchlib.errors import ParameterError, StoreError
-from benchlib.measure import Run
-from benchlib.store import SCHEMA_VERSION, Store, utcnow
+from benchlib.data import results
+from benchlib.core.errors import ParameterError, StoreError
+from benchlib.run.measure import Run
+from benchlib.data.store import SCHEMA_VERSION, Store, utcnow
 from benchlib.workloads import per_operation
 
 
@@ -85,7 +85,7 @@ def test_a_run_records_the_declared_host_class_and_price(store, monkeypatch):
 def test_v3_runs_gain_the_host_columns_unknown(store):
     import pyarrow.parquet as pq
 
-    from benchlib.store import RUNS
+    from benchlib.data.store import RUNS
 
     store.write_run({"run_id": "r1", "status": "ok"})
     path = store.root / "runs" / "r1.parquet"

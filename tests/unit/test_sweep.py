@@ -6,8 +6,9 @@ import math
 import pandas as pd
 import pytest
 
-from benchlib import results, sysbench
-from benchlib.errors import ParameterError
+from benchlib.data import results
+from benchlib.run import sysbench
+from benchlib.core.errors import ParameterError
 from benchlib.workloads.sweep import analysis, prices, validate_parameters
 from benchlib.workloads.sweep.workload import bisect_threads, connection_config, series_ends, table_options
 
@@ -424,7 +425,7 @@ def test_the_answer_states_at_most_five_rows():
 def test_useful_capacity_is_starred_on_the_throughput_axis_in_a_panel_of_its_own():
     # Issue 37 item 10: the star was drawn at the knee's p95 on the p95 axis (PostgreSQL's at 0.027 ms,
     # on the floor) of a figure that overlaid TPS and p95.
-    from benchlib.plots import throughput_latency
+    from benchlib.present.plots import throughput_latency
 
     summary = _summary("postgres", [(2, 80_000, 0.03), (4, 82_000, 0.05), (8, 81_000, 0.2)])
     knees = pd.DataFrame({"engine": ["postgres"], "test": ["t"], "knee_threads": [4.0], "knee_tps": [82_000.0],
@@ -443,7 +444,7 @@ def test_useful_capacity_is_starred_on_the_throughput_axis_in_a_panel_of_its_own
 
 
 def test_the_charts_legend_names_only_marks_drawn_and_no_whisker_goes_below_zero():
-    from benchlib.plots import throughput_latency
+    from benchlib.present.plots import throughput_latency
 
     summary = _summary("postgres", [(1, 100.0, 0.03), (4, 400.0, 0.05)]).assign(tps_ci95=[300.0, 50.0])
     fig = throughput_latency(summary, title="t", name="t", knees=None)
@@ -456,8 +457,8 @@ def test_the_charts_legend_names_only_marks_drawn_and_no_whisker_goes_below_zero
 
 def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):
     """Every findings row of a stored synthetic run, through the report and its phrase table."""
-    from benchlib import findings as F
-    from benchlib.store import Store
+    from benchlib.data import findings as F
+    from benchlib.data.store import Store
     from benchlib.workloads.sweep.report import SweepReport
 
     store = Store(tmp_path / "results")

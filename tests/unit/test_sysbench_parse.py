@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from benchlib.sysbench import SysbenchError, parse
+from benchlib.run.sysbench import SysbenchError, parse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sysbench"
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from benchlib import results
-from benchlib.driver import precision_verdict
-from benchlib.results import INSTRUCTIONS_AGREE
-from benchlib.store import Store
+from benchlib.data import results
+from benchlib.run.driver import precision_verdict
+from benchlib.data.results import INSTRUCTIONS_AGREE
+from benchlib.data.store import Store
 
 T0 = dt.datetime(2026, 11, 28, tzinfo=dt.timezone.utc)
 

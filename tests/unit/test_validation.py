@@ -1,7 +1,7 @@
 """Bad parameters fail with a message naming the value, before anything starts."""
 import pytest
 
-from benchlib.errors import ParameterError, UnknownEngineError
+from benchlib.core.errors import ParameterError, UnknownEngineError
 from benchlib.workloads.dml import validate_parameters
 
 GOOD = dict(engines=["sqlite"], rows=10, repetitions=1, max_repetitions=1, ci_target=0.05, warmup=False,

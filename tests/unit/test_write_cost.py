@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from benchlib import results
-from benchlib.errors import ParameterError
+from benchlib.data import results
+from benchlib.core.errors import ParameterError
 from benchlib.engines import get_engine
 from benchlib.workloads.write_cost import analysis, dialect_for, validate_parameters
 from benchlib.workloads.write_cost.dialects import DIALECTS
@@ -219,7 +219,7 @@ def test_parts_are_tested_paired_not_as_independent_means():
 
 
 def test_heatmaps_share_one_colour_scale_and_keep_missing_cells_empty():
-    from benchlib.plots import heatmaps
+    from benchlib.present.plots import heatmaps
 
     df = pd.DataFrame({"engine": ["postgres", "postgres", "sqlite"], "x": ["1", "100", "1"], "y": [1, 100, 1],
                        "v": [10.0, 1000.0, float("nan")]})
@@ -349,7 +349,7 @@ def test_work_after_the_commit_within_the_idle_rates_noise_is_no_share():
 def test_heatmap_axis_titles_sit_on_the_outer_panels_only():
     """Issue 37 item 11: an x-axis title under an upper panel collided with the engine title of the
     panel below it (and a y title beside an inner panel with the panel to its left)."""
-    from benchlib.plots import heatmaps
+    from benchlib.present.plots import heatmaps
 
     engines = ["postgres", "mysql", "mariadb", "sqlite", "duckdb"]
     df = pd.DataFrame({"engine": engines, "x": ["1"] * 5, "y": [1] * 5, "v": [1.0, 2.0, 3.0, 4.0, 5.0]})
@@ -376,7 +376,7 @@ def test_a_cost_whose_ci_is_not_above_zero_is_not_a_part():
 
 
 def test_a_ratio_heatmap_is_diverging_and_centred_at_one_other_heatmaps_sequential():
-    from benchlib.plots import heatmaps
+    from benchlib.present.plots import heatmaps
 
     df = pd.DataFrame({"engine": ["mysql", "mysql"], "x": ["1", "10"], "y": ["1", "1"], "v": [0.5, 4.0]})
     kw = dict(x="x", y="y", value="v", facet="engine", title="t", name="t", unit="× PostgreSQL", x_title="", y_title="")

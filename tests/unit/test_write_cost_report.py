@@ -3,7 +3,7 @@ its findings rows and their rendering (one approved snapshot), and what its figu
 instead, where there is nothing to draw."""
 import pytest
 
-from benchlib.store import Store
+from benchlib.data.store import Store
 from benchlib.workloads.write_cost import WriteCostReport
 from benchlib.workloads.write_cost.report import (CLUSTER_QUESTION, COUNTED_NOTE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
                                                   PARTS_PHRASES, SINGLE_NODE_QUESTION)

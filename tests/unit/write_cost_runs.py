@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from benchlib.store import Store
+from benchlib.data.store import Store
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
 
 T0 = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)

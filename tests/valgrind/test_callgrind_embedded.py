@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from benchlib import results
-from benchlib.callgrind_embedded import ChildStatementError
-from benchlib.callgrind_profile import profile_rows, read_window, subsystem_table
-from benchlib.lifecycle import start
-from benchlib.plots import subsystem_bars
+from benchlib.data import results
+from benchlib.counters.callgrind_embedded import ChildStatementError
+from benchlib.counters.callgrind_profile import profile_rows, read_window, subsystem_table
+from benchlib.containers.lifecycle import start
+from benchlib.present.plots import subsystem_bars
 
 pytestmark = pytest.mark.valgrind
 
@@ -88,7 +88,7 @@ def test_the_insert_profile_is_sqlites_and_its_subsystems_sum_to_the_window(two_
 
 
 def test_profile_rows_round_trip_through_the_store_and_draw(two_starts, store):
-    from benchlib.measure import Run
+    from benchlib.run.measure import Run
 
     with Run("valgrind-profile", {"rows": ROWS}, store=store) as run:
         for repetition, (phases, counter, profiles) in enumerate(two_starts, start=1):

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from benchlib.callgrind_profile import CallgrindError, read_window, subsystem_table
-from benchlib.instruction_subsystems import SUBSYSTEMS
+from benchlib.counters.callgrind_profile import CallgrindError, read_window, subsystem_table
+from benchlib.counters.instruction_subsystems import SUBSYSTEMS
 
 pytestmark = pytest.mark.valgrind
 

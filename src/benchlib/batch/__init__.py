@@ -11,8 +11,8 @@ One module per job: `plan` (notebooks, parameter sets, checks before any kernel 
 `prepare` (engine images before the first notebook), `execute` (one notebook through papermill),
 `render` (HTML report and figure files), `harness` (time outside measured windows), `site` (the
 report folders and the site index) and `runner` (a plan from start to published folder)."""
-from ..errors import ParameterError
-from ..settings import get_settings
+from ..core.errors import ParameterError
+from ..core.settings import get_settings
 from .execute import Interrupted, NotebookOutcome, engines_of, execute, measured_seconds, recorded_runs
 from .harness import HarnessShare, harness_shares
 from .plan import (BATCHES_FILE, NotebookSpec, Planned, batch_sets, check_parameters, engines_to_run,
@@ -21,7 +21,7 @@ from .plan import (BATCHES_FILE, NotebookSpec, Planned, batch_sets, check_parame
 from .prepare import Prepared, prepare_engines
 from .render import PLOTLY_MIME, export_figures, render_html
 from .runner import run_notebooks
-from ..pages import read_manifests
+from ..present.pages import read_manifests
 from .site import new_report_dir, write_folder, write_site_index
 
 __all__ = [

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from .execute import NotebookOutcome, utc_now
 from .plan import Planned
 
@@ -54,8 +54,8 @@ def check_address(address: str) -> str:
 
 def worker_facts() -> dict[str, Any]:
     """What the client prints about a worker's host before submitting anything."""
-    from .. import cgroups, perf
-    from ..provenance import benchlib_version, declared_host_class, git_state, has_pmu, host_facts, host_fingerprint
+    from ..host import cgroups, perf
+    from ..host.provenance import benchlib_version, declared_host_class, git_state, has_pmu, host_facts, host_fingerprint
 
     facts = host_facts()
     try:
@@ -72,8 +72,8 @@ def worker_facts() -> dict[str, Any]:
 
 def check_worker_store(url: str) -> str | None:
     """None when this worker can write the store, else why not (one line)."""
-    from ..errors import StoreError
-    from ..shared_store import SharedStore
+    from ..core.errors import StoreError
+    from ..data.shared_store import SharedStore
 
     try:
         SharedStore(url).check(write=True)
@@ -127,10 +127,10 @@ def run_task(task: Task) -> dict[str, Any]:
     outcome, where and when it ran, what it published) with the report files' bytes."""
     from distributed import get_worker
 
-    from ..liveness import reap_dead_runs
-    from ..measure import CLUSTER_TASK_ENV, WORKER_ENV
-    from ..provenance import declared_host_class
-    from ..shared_store import SharedStore
+    from ..data.liveness import reap_dead_runs
+    from ..run.measure import CLUSTER_TASK_ENV, WORKER_ENV
+    from ..host.provenance import declared_host_class
+    from ..data.shared_store import SharedStore
     from .plan import check_parameters, engines_to_run, find_notebook, valgrind_to_run
     from .prepare import prepare_engines
     from .publish import notebook_files, publish_outcome
@@ -190,10 +190,10 @@ def dask_setup(worker) -> None:
     this host left behind (killed mid-run) are marked aborted, and published when the host names
     its shared store (BENCHLIB_STORE=s3://...); a host price that cannot be read stops the worker
     before it takes a task."""
-    from ..liveness import reap_dead_runs
-    from ..provenance import declared_host_class
-    from ..settings import get_settings
-    from ..shared_store import SharedStore, is_shared
+    from ..data.liveness import reap_dead_runs
+    from ..host.provenance import declared_host_class
+    from ..core.settings import get_settings
+    from ..data.shared_store import SharedStore, is_shared
 
     declared_host_class()
     reap_dead_runs()
@@ -219,7 +219,7 @@ def connect(address: str, store_url: str) -> Cluster:
     its workers and the store have answered; every failure is a one-line error."""
     from distributed import Client
 
-    from ..errors import BenchlibError
+    from ..core.errors import BenchlibError
 
     address = check_address(address)
     host, _, port = address.split("://", 1)[1].rpartition(":")
@@ -258,7 +258,7 @@ def _say(stream: TextIO, text: str) -> None:
 
 
 def describe_workers(cluster: Cluster) -> list[str]:
-    from ..provenance import git_state
+    from ..host.provenance import git_state
 
     here = git_state()[0]
     lines = [f"cluster {cluster.address}: {len(cluster.workers)} worker(s) with {RESOURCE}=1"]
@@ -366,7 +366,7 @@ def publish_unpublished(shared, local=None, *, statuses: tuple[str, ...] = ("abo
     """Publish this host's cluster runs that ended without their task publishing them (the
     worker died mid-run, the next benchlib process marked them aborted): the shared store then
     shows the attempt beside its retry. Runs measured outside a cluster task stay local."""
-    from ..store import Store
+    from ..data.store import Store
 
     local = local or Store.default_local()
     if not local.run_ids():

@@ -113,14 +113,14 @@ def execute(notebook: Path, out_dir: Path, params: dict[str, Any], *, params_fil
             kernel_env: dict[str, str] | None = None) -> NotebookOutcome:
     """Execute one notebook into out_dir and render it. A failing notebook still leaves its
     executed copy (with the error) and its HTML. With `progress`, one console line (stderr, or
-    `progress_stream`) follows the notebook's benchlib.progress.Progress. Ctrl-C interrupts the
+    `progress_stream`) follows the notebook's benchlib.run.progress.Progress. Ctrl-C interrupts the
     kernel (its `with` blocks stop containers and close the run) and raises `Interrupted`.
     `output_name` names the executed copy, its HTML and figures when one folder holds the notebook
     more than once; `kernel_env` is added to the kernel's environment."""
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
-    from .. import progress as prog
+    from ..run import progress as prog
 
     out_dir.mkdir(parents=True, exist_ok=True)
     name = output_name or notebook.stem
@@ -203,7 +203,7 @@ def _keep_kernel_log(log: Path, dest: Path) -> None:
 def recorded_runs(executed: Path) -> list[str]:
     """Run ids the notebook recorded (measure.Run displays one RUN_MIME output per run), in order,
     once each."""
-    from ..measure import RUN_MIME
+    from ..run.measure import RUN_MIME
 
     nb = json.loads(Path(executed).read_text())
     run_ids: list[str] = []
@@ -234,7 +234,7 @@ def answer_of(executed: Path) -> dict[str, Any]:
 def _from_store(sql: str, run_ids: list[str]) -> list[tuple] | None:
     """Rows of a query over the runs' ids (the query's one parameter), None when the store cannot
     answer: a report must not fail because the store is unreadable."""
-    from ..store import Store
+    from ..data.store import Store
 
     try:
         # This host's own store: the runs were just measured here (a shared store would only add a listing).

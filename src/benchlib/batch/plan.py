@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 import yaml
 
-from ..errors import BenchlibError, ParameterError
-from ..settings import get_settings
+from ..core.errors import BenchlibError, ParameterError
+from ..core.settings import get_settings
 
 BATCHES_FILE = "batches.yaml"
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Iterator, TextIO
 
 from ..engines import get_engine
-from ..errors import BenchlibError
-from ..progress import duration
+from ..core.errors import BenchlibError
+from ..run.progress import duration
 
 # The console is never silent longer than this while an image builds.
 HEARTBEAT_S = 15.0
@@ -61,7 +61,7 @@ class _Heartbeat(threading.Thread):
 @contextlib.contextmanager
 def _heartbeat(key: str, doing: str, expected_s: float | None, stream: TextIO,
                interval: float) -> Iterator[_Heartbeat]:
-    from ..images import reporting_builds
+    from ..containers.images import reporting_builds
 
     beat = _Heartbeat(key, doing, expected_s, stream, interval)
     beat.start()
@@ -85,7 +85,7 @@ def prepare_engines(keys: list[str], *, valgrind: list[str] | tuple[str, ...] = 
     cached, or what is built from which recipe and how long its last build took, then heartbeats
     until it is done. A failed build is reported and left to the caller (a batch leaves it to the
     notebooks, which record an engine that cannot start like any other start failure)."""
-    from ..images import last_build_seconds, record_build_seconds, resolve_image
+    from ..containers.images import last_build_seconds, record_build_seconds, resolve_image
 
     stream = stream or sys.stderr
     servers = [(key, False) for key in keys if get_engine(key).server is not None]

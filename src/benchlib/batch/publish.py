@@ -21,7 +21,7 @@ def publish_outcome(shared, outcome: NotebookOutcome, out_dir: Path, *, local=No
                     meta: dict[str, Any] | None = None) -> tuple[list[str], float]:
     """Publish every run the notebook recorded, with the notebook's files beside each. Returns
     (the runs published now, seconds spent). A run already published is left as it is."""
-    from ..store import Store
+    from ..data.store import Store
 
     local = local or Store.default_local()
     started = time.perf_counter()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..provenance import benchlib_version
-from ..settings import REPORT_TEMPLATE_DIR
+from ..host.provenance import benchlib_version
+from ..core.settings import REPORT_TEMPLATE_DIR
 from . import browser
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
@@ -18,7 +18,7 @@ def render_html(executed: Path, dest: Path) -> Path:
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import Preprocessor
 
-    from ..measure import RUN_MIME
+    from ..run.measure import RUN_MIME
 
     class DropStderr(Preprocessor):
         """Progress bars and warnings go to stderr: useful live, noise in a published report. The

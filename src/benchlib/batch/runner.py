@@ -9,7 +9,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from ..settings import get_settings
+from ..core.settings import get_settings
 from .execute import Interrupted, NotebookOutcome, execute, utc_now
 from .plan import Planned, plan_engines, plan_valgrind
 from .prepare import prepare_engines
@@ -24,8 +24,8 @@ def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | 
     still gets them, listing what finished. `store`: where runs are read and published (default:
     the settings' store); `cluster`: a Dask scheduler address, whose workers execute the plan and
     publish to `store`, which must then be shared. Both are checked before anything starts."""
-    from ..errors import ParameterError
-    from ..store import Store
+    from ..core.errors import ParameterError
+    from ..data.store import Store
 
     shared = Store.open(store).shared if store is not None else Store.default().shared
     connected = None
@@ -81,8 +81,8 @@ def run_notebooks(name: str, kind: str, plan: list[Planned], *, out_dir: Path | 
 def _publish(shared, outcome: NotebookOutcome, out_dir: Path) -> None:
     """Publish the notebook's runs; a store that fails now is said, and the batch goes on (the
     runs stay in this host's store, to publish later)."""
-    from ..errors import StoreError
-    from ..liveness import reap_dead_runs
+    from ..core.errors import StoreError
+    from ..data.liveness import reap_dead_runs
     from .publish import publish_outcome
 
     reap_dead_runs()  # a kernel that died mid-run left its run 'running': it is published as aborted

@@ -11,9 +11,9 @@ import secrets
 import socket
 from pathlib import Path
 
-from ..pages import read_manifests, render_template, with_status, write_text
-from ..provenance import benchlib_version
-from ..settings import get_settings
+from ..present.pages import read_manifests, render_template, with_status, write_text
+from ..host.provenance import benchlib_version
+from ..core.settings import get_settings
 from .execute import NotebookOutcome, utc_now
 from .harness import harness_shares, summary_lines
 
@@ -99,7 +99,7 @@ def write_site_index(root: Path | None = None) -> Path:
     path = root / "index.html"
     write_text(path, render_template("index.html.j2", folders=manifests, no_answer=NO_ANSWER,
                              notebooks=[latest[k] for k in sorted(latest)], generated=utc_now()))
-    from ..explorer import write_explorer  # late: it loads the data stack, which validating a run must not
+    from ..compare.explorer import write_explorer  # late: it loads the data stack, which validating a run must not
 
     write_explorer(root)
     return path

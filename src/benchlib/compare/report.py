@@ -10,10 +10,11 @@ import json
 
 import pandas as pd
 
-from .. import findings as F
-from .. import results
-from ..plots import engine_order, engine_title, ratio_chart
-from ..report import RunReport, fmt, host_label, known
+from ..data import findings as F
+from ..data import results
+from ..engines import engine_order, engine_title
+from ..present.plots import ratio_chart
+from ..present.report import RunReport, fmt, host_label, known
 from ..workloads import by_experiment, per_operation
 from .selection import differ_by_time_only
 

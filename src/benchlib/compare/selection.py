@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ParameterError
-from ..parameters import Parameters, boolean, fraction, one_of, param
+from ..core.errors import ParameterError
+from ..run.parameters import Parameters, boolean, fraction, one_of, param
 
 MATCHES = ("engine", "product")
 ALL_ENGINES = "all"
@@ -68,7 +68,7 @@ PARAMETERS = CompareParams.declared()
 
 
 def _check_runs(run_ids: list[str], experiment: str) -> None:
-    from ..store import Store
+    from ..data.store import Store
 
     store = Store.default()
     found = store.query("select run_id, experiment, status from runs where run_id in (select unnest(?))", [run_ids])
@@ -83,7 +83,7 @@ def _check_runs(run_ids: list[str], experiment: str) -> None:
 
 
 def newest_finished_run(experiment: str) -> str:
-    from ..store import Store
+    from ..data.store import Store
 
     store = Store.default()
     found = store.query("select run_id from runs where experiment = ? and status in ('ok', 'partial') "
@@ -114,8 +114,8 @@ def differ_by_time_only(base_info: dict, base_instances, info: dict, instances) 
 
 def earlier_matching_run(run_id: str, experiment: str) -> str | None:
     """The newest finished run before `run_id` that it repeats with nothing but time changed."""
-    from .. import results
-    from ..store import Store
+    from ..data import results
+    from ..data.store import Store
 
     info, instances = results.run_info(run_id), results.instances(run_id)
     if info["git_dirty"]:  # uncommitted code: two runs of it cannot be known to have run the same code
@@ -136,7 +136,7 @@ def prepare_runs(params: CompareParams, *, notebook: str | None = None) -> list[
     parameters (the rerun is a new run in the store, like any other)."""
     if not params.rerun:
         return params.runs
-    from .. import results
+    from ..data import results
     from ..workloads import by_experiment
 
     base = newest_finished_run(params.experiment)

@@ -6,7 +6,7 @@ asked for by name or through a workload's `clusters` choice); `ALL_ENGINES` adds
 `key@version`. `get_engine` accepts all of them."""
 from __future__ import annotations
 
-from ..errors import UnknownEngineError
+from ..core.errors import UnknownEngineError
 from . import (chdb, cockroachdb, cockroachdb_cluster, duckdb, ferretdb, mariadb, mariadb_galera, mariadb_myrocks, mongodb,
                mysql, mysql_group_replication, oracle, postgres, postgres_replica, postgres_replica_async, rocksdb,
                sqlite, sqlserver, tidb, tidb_cluster, yugabytedb, yugabytedb_cluster)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from ..errors import ParameterError, UnknownEngineError
+from ..core.errors import ParameterError, UnknownEngineError
 from .clients import Client
 
 

@@ -2,7 +2,7 @@
 registry reachable, and neither Debian nor PyPI ships one). A stand-in, reported as FerretDB with
 its backend, never as MongoDB: FerretDB translates each command into SQL on PostgreSQL, so its
 costs are FerretDB's and PostgreSQL's, not MongoDB's (WiredTiger)."""
-from ..gobuild import GoBinary
+from .gobuild import GoBinary
 from .base import Engine, Recipe, Server, Version
 from .clients import DocumentClient
 

@@ -9,7 +9,7 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 
 
 def all_workloads() -> dict[str, ModuleType]:

@@ -9,8 +9,8 @@ import math
 
 import pandas as pd
 
-from ... import findings as F
-from ... import results
+from ...data import findings as F
+from ...data import results
 from .workload import CONTENDED, HARNESS, LAYER_NAMES, LOOP_TIME, OPERATIONS, TRANSPORTS
 
 # Seed 002's "local": the most efficient medium the API has. Ours: Unix socket, else TCP on this host.
@@ -109,7 +109,7 @@ def contended(m: pd.DataFrame) -> pd.DataFrame:
 
 def ordered(df: pd.DataFrame, engines) -> pd.DataFrame:
     """Rows in catalog order of engines, then transport, layer and operation."""
-    from ...plots import engine_order
+    from ...engines import engine_order
 
     order = {e: i for i, e in enumerate(engine_order(engines))}
     return df.assign(_e=df["engine"].map(order),

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import findings as F
-from ... import results
+from ...data import findings as F
+from ...data import results
 from ...engines import get_engine
-from ...errors import UnknownEngineError
-from ...plots import engine_order, engine_title, grouped_bars, stacked_panels
-from ...report import RunReport, fmt
+from ...core.errors import UnknownEngineError
+from ...engines import engine_order, engine_title
+from ...present.plots import grouped_bars, stacked_panels
+from ...present.report import RunReport, fmt
 from . import analysis
 from .dialects import dialect_for
 from .workload import HARNESS, LAYER_NAMES, OPERATIONS, WORKLOAD, layer_skip_reason

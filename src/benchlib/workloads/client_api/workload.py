@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any
 
-from ... import cgroups
-from ...driver import EngineStart, PerOperation, StartContext, Step, StepContext, Workload
+from ...host import cgroups
+from ...run.driver import EngineStart, PerOperation, StartContext, Step, StepContext, Workload
 from ...engines import Engine, get_engine
-from ...errors import ParameterError
-from ...parameters import RunParameters, names, number, param, positive_int
+from ...core.errors import ParameterError
+from ...run.parameters import RunParameters, names, number, param, positive_int
 from .dialects import TABLE, dialect_for
 
 EXPERIMENT = "client_api"

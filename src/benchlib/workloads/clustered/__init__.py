@@ -1,6 +1,6 @@
 """Seed 003's clustered-vs-heap battery with sysbench, and seed 001's key kinds and insert orders:
 parameters, hooks on the shared driver, dialects, analysis and report."""
-from ..._lazy import lazy_exports
+from ...core._lazy import lazy_exports
 from .dialects import DIALECTS, INSERT_ORDERS, KEY_KINDS, ClusteredDialect, dialect_for
 from .workload import (EXPERIMENT, PARAMETERS, REGIMES, TESTS, WORKLOAD, ClusteredParams, generate_keys, run, supports,
                        validate_parameters)

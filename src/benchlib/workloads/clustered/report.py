@@ -7,12 +7,13 @@ import json
 import numpy as np
 import pandas as pd
 
-from ... import findings as F
-from ... import results
+from ...data import findings as F
+from ...data import results
 from ...engines import find_engine, get_engine
-from ...errors import UnknownEngineError
-from ...plots import engine_title, heatmaps, ratio_chart
-from ...report import RunReport, fmt
+from ...core.errors import UnknownEngineError
+from ...engines import engine_title
+from ...present.plots import heatmaps, ratio_chart
+from ...present.report import RunReport, fmt
 from . import analysis
 from .workload import WORKLOAD
 from .dialects import Organisation, dialect_for

@@ -19,11 +19,11 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ... import sysbench
-from ...driver import CHILDREN_CLIENT, EngineStart, PerOperation, StartContext, Step, StepContext, Workload
-from ...errors import ParameterError
-from ...parameters import (RunParameters, boolean, names, one_of, param, positive_int, require_pool_within_memory,
-                           whole_seconds)
+from ...run import sysbench
+from ...run.driver import CHILDREN_CLIENT, EngineStart, PerOperation, StartContext, Step, StepContext, Workload
+from ...core.errors import ParameterError
+from ...run.parameters import (RunParameters, boolean, names, one_of, param, positive_int, require_pool_within_memory,
+                               whole_seconds)
 from .dialects import INSERT_ORDERS, KEY_KINDS, ClusteredDialect, dialect_for, scalar
 
 EXPERIMENT = "clustered"
@@ -255,7 +255,7 @@ def _snapshot(ctx: StepContext) -> None:
 
 
 def _check_restored(ctx: StartContext) -> None:
-    from ...lifecycle import DataSnapshotError
+    from ...containers.lifecycle import DataSnapshotError
 
     expected, found = ctx.restored.facts["fingerprint"], _fingerprint(ctx)
     if found != expected:

@@ -1,5 +1,5 @@
 """Seed 000's DML workload: parameters, hooks on the shared driver, its dialects and its report."""
-from ..._lazy import lazy_exports
+from ...core._lazy import lazy_exports
 from .dialects import DIALECTS, PK_KINDS, DmlDialect, dialect_for
 from .workload import EXPERIMENT, PARAMETERS, PHASES, WORKLOAD, DmlParams, run, supports, validate_parameters
 

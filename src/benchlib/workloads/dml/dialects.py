@@ -187,8 +187,8 @@ DIALECTS: dict[str, DmlDialect] = {
 def key_note(engine_keys, pk_kind: str) -> str:
     """One sentence per run: what `pk_kind` produced on each engine (reports print it)."""
     from ...engines import get_engine
-    from ...errors import UnknownEngineError
-    from ...plots import engine_title
+    from ...core.errors import UnknownEngineError
+    from ...engines import engine_title
 
     parts = []
     for key in engine_keys:

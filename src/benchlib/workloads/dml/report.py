@@ -1,18 +1,19 @@
 """The DML notebook's report: each engine's cost per phase relative to PostgreSQL as findings
-(benchlib.findings), seed 000's ratios beside them, and the tables and figures under them."""
+(benchlib.data.findings), seed 000's ratios beside them, and the tables and figures under them."""
 from __future__ import annotations
 
 from functools import cached_property
 
 import pandas as pd
 
-from ... import findings as F
-from ... import results
+from ...data import findings as F
+from ...data import results
 from ...engines import get_engine
-from ...errors import UnknownEngineError
-from ...driver import PRECISION_FLOOR_SECONDS
-from ...plots import bars_by_phase, engine_title, ratio_chart, subsystem_bars
-from ...report import RunReport, fmt, fmt_ci
+from ...core.errors import UnknownEngineError
+from ...run.driver import PRECISION_FLOOR_SECONDS
+from ...present.plots import bars_by_phase, ratio_chart, subsystem_bars
+from ...engines import engine_title
+from ...present.report import RunReport, fmt, fmt_ci
 from .dialects import NOTES, NOTE_PHASES, key_note
 from .workload import PHASES, WORKLOAD
 
@@ -150,7 +151,7 @@ class DmlReport(RunReport):
     @property
     def counter(self) -> str:
         """What counted the cost metric: valgrind, perf or the engine's CPU accounting (COUNTERS)."""
-        from ...valgrind import SOURCE
+        from ...counters.valgrind import SOURCE
 
         sources = set(self.measurements[self.measurements["metric"] == self.metric]["source"])
         return "valgrind" if SOURCE in sources else "perf" if self.metric == "instructions_user" else "cgroup"

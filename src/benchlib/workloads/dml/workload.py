@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...driver import EngineStart, PerOperation, StartContext, Step, StepContext, Workload
-from ...errors import ParameterError
-from ...parameters import (RunParameters, boolean, one_of, param, per_engine_settings, positive_int,
-                           require_idle_baseline)
+from ...run.driver import EngineStart, PerOperation, StartContext, Step, StepContext, Workload
+from ...core.errors import ParameterError
+from ...run.parameters import (RunParameters, boolean, one_of, param, per_engine_settings, positive_int,
+                               require_idle_baseline)
 from .dialects import PK_KINDS, dialect_for
 
 EXPERIMENT = "dml"

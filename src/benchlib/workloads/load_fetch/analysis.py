@@ -12,8 +12,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ... import findings as F
-from ... import results
+from ...data import findings as F
+from ...data import results
 from ..reporting import finite, one_each, settings
 from .dialects import STRUCTURE
 from .workload import AFTER_LOAD, FETCH, GENERATE, INSERT, LOAD, OPERATIONS

@@ -8,11 +8,12 @@ from functools import cached_property
 
 import pandas as pd
 
-from ... import findings as F
-from ... import results
+from ...data import findings as F
+from ...data import results
 from ...engines import get_engine
-from ...plots import engine_order, engine_title, grouped_bars, ratio_chart, stacked_bars
-from ...report import RunReport, fmt, fmt_ci
+from ...engines import engine_order, engine_title
+from ...present.plots import grouped_bars, ratio_chart, stacked_bars
+from ...present.report import RunReport, fmt, fmt_ci
 from .. import reporting
 from ..reporting import finite
 from . import analysis

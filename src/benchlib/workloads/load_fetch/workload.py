@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from ...datagen import ssb
-from ...driver import EngineStart, StartContext, Step, StepContext, Workload
-from ...errors import ParameterError
-from ...parameters import (RunParameters, boolean, disk_shortfall, names, param, positive_int,
-                           require_idle_baseline, require_no_warmup, require_pool_within_memory)
+from ...run.driver import EngineStart, StartContext, Step, StepContext, Workload
+from ...core.errors import ParameterError
+from ...run.parameters import (RunParameters, boolean, disk_shortfall, names, param, positive_int,
+                               require_idle_baseline, require_no_warmup, require_pool_within_memory)
 from .dialects import NOT_REPORTED, TABLE, Staged, dialect_for, read_counters
 
 EXPERIMENT = "load_fetch"

@@ -2,7 +2,7 @@
 stores (ClickHouse through chDB, DuckDB) and a row store (PostgreSQL), the 13 SSB queries cold and
 hot, every answer checked against DuckDB's. Parameters, hooks on the shared driver, dialects,
 queries, analysis and report."""
-from ..._lazy import lazy_exports
+from ...core._lazy import lazy_exports
 from .dialects import DIALECTS, dialect_for
 from .queries import FINE_GRAINED, NAMES as QUERY_NAMES
 from .workload import EXPERIMENT, PARAMETERS, WORKLOAD, SsbParams, run, supports, validate_parameters

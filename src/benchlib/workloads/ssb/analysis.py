@@ -10,8 +10,8 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ... import findings as F
-from ... import results
+from ...data import findings as F
+from ...data import results
 from .. import reporting
 from .dialects import FLAT
 from .queries import NAMES

@@ -10,10 +10,11 @@ from functools import cached_property
 
 import pandas as pd
 
-from ... import findings as F
-from ... import results
-from ...plots import bars_by_phase, engine_order, engine_title, ratio_chart
-from ...report import RunReport, fmt, fmt_ci
+from ...data import findings as F
+from ...data import results
+from ...present.plots import bars_by_phase, ratio_chart
+from ...engines import engine_order, engine_title
+from ...present.report import RunReport, fmt, fmt_ci
 from .. import reporting
 from . import analysis
 from .dialects import FLAT, dialect_for

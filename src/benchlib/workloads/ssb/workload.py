@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from ...datagen import ssb
-from ...driver import EngineStart, StartContext, Step, StepContext, Workload
-from ...errors import ParameterError
-from ...parameters import (RunParameters, boolean, disk_shortfall, names, number, param, positive_int,
-                           require_idle_baseline, require_no_warmup)
+from ...run.driver import EngineStart, StartContext, Step, StepContext, Workload
+from ...core.errors import ParameterError
+from ...run.parameters import (RunParameters, boolean, disk_shortfall, names, number, param, positive_int,
+                               require_idle_baseline, require_no_warmup)
 from .dialects import DELIMITER, FLAT, TABLE_NAMES, dialect_for
 from .queries import EXTRACT_DATES, NAMES, Answer, sql
 

@@ -1,6 +1,6 @@
 """Seed 004's concurrency sweeps with sysbench: parameters, hooks on the shared driver, its
 arithmetic and report."""
-from ..._lazy import lazy_exports
+from ...core._lazy import lazy_exports
 from .workload import EXPERIMENT, PARAMETERS, TESTS, WORKLOAD, SweepParams, run, supports, validate_parameters
 
 __getattr__, __dir__ = lazy_exports(__name__, {"SweepReport": ("report", "SweepReport"),

@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from ... import results
+from ...data import results
 from .workload import WRITE_TESTS
 
 KNEE_MIN_GAIN = 0.10  # the knee: the last step whose throughput gain per doubling of threads was clearly >= this
@@ -267,7 +267,7 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
     knee is not determined, both sides' capacity rows compare the most threads both ran. `drift(engine, base)`: the
     host's speed difference between the two (results.host_drift); `commits`: each engine's
     durability as a comparable value (write tests' rows say where two differ)."""
-    from ... import findings as F
+    from ...data import findings as F
 
     step_of = summary.set_index(["engine", "test", "threads"]).sort_index()
     knee_of = knees.set_index(["engine", "test"])
@@ -329,7 +329,7 @@ def _price_row(shared: dict, pe, pb, step_of: pd.DataFrame, goal_ms: float, pric
     """Price/performance of one engine against the base: USD per million transactions at each
     side's priced step (1 / TPS times its hourly price, so its CI and test are the throughput's,
     inverted), or the throughput itself where nothing is priced."""
-    from ... import findings as F
+    from ...data import findings as F
 
     engine, base = shared["engine"], shared["base_engine"]
     caveats = list(common)

@@ -8,8 +8,8 @@ import csv
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...errors import ParameterError
-from ...settings import get_settings
+from ...core.errors import ParameterError
+from ...core.settings import get_settings
 
 TABLE = "engine_prices"
 NO_PRICES = "none"  # the host_class that prices nothing (only CPU-seconds per transaction are given)

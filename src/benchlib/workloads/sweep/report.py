@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import findings as F
-from ... import results
-from ...measure import SettlePolicy
-from ...plots import engine_title, normalised_curves, throughput_latency
-from ...report import RunReport, fmt, fmt_ci
+from ...data import findings as F
+from ...data import results
+from ...run.measure import SettlePolicy
+from ...engines import engine_title
+from ...present.plots import normalised_curves, throughput_latency
+from ...present.report import RunReport, fmt, fmt_ci
 from . import analysis, prices
 from .workload import WORKLOAD, WRITE_TESTS
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ... import sysbench
-from ...driver import CHILDREN_CLIENT, END_SERIES, EngineStart, PerOperation, StartContext, Step, StepContext, Workload
+from ...run import sysbench
+from ...run.driver import CHILDREN_CLIENT, END_SERIES, EngineStart, PerOperation, StartContext, Step, StepContext, Workload
 from ...engines import find_engine
-from ...errors import ParameterError
-from ...parameters import RunParameters, boolean, int_list, names, number, one_of, param, positive_int, whole_seconds
+from ...core.errors import ParameterError
+from ...run.parameters import RunParameters, boolean, int_list, names, number, one_of, param, positive_int, whole_seconds
 from . import prices
 
 EXPERIMENT = "sweep"

@@ -10,12 +10,12 @@ import math
 
 import pandas as pd
 
-from ... import findings as F
-from ... import results
-from ...cgroups import NODE_SCOPE
+from ...data import findings as F
+from ...data import results
+from ...host.cgroups import NODE_SCOPE
 from ...engines import find_engine, is_cluster, is_server
-from ...measure import cluster_instance_of
-from ...plots import engine_order
+from ...run.measure import cluster_instance_of
+from ...engines import engine_order
 from ..reporting import settings
 from .workload import CLIENT_VALUES, PHASE, SERVER_GENERATOR
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import findings as F
-from ... import results
+from ...data import findings as F
+from ...data import results
 from ...engines import find_engine, get_engine, is_cluster
-from ...errors import UnknownEngineError
-from ...measure import cluster_instance_of
-from ...plots import bars_by_phase, engine_color, engine_order, engine_title, heatmaps, stacked_bars
-from ...report import RunReport, fmt, fmt_ci
+from ...core.errors import UnknownEngineError
+from ...run.measure import cluster_instance_of
+from ...present.plots import bars_by_phase, heatmaps, stacked_bars
+from ...engines import engine_color, engine_order, engine_title
+from ...present.report import RunReport, fmt, fmt_ci
 from . import analysis
 from ..dml.dialects import key_note
 from ..reporting import settings

@@ -19,12 +19,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ...driver import PerOperation, StartContext, Step, StepContext, Workload
-from ...errors import ParameterError
-from ...driver import EngineStart
+from ...run.driver import PerOperation, StartContext, Step, StepContext, Workload
+from ...core.errors import ParameterError
+from ...run.driver import EngineStart
 from ...engines import get_engine
-from ...parameters import (RunParameters, boolean, engines, int_list, nodes_per_cluster, one_of, param,
-                           per_engine_settings, positive_int, require_idle_baseline)
+from ...run.parameters import (RunParameters, boolean, engines, int_list, nodes_per_cluster, one_of, param,
+                               per_engine_settings, positive_int, require_idle_baseline)
 from ..dml.dialects import PK_KINDS
 from .dialects import BEGIN, COMMIT, NOT_REPORTED, dialect_for
 

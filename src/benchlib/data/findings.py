@@ -1,0 +1,453 @@
+"""Findings as data: what a run found, one row per comparison, with one verdict rule.
+
+A workload's analysis returns a findings table (`FINDING_COLUMNS`): the subject (engine against
+its base, the step or phase, the regime), the metric and unit, both values with their 95% CIs, the
+ratio with its CI on the log scale, the `Verdict`, the seed's figure where the seed has one, and
+the ids of the caveats that bear on the row. Reports, the indexes, the explorer and
+`benchlib changes` read these rows; none of them decides a verdict again. Sentences are rendered
+from rows by `render` with a workload's phrase table: no layer builds a verdict's words itself.
+
+The one noise rule (`judge`), in order:
+- `n/a`: no ratio (a side was not measured, or a net cost at or below zero: its CI reaches zero);
+- `untested`: one measurement on a side (`n` < 2), so no noise estimate, whatever CI a caller
+  gives it (a size on disk measured once is one value, not an exact one);
+- `noise`: Welch's test on the log scale cannot tell the two apart (5%, two-sided);
+- `same`: Welch tells them apart, but within `threshold` (seed 003's 5%) on the log scale;
+- `drift`: told apart, but the CI's end nearest 1 lies within how far the host's own speed moved
+  between the two measurements (`drift`, from the calibration loops): the host alone could make
+  it. Instruction counts do not move with the host's speed: their drift is 0 (`drift_applies`);
+- `better` / `worse`: for the subject against the base, by the metric's direction.
+`not_comparable` is set by a workload where the two sides did different work; the caveat ids say
+why. `false_positive` is set where the two sides are the same work on the same host, code and
+builds (a rerun): a difference the rule flags there is its own false positive, counted as such
+(`false_positives`), never called a change."""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+import pandas as pd
+
+from . import results
+
+THRESHOLD = 0.05  # seed 003's highlighting: a change under 5% is not called one
+
+# Metrics counted by the machine itself rather than timed: the host's speed does not move them.
+COUNTED_UNITS = frozenset({"instructions", "Gi", "bytes", "pages", "rows", "reads", "operations"})
+
+
+class Verdict(str, enum.Enum):
+    BETTER = "better"
+    WORSE = "worse"
+    SAME = "same"
+    NOISE = "noise"
+    DRIFT = "drift"
+    UNTESTED = "untested"
+    NOT_COMPARABLE = "not_comparable"
+    FALSE_POSITIVE = "false_positive"
+    NA = "n/a"
+
+    @property
+    def decided(self) -> bool:
+        """Whether the run tells the two apart (or shows them equal): what an answer may state."""
+        return self in (Verdict.BETTER, Verdict.WORSE, Verdict.SAME)
+
+    @property
+    def support(self) -> int:
+        """How well the run supports a row with this verdict, for choosing the line an index shows:
+        decided 3; tested but not told apart 2; one measurement, no test 1; no comparison 0."""
+        if self.decided:
+            return 3
+        return {Verdict.UNTESTED: 1, Verdict.NOT_COMPARABLE: 0, Verdict.NA: 0}.get(self, 2)
+
+
+# The verdict's words, one place for every report, index and explorer.
+VERDICT_WORDS = {
+    Verdict.BETTER: "beyond noise", Verdict.WORSE: "beyond noise", Verdict.SAME: "within 5%",
+    Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift",
+    Verdict.UNTESTED: "measured once", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
+}
+
+# A decided verdict from counts that repeat (a counted unit whose CI over two or more repetitions is
+# narrower than the threshold): Welch's test is passed by construction, the threshold alone decided
+# it, and its words say so.
+EXACT_WORDS = {Verdict.BETTER: "over 5% (counts repeat)", Verdict.WORSE: "over 5% (counts repeat)",
+               Verdict.SAME: "within 5% (counts repeat)"}
+
+NET_NOT_POSITIVE = "n/a (net ≤ 0)"  # a ratio of net costs where one is at or below zero: no ratio
+
+
+VERDICT_WORDS[Verdict.FALSE_POSITIVE] = "flagged on an identical rerun"
+
+# The answer of a comparison of identical reruns: how often the rule flagged a difference that is not
+# there, beside how many it would at its 5% level by chance alone.
+FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on identical reruns: the false-positive rate ({rate:.0%}; by "
+                       "chance alone at 5%, about {expected:.1f})")
+
+
+def false_positives(found: pd.DataFrame) -> pd.DataFrame:
+    """Rows of two identical runs (a rerun): every difference the rule flagged is a false positive."""
+    flagged = found["verdict"].isin([Verdict.BETTER.value, Verdict.WORSE.value])
+    return found.assign(verdict=found["verdict"].where(~flagged, Verdict.FALSE_POSITIVE.value))
+
+
+def false_positive_line(found: pd.DataFrame) -> str:
+    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing)."""
+    tested = found[~found["verdict"].isin([Verdict.UNTESTED.value, Verdict.NA.value, Verdict.NOT_COMPARABLE.value])]
+    flagged = int((tested["verdict"] == Verdict.FALSE_POSITIVE.value).sum())
+    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), rate=flagged / len(tested) if len(tested) else 0,
+                                      expected=0.05 * len(tested))
+
+
+def drift_applies(unit: str) -> bool:
+    return unit not in COUNTED_UNITS
+
+
+def judge(ratio: float | None, low: float | None, high: float | None, beyond_noise: bool | None, *,
+          higher_is_better: bool = False, threshold: float = THRESHOLD, drift: float = 0.0,
+          n: int | None = None, base_n: int | None = None) -> Verdict:
+    """The one noise rule (module docstring). `ratio` is subject / base; `low`, `high` its 95% CI;
+    `beyond_noise` Welch's answer (None: untestable); `drift` how far the host's speed moved
+    between the two sides (0.24 for 24%; 0 for counted metrics); `n`, `base_n` the measurements
+    on each side, where known."""
+    if ratio is None or not _finite(ratio) or ratio <= 0 or (_finite(low) and low <= 0):
+        return Verdict.NA
+    if beyond_noise is None or beyond_noise != beyond_noise or any(_finite(k) and k < 2 for k in (n, base_n)):
+        return Verdict.UNTESTED
+    if not beyond_noise:
+        return Verdict.NOISE
+    if abs(math.log(ratio)) <= math.log1p(threshold) + 1e-12:  # 1/1.05 is exactly as far as 1.05
+        return Verdict.SAME
+    if drift > 0:
+        nearest = ratio
+        if _finite(low) and _finite(high):
+            nearest = low if ratio > 1 else high
+        # An end on the other side of 1 is as near as it gets.
+        near = abs(math.log(nearest)) if nearest > 0 and (nearest > 1) == (ratio > 1) else 0.0
+        if near <= math.log1p(drift):
+            return Verdict.DRIFT
+    return Verdict.BETTER if (ratio > 1) == higher_is_better else Verdict.WORSE
+
+
+class SeedAgreement(str, enum.Enum):
+    WITHIN = "within"  # the seed's ratio lies inside this run's CI
+    SAME_DIRECTION = "same_direction"  # both on the same side of 1, the seed's outside the CI
+    OPPOSITE = "opposite"  # the seed's ratio is on the other side of 1
+    UNDETERMINED = "undetermined"  # this run's CI spans 1 and misses the seed's: no direction to compare
+    UNTESTED = "untested"  # this run's ratio has no CI
+    NO_SEED = "no_seed"
+
+
+SEED_WORDS = {
+    SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
+    SeedAgreement.OPPOSITE: "opposite to the seed", SeedAgreement.UNTESTED: "untested against the seed",
+    SeedAgreement.UNDETERMINED: "direction undetermined, the seed's outside the CI", SeedAgreement.NO_SEED: "no seed figure",
+}
+
+
+# How a cell of a grid marks its agreement with the seed (legend: SEED_WORDS).
+SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
+              SeedAgreement.UNTESTED: "", SeedAgreement.UNDETERMINED: "?", SeedAgreement.NO_SEED: ""}
+
+
+# A stored metric's name in words, where a findings table or line names it.
+METRIC_WORDS = {"cpu_time": "engine CPU", "wall_time": "wall time", "instructions_user": "user-space instructions",
+                "tps": "TPS", "latency_p95": "p95 latency"}
+
+
+# A ratio's CI wider than this (high / low) tests no seed figure: any seed would fall inside it
+# (two repetitions give t = 12.7), so it is counted as untested, never as agreeing.
+SEED_TESTABLE_SPAN = 10.0
+
+
+def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None) -> SeedAgreement:
+    if seed_ratio is None or not _finite(seed_ratio) or seed_ratio <= 0:
+        return SeedAgreement.NO_SEED
+    # Without a CI (one repetition) there is no direction to set beside the seed's, even across 1;
+    # nor with one that reaches zero (a net cost not above zero) or spans more than SEED_TESTABLE_SPAN.
+    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)) or low <= 0 \
+            or high / low > SEED_TESTABLE_SPAN:
+        return SeedAgreement.UNTESTED
+    if low <= seed_ratio <= high:
+        return SeedAgreement.WITHIN
+    if _finite(low) and _finite(high) and low <= 1 <= high:
+        return SeedAgreement.UNDETERMINED
+    if (ratio > 1) != (seed_ratio > 1) and abs(math.log(seed_ratio)) > 1e-12:
+        return SeedAgreement.OPPOSITE
+    if not (_finite(low) and _finite(high)):
+        return SeedAgreement.UNTESTED
+    return SeedAgreement.SAME_DIRECTION
+
+
+# Verdicts whose row tests no seed figure, whatever its CI.
+UNTESTABLE = frozenset({Verdict.NOT_COMPARABLE, Verdict.UNTESTED, Verdict.NA})
+
+
+FINDING_COLUMNS = [
+    "engine", "base_engine", "step", "regime", "metric", "unit", "higher_is_better",
+    "value", "value_ci95", "n", "base_value", "base_ci95", "base_n",
+    "ratio", "ratio_low", "ratio_high", "welch_t", "welch_dof", "drift", "verdict",
+    "seed_ratio", "seed", "caveats", "headline",
+]
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """A caveat that changes the meaning of some numbers: `id` is what findings rows cite; `text`
+    is one short sentence, printed beside the number or figure it changes."""
+    id: str
+    text: str
+
+
+def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str, contrast: Mapping[str, Any],
+            regime: str = "", higher_is_better: bool = False, drift: float = 0.0, seed_ratio: float | None = None,
+            caveats: Iterable[str] = (), headline: bool = False, verdict: Verdict | None = None,
+            threshold: float = THRESHOLD, seed_comparable: bool = True) -> dict[str, Any]:
+    """One findings row from a `results.contrast` dict (subject against base). `verdict` is set
+    only where a workload knows the two sides did different work (`Verdict.NOT_COMPARABLE`);
+    `seed_comparable=False` where the seed's figure measured something else (a remote over
+    gigabit Ethernet against TCP on this host): shown, tested against nothing."""
+    c = contrast
+    applied = drift if drift_applies(unit) else 0.0
+    judged = verdict or judge(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), c.get("beyond_noise"),
+                              higher_is_better=higher_is_better, threshold=threshold, drift=applied,
+                              n=c.get("n"), base_n=c.get("base_n"))
+    return {
+        "engine": engine, "base_engine": base_engine, "step": step, "regime": regime, "metric": metric,
+        "unit": unit, "higher_is_better": higher_is_better,
+        "value": c.get("mean"), "value_ci95": c.get("ci95"), "n": c.get("n"),
+        "base_value": c.get("base_mean"), "base_ci95": c.get("base_ci95"), "base_n": c.get("base_n"),
+        "ratio": c.get("ratio"), "ratio_low": c.get("ratio_low"), "ratio_high": c.get("ratio_high"),
+        "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "drift": applied, "verdict": judged.value,
+        "seed_ratio": seed_ratio,
+        # Two sides that did different work, one measurement or no ratio test no seed figure either.
+        "seed": (SeedAgreement.UNTESTED if (judged in UNTESTABLE or not seed_comparable) and _finite(seed_ratio)
+                 and seed_ratio > 0 else
+                 against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
+        "caveats": tuple(caveats), "headline": headline,
+    }
+
+
+def compare(summary: pd.DataFrame, *, base_engine: str, by: str = "phase", column: str = "value", metric: str,
+            unit: str, regime: str = "", higher_is_better: bool = False, drift: float = 0.0,
+            seed: Mapping[tuple[str, str], float] | None = None, steps: Iterable[str] | None = None,
+            caveats: Callable[[str, str], Iterable[str]] | None = None, threshold: float = THRESHOLD) -> pd.DataFrame:
+    """Every engine of a `results.summarize` table against `base_engine`, per `by` (phase, test):
+    the findings rows. `seed`: (engine, step) -> the seed's ratio to its base; `caveats`:
+    (engine, step) -> the caveat ids that bear on that row."""
+    s = summary.set_index(["engine", by])
+    rows = []
+    wanted = None if steps is None else set(steps)
+    for (engine, step), row in s.iterrows():
+        if engine == base_engine or (base_engine, step) not in s.index or (wanted is not None and step not in wanted):
+            continue
+        c = results.contrast(s.loc[(base_engine, step)], row, column, threshold, exact=unit in COUNTED_UNITS)
+        rows.append(finding(engine=engine, base_engine=base_engine, step=step, metric=metric, unit=unit,
+                            contrast=c, regime=regime, higher_is_better=higher_is_better, drift=drift,
+                            seed_ratio=(seed or {}).get((engine, step)),
+                            caveats=caveats(engine, step) if caveats else (), threshold=threshold))
+    return table(rows)
+
+
+def table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Rows in the findings schema (missing columns empty), in the order given."""
+    df = pd.DataFrame(list(rows))
+    for col in FINDING_COLUMNS:
+        if col not in df:
+            df[col] = pd.Series(dtype=object)
+    return df[FINDING_COLUMNS + [c for c in df.columns if c not in FINDING_COLUMNS]]
+
+
+# -- rendering ----------------------------------------------------------------------------------------
+def fmt_number(value: float | None, digits: int = 3) -> str:
+    if value is None or not _finite(value):
+        return "n/a"
+    if abs(value) >= 10 ** digits:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}"
+
+
+def fmt_ratio(ratio: float | None, low: float | None = None, high: float | None = None) -> str:
+    """`1.29x (1.27-1.31)`: on the log scale a CI is not symmetric, so its two ends are printed. A
+    ratio or CI end at or below zero (a net cost not above zero) is no ratio: `n/a (net ≤ 0)`."""
+    if ratio is None or not _finite(ratio):
+        return "n/a"
+    if ratio <= 0 or (_finite(low) and low <= 0):
+        return NET_NOT_POSITIVE
+    if _finite(low) and _finite(high):
+        return f"{fmt_number(ratio)}x ({fmt_number(low)}-{fmt_number(high)})"
+    return f"{fmt_number(ratio)}x"
+
+
+@dataclass(frozen=True)
+class Phrases:
+    """A workload's phrase table: one template per verdict (falling back to `default`), filled
+    from a findings row's fields plus the renderer's: {subject} {base} (engine titles), {ratio}
+    (ratio with its CI), {value} {base_value} (with units), {step}, {regime}, {metric}, {words}
+    (the verdict's words), {ratio_only} (the ratio without its CI), {n}, {seed_ratio}, {seed_words},
+    {more_less} ("more" / "less" by the ratio).
+
+    `line_by` (a findings column, e.g. "engine") renders the answer one line per value of that
+    column instead of one per row: `line` filled with the first row's fields and {items}: the
+    decided rows' `item` templates, then the undecided rows' `undecided` templates grouped under
+    their verdict's words ("insert 0.13x (0.04-0.45); within noise: update 0.09x, select 1.5x").
+
+    `values`: more columns of a row shown as numbers in the row's shown unit, which {shown_unit}
+    names once (a part's cost: {commit}); a row's other extra columns reach the templates as they are. `directed`: whether better / worse mean
+    something for these rows (not for two parts of one engine's cost, which are only told apart)."""
+    templates: Mapping[str, str] = field(default_factory=dict)
+    default: str = "{subject}, {step}: {ratio} {base}'s {metric} ({words})"
+    seed: str = "seed: {seed_ratio:.2f}x, {seed_words}"
+    unit_scale: Mapping[str, tuple[float, str]] = field(default_factory=dict)  # unit -> (divide by, shown unit)
+    line_by: str | None = None
+    line: str = "{subject} / {base}: {items}"
+    item: str = "{step} {ratio}"
+    undecided: str = "{step} {ratio_only}"
+    values: tuple[str, ...] = ()
+    missing: str = "n/a"  # how a `values` column without a value reads
+    directed: bool = True
+
+    def template(self, verdict: str) -> str:
+        return self.templates.get(verdict, self.default)
+
+
+DEFAULT_PHRASES = Phrases()
+
+
+def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
+              title: Callable[[str], str] | None = None) -> dict[str, Any]:
+    from ..engines import engine_title  # presenting helpers; findings themselves carry keys, not titles
+
+    title = title or engine_title
+    scale, shown = phrases.unit_scale.get(row["unit"], (1.0, row["unit"]))
+    value = lambda v: "n/a" if v is None or not _finite(v) else f"{fmt_number(v / scale)} {shown}".strip()  # noqa: E731
+    verdict = Verdict(row["verdict"])
+    ratio = row.get("ratio")
+    return {
+        **{k: v for k, v in row.items() if k not in FINDING_COLUMNS},
+        **{k: row.get(k) for k in FINDING_COLUMNS},
+        **{k: fmt_number(row[k] / scale) if _finite(row.get(k)) else phrases.missing for k in phrases.values},
+        "shown_unit": shown,
+        "metric": METRIC_WORDS.get(row.get("metric"), row.get("metric")),  # rows carry the stored name
+        # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
+        "subject": title(row["engine"]),
+        "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
+        "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"))),
+        "ratio_only": ratio_text if ratio_text == NET_NOT_POSITIVE else fmt_ratio(ratio),
+        "value": value(row.get("value")), "base_value": value(row.get("base_value")),
+        "words": _words(row, verdict), "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
+        "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
+        # The CI's end nearest 1 as a bound ("≥1.67x"), and the host's drift it lies within (`drift` verdict).
+        "bound": _bound(ratio, row.get("ratio_low"), row.get("ratio_high")),
+        "drift_band": f"±{row['drift']:.0%}" if _finite(row.get("drift")) else "n/a",
+        "seed_ratio": row.get("seed_ratio") if _finite(row.get("seed_ratio")) else float("nan"),
+    }
+
+
+def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
+    if not (_finite(ratio) and _finite(low) and _finite(high)):
+        return fmt_ratio(ratio)
+    return f"≥{fmt_number(low)}x" if ratio > 1 else f"≤{fmt_number(high)}x"
+
+
+def _words(row: Mapping[str, Any], verdict: Verdict) -> str:
+    """The verdict's words; a decided one from counts that repeat says so (EXACT_WORDS)."""
+    low, high, n, base_n = (row.get(k) for k in ("ratio_low", "ratio_high", "n", "base_n"))
+    exact = (verdict in EXACT_WORDS and row.get("unit") in COUNTED_UNITS and _finite(low) and low > 0
+             and _finite(high) and high / low <= 1 + THRESHOLD and _finite(n) and _finite(base_n)
+             and min(n, base_n) >= 2)
+    return EXACT_WORDS[verdict] if exact else VERDICT_WORDS[verdict]
+
+
+def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_seed: bool = False,
+           mark: str = "") -> str:
+    """One sentence from one findings row: the only place a verdict becomes words. `mark`: the
+    row's footnote marks, set right after its ratio."""
+    f = fields_of(row, phrases)
+    f["ratio"] += mark
+    text = phrases.template(f["verdict"]).format(**f)
+    if with_seed and f["seed"] != SeedAgreement.NO_SEED.value:
+        text += "; " + phrases.seed.format(**f)
+    return text
+
+
+def render_lines(rows: pd.DataFrame, phrases: Phrases = DEFAULT_PHRASES) -> list[str]:
+    """The answer's lines: one rendered row each, or with `phrases.line_by` one line per group of
+    rows (in the order the groups first appear)."""
+    records = rows.to_dict("records")
+    if not phrases.line_by:
+        return [render(row, phrases) for row in records]
+    groups: dict[Any, list[Mapping[str, Any]]] = {}
+    for row in records:
+        groups.setdefault(row[phrases.line_by], []).append(row)
+    lines = []
+    for group in groups.values():
+        fields = [fields_of(row, phrases) for row in group]
+        decided = [phrases.item.format(**f) for f in fields if Verdict(f["verdict"]).decided]
+        undecided: dict[str, list[str]] = {}
+        for f in fields:
+            if not Verdict(f["verdict"]).decided:
+                undecided.setdefault(f["words"], []).append(phrases.undecided.format(**f))
+        items = "; ".join([", ".join(decided)] * bool(decided)
+                          + [f"{words}: {', '.join(parts)}" for words, parts in undecided.items()])
+        lines.append(phrases.line.format(**{**fields[0], "items": items}))
+    return lines
+
+
+def headline(findings: pd.DataFrame, limit: int = 5, by: str | None = None) -> pd.DataFrame:
+    """The rows an answer states: those marked `headline`, else the decided rows furthest from 1.
+    `limit` counts rows, or with `by` (a column) groups of rows: the rows of the first `limit`
+    values of that column."""
+    if findings.empty:
+        return findings
+    marked = findings[findings["headline"] == True]  # noqa: E712 (object column)
+    if not marked.empty:
+        if by:
+            return marked[marked[by].isin(list(dict.fromkeys(marked[by]))[:limit])]
+        return marked.head(limit)
+    decided = findings[findings["verdict"].isin([v.value for v in Verdict if v.decided])]
+    pool = decided if not decided.empty else findings
+    distance = pool["ratio"].map(lambda r: abs(math.log(r)) if _finite(r) and r > 0 else -1.0)
+    return pool.loc[distance.sort_values(ascending=False).index].head(limit)
+
+
+def caveat_marks(rows: pd.DataFrame, known: Iterable[str] | None = None) -> dict[str, int]:
+    """Each caveat id the rows cite (of `known`, where given), numbered 1.. in order of first citation."""
+    known = None if known is None else set(known)
+    cited = (c for cs in rows["caveats"] for c in (cs or ()) if known is None or c in known) if not rows.empty else ()
+    return {c: n for n, c in enumerate(dict.fromkeys(cited), 1)}
+
+
+def certainty(findings: pd.DataFrame) -> str:
+    """How sure the run is, counted from the rows: `7 of 9 comparisons decided (2 within noise)`."""
+    if findings.empty:
+        return "no comparison measured"
+    counts = findings["verdict"].value_counts()
+    decided = sum(int(counts.get(v.value, 0)) for v in Verdict if v.decided)
+    rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" for v in Verdict if not v.decided and counts.get(v.value)]
+    return f"{decided} of {len(findings)} comparisons decided" + (f" ({', '.join(rest)})" if rest else "")
+
+
+def count_line(findings: pd.DataFrame) -> str:
+    """`2 of 20 decided`: `certainty` without its breakdown, for an index's one line."""
+    decided = int(findings["verdict"].map(lambda v: Verdict(v).decided).sum()) if not findings.empty else 0
+    return f"{decided} of {len(findings)} decided"
+
+
+def seed_line(findings: pd.DataFrame) -> str:
+    """The comparison with the seed in one line: how many of the rows that have a seed figure agree."""
+    with_seed = findings[findings["seed"].fillna(SeedAgreement.NO_SEED.value) != SeedAgreement.NO_SEED.value]
+    if with_seed.empty:
+        return ""
+    counts = with_seed["seed"].value_counts()
+    parts = [f"{SEED_WORDS[a]} ({int(counts[a.value])})" for a in SeedAgreement if counts.get(a.value)]
+    return f"Against the seed's {len(with_seed)} ratios: " + "; ".join(parts) + "."
+
+
+def _finite(x: Any) -> bool:
+    try:
+        return x is not None and math.isfinite(float(x))
+    except (TypeError, ValueError):
+        return False
