@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-RECIPES_DIR = PACKAGE_DIR / "recipes"
-REPORT_TEMPLATE_DIR = PACKAGE_DIR / "report_template"
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+# Package data sits beside the layer that reads it.
+RECIPES_DIR = PACKAGE_DIR / "containers" / "recipes"
+REPORT_TEMPLATE_DIR = PACKAGE_DIR / "present" / "report_template"
 
 
 def _project_root() -> Path:
