@@ -24,8 +24,7 @@ from .host.provenance import benchlib_version
 __version__ = benchlib_version()
 
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "engines": ("engines", None), "notebook": ("present.notebook", None), "plots": ("present.plots", None),
-    "report": ("present.report", None), "results": ("data.results", None),
+    "engines": ("engines", None),
     "ENGINES": ("engines", "ENGINES"), "get_engine": ("engines", "get_engine"),
     "Instance": ("containers.lifecycle", "Instance"), "start": ("containers.lifecycle", "start"),
     "Meter": ("run.measure", "Meter"), "Run": ("run.measure", "Run"), "SettlePolicy": ("run.measure", "SettlePolicy"),
@@ -35,5 +34,5 @@ __getattr__, __dir__ = lazy_exports(__name__, {
 __all__ = [
     "ENGINES", "BenchlibError", "DockerUnavailableError", "EngineStartError", "EngineUnavailableError",
     "ImageBuildError", "Instance", "Meter", "ParameterError", "Run", "SettlePolicy", "Store", "StoreError",
-    "UnknownEngineError", "engines", "get_engine", "notebook", "plots", "report", "results", "start",
+    "UnknownEngineError", "engines", "get_engine", "start",
 ]
