@@ -4,8 +4,7 @@ import re
 
 import pytest
 
-from benchlib.present import plots
-from benchlib.engines import ALL_ENGINES, CLUSTERS, ENGINES, get_engine
+from benchlib.engines import ALL_ENGINES, CLUSTERS, ENGINES, engine_color, engine_title, get_engine
 from benchlib.core.errors import ParameterError, UnknownEngineError
 from benchlib.workloads.dml import DIALECTS, dialect_for
 
@@ -26,8 +25,8 @@ def test_a_pinned_version_runs_that_major_and_keeps_the_engine_identity(key):
     name, _, version = key.partition("@")
     base = {**ENGINES, **CLUSTERS}[name]
     assert engine.key == key and engine.name == name and engine.version == version
-    assert engine.title == f"{base.title} {version}" and plots.engine_title(key) == engine.title
-    assert plots.engine_color(key) == base.color == engine.color  # versions share their engine's colour
+    assert engine.title == f"{base.title} {version}" and engine_title(key) == engine.title
+    assert engine_color(key) == base.color == engine.color  # versions share their engine's colour
     assert dialect_for(engine) is dialect_for(base)
     server = engine.server
     if server.official_image:

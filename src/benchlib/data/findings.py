@@ -318,7 +318,7 @@ DEFAULT_PHRASES = Phrases()
 
 def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
               title: Callable[[str], str] | None = None) -> dict[str, Any]:
-    from ..engines import engine_title  # presenting helpers; findings themselves carry keys, not titles
+    from ..engines import engine_title  # late: the catalog loads every engine module; rows carry keys
 
     title = title or engine_title
     scale, shown = phrases.unit_scale.get(row["unit"], (1.0, row["unit"]))

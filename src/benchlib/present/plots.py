@@ -10,37 +10,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from ..engines import CLUSTERS, ENGINES
-
-# Engines a reference article measured that benchlib has no module for (MariaDB Xpand, a cloud
-# service): drawn beside the modules' own, which come last so a module always wins.
-_REFERENCE_ENGINES = {"xpand": ("MariaDB Xpand", "#7B3F00")}
-_DECLARED = {**ENGINES, **CLUSTERS}
-ENGINE_COLORS = {**{k: c for k, (_, c) in _REFERENCE_ENGINES.items()}, **{k: e.color for k, e in _DECLARED.items()}}
-ENGINE_TITLES = {**{k: t for k, (t, _) in _REFERENCE_ENGINES.items()}, **{k: e.title for k, e in _DECLARED.items()}}
-# For keys nobody declared (an engine imported from another store, say): still drawn, in a
-# colour fixed by the key so it is the same in every figure.
-_FALLBACK_COLORS = ("#8C564B", "#E377C2", "#7F7F7F", "#17BECF", "#BCBD22", "#9467BD")
-
-
-def engine_color(key: str) -> str:
-    """Versions share their engine's colour: `postgres@15` is drawn as `postgres`."""
-    name = key.partition("@")[0]
-    if name in ENGINE_COLORS:
-        return ENGINE_COLORS[name]
-    return _FALLBACK_COLORS[sum(name.encode()) % len(_FALLBACK_COLORS)]
-
-
-def engine_order(keys) -> list[str]:
-    """Engines in catalog order, then any others in the order given."""
-    keys = list(dict.fromkeys(keys))
-    return [e for e in ENGINE_COLORS if e in keys] + [e for e in keys if e not in ENGINE_COLORS]
-
-
-def engine_title(key: str) -> str:
-    name, at, version = key.partition("@")
-    return f"{ENGINE_TITLES[name]} {version}" if at and name in ENGINE_TITLES else ENGINE_TITLES.get(key, key)
-
+from ..engines import engine_color, engine_order, engine_title
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "figure"
