@@ -10,7 +10,10 @@ after every run and batch.
 One module per job: `plan` (notebooks, parameter sets, checks before any kernel starts),
 `prepare` (engine images before the first notebook), `execute` (one notebook through papermill),
 `render` (HTML report and figure files), `harness` (time outside measured windows), `site` (the
-report folders and the site index) and `runner` (a plan from start to published folder)."""
+report folders and the site index) and `runner` (a plan from start to published folder).
+
+The layer under the CLI only: it may import every layer below (the explorer page from
+benchlib.compare); nothing but the CLI imports it."""
 from ..core.errors import ParameterError
 from ..core.settings import get_settings
 from .execute import Interrupted, NotebookOutcome, engines_of, execute, measured_seconds, recorded_runs

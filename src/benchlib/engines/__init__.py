@@ -3,7 +3,11 @@
 `ENGINES` holds each single-node engine at its default version (what "all available" runs and what
 the full lifecycle tests cover); `CLUSTERS` each cluster engine (N containers as one instance,
 asked for by name or through a workload's `clusters` choice); `ALL_ENGINES` adds every declared
-`key@version`. `get_engine` accepts all of them."""
+`key@version`. `get_engine` accepts all of them; `engine_title`, `engine_color` and
+`engine_order` name, colour and order any key, declared or not.
+
+A layer low in the stack: engines are data (and gobuild the Go builds a recipe copies in), so
+the catalog imports only benchlib.core; counters, containers, data and every layer above read it."""
 from __future__ import annotations
 
 from ..core.errors import UnknownEngineError

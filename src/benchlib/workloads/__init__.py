@@ -2,7 +2,10 @@
 
 Each workload package declares `EXPERIMENT` (the name its runs carry in the store),
 `PARAMETERS`, `validate_parameters(dict)`, `supports(engine)` and
-`run(params, notebook=..., store=...)`."""
+`run(params, notebook=..., store=...)`.
+
+The layer above benchlib.present: a workload imports presenting, the run and everything below
+(and benchlib.datagen); compare, batch and the CLI import it."""
 from __future__ import annotations
 
 import importlib
