@@ -170,7 +170,6 @@ def compared(summary, runs, store, metric_index, run_index, engine_index, varian
     run in the experiment's cost metric, and the findings rows of every engine against every other
     as base, per variant (phase and labels): [engine, base, variant, ratio, low, high, verdict code].
     The drift band is the two engines' median calibration loops apart (0 where a run has none)."""
-    import pandas as pd
 
     from . import changes
     from ..data import results

@@ -4,7 +4,6 @@ MyRocks side by side, each in its own colour."""
 from dataclasses import replace
 
 from . import mariadb
-from .base import Version
 
 # The official mariadb images do not ship the RocksDB plugin: MyRocks runs from the local recipe.
 _NO_OFFICIAL = "the official mariadb images do not include the MyRocks plugin (mariadb-plugin-rocksdb)"

@@ -2,7 +2,6 @@
 Raft-replicated storage) and one tidb-server (the SQL layer) clients connect to; each write is a
 Raft round among three TiKV replicas. Three images, all official: where they cannot be pulled the
 cluster is reported unavailable like the single node (which runs tidb-server alone on unistore)."""
-from dataclasses import replace
 
 from . import tidb
 from .base import Cluster, Role

@@ -411,7 +411,6 @@ def stacked_panels(df: pd.DataFrame, *, panel: str, category: str, segments: dic
     once per row of panels, so no label is rotated, cut or drawn over by another panel; a panel's
     title names its group whole. `segments`: column -> (legend label, colour); `marker` (column,
     label): a further value per bar as a diamond (the wall time beside the CPU stacked under it)."""
-    import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     panels = list(dict.fromkeys(df[panel]))

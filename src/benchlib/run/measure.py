@@ -470,7 +470,7 @@ class Meter:
             ended: list[tuple[float, Any, cgroups.Sample]] = []
 
             def end() -> None:
-                nonlocal main, tail
+                nonlocal main
                 if ended:
                     return
                 t1 = time.perf_counter()

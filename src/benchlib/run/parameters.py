@@ -222,10 +222,15 @@ class Parameters:
     def docs(cls) -> dict[str, str]:
         return {f.name: f.metadata["doc"] for f in fields(cls) if "check" in f.metadata}
 
+    @staticmethod
+    def supports(engine) -> bool:
+        """Whether the workload can run `engine` at all (a subclass sets its module's `supports`)."""
+        return True
+
     @classmethod
     def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
         """Whether this workload, with these plain values, has anything to run on `engine`."""
-        return True
+        return cls.supports(engine)
 
     @classmethod
     def validate(cls, values: dict[str, Any]):

@@ -65,9 +65,7 @@ class ClientApiParams(RunParameters):
     contended_workers: int = param(positive_int(), "seed 002: 32 threads")
     contended_scale: float = param(number(above=True, maximum=10), "share of seed 002's counts (1 = the seed's)")
 
-    @classmethod
-    def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:

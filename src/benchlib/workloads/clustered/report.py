@@ -9,21 +9,17 @@ import pandas as pd
 
 from ...data import findings as F
 from ...data import results
-from ...engines import find_engine, get_engine
-from ...core.errors import UnknownEngineError
-from ...engines import engine_title
+from ...engines import engine_title, find_engine
 from ...present.plots import heatmaps, ratio_chart
 from ...present.report import RunReport, fmt
+from .. import reporting
 from . import analysis
 from .workload import WORKLOAD
 from .dialects import Organisation, dialect_for
 
 
 def _dialect(key: str):
-    try:
-        return dialect_for(get_engine(key))
-    except UnknownEngineError:
-        return None
+    return reporting.dialect_of(key, dialect_for)
 
 
 def _layout(key: str) -> str:

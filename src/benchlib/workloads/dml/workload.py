@@ -33,9 +33,7 @@ class DmlParams(RunParameters):
     pk_kind: str = param(one_of(PK_KINDS), "uuid (each engine's server-side generator) or sequential")
     engine_config: dict = param(per_engine_settings(), "engine key -> server settings for its starts", late=True)
 
-    @classmethod
-    def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:

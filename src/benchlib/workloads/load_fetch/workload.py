@@ -65,9 +65,7 @@ class LoadFetchParams(RunParameters):
     limited_buffer_pool_mb: int = param(positive_int(minimum=8), "the same, memory-limited regime")
     limited_memory_mb: int = param(positive_int(minimum=128), "container memory limit, memory-limited regime")
 
-    @classmethod
-    def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:

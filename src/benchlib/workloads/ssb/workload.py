@@ -71,9 +71,7 @@ class SsbParams(RunParameters):
     queries: list[str] = param(names(NAMES), "SSB queries to run, out of Q1.1 .. Q4.3")
     drop_page_cache: bool = param(boolean(), "before each cold run also drop the host page cache (needs root)")
 
-    @classmethod
-    def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
-        return supports(engine)
+    supports = staticmethod(supports)
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ def supports(engine) -> bool:
 @dataclass(frozen=True, kw_only=True)
 class SweepParams(RunParameters):
     WORKLOAD = "sweep"
+    supports = staticmethod(supports)
     tests: list[str] = param(names(TESTS), "sysbench tests (see sweep.TESTS)")
     threads: list[int] = param(int_list(), "concurrency steps")
     step_seconds: int = param(positive_int(), "seconds per measured step")
@@ -62,7 +63,7 @@ class SweepParams(RunParameters):
     def runs_engine(cls, engine, checked: dict[str, Any]) -> bool:
         if sysbench.unavailable_reason():
             raise ParameterError(sysbench.unavailable_reason())
-        return supports(engine)
+        return super().runs_engine(engine, checked)
 
     @classmethod
     def check_plain(cls, checked: dict[str, Any], values: dict[str, Any]) -> None:

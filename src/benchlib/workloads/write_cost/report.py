@@ -9,7 +9,7 @@ import pandas as pd
 
 from ...data import findings as F
 from ...data import results
-from ...engines import find_engine, get_engine, is_cluster
+from ...engines import get_engine, is_cluster
 from ...core.errors import UnknownEngineError
 from ...run.measure import cluster_instance_of
 from ...present.plots import bars_by_phase, heatmaps, stacked_bars
@@ -17,6 +17,7 @@ from ...engines import engine_color, engine_order, engine_title
 from ...present.report import RunReport, fmt, fmt_ci
 from . import analysis
 from ..dml.dialects import key_note
+from .. import reporting
 from ..reporting import settings
 from .analysis import BINARY_LOG, COUNTS_NO_WAITS, DECOMPOSITION, EMBEDDED_DRIVER, PARTS, SEED_CORNER, SEED_METRIC, SHARED_CORES
 from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
@@ -74,8 +75,7 @@ def _binlog_settings(reading: str) -> str:
 
 
 def _dialect(key: str):
-    engine = find_engine(key)  # None: a reference-only engine, or one a later benchlib dropped
-    return dialect_for(engine) if engine is not None else None
+    return reporting.dialect_of(key, dialect_for)
 
 
 def _architecture(key: str):
