@@ -124,10 +124,11 @@ class ClusteredReport(RunReport):
                                  "outside the PK (its examples: read-only tests not run here).",
             analysis.SEED_BOUND: "Seed 003 gives this ratio as a lower bound (\"more than\"): a larger ratio agrees "
                                  "with it.",
-            analysis.NO_BINLOG: f"{base} ran without its default binary log (binary_log=false), one synced log per "
-                                "commit as its peer; seed 003 does not say whether its MySQL wrote one.",
-            analysis.NO_CHANGE_BUFFER: f"{base} buffered no secondary-index change (innodb_change_buffering read at "
-                                       "start): seed 003's suspected reason for InnoDB's insert win was absent.",
+            analysis.NO_BINLOG: f"{base} wrote no binary log (MySQL writes one by default, MariaDB does not), one "
+                                "synced log per commit as its peer; seed 003 does not say whether its MySQL wrote one.",
+            analysis.NO_CHANGE_BUFFER: f"{base} buffered no secondary-index change (MySQL 8.4+ default to none, "
+                                       "MariaDB 11 removed the buffer): seed 003's suspected reason for InnoDB's "
+                                       "insert win was absent.",
         }
         bound = fmt(float(self.param("max_settle_seconds") or 0))
         for cid in cited:
