@@ -164,6 +164,16 @@ def test_a_seed_is_tested_only_by_a_ci_that_could_miss_it():
     assert row["seed"] == SeedAgreement.UNTESTED.value
 
 
+def test_a_seed_that_measured_another_setup_is_shown_as_such_and_counted_apart():
+    """Hostile read 41: 04's TCP row (seed 002 crossed gigabit Ethernet, this run a bridge on one
+    host) read 'untested', as if a wider CI could have tested it."""
+    row = F.finding(engine="postgres", base_engine="postgres", step="tcp vs unix", metric="wall_time", unit="s",
+                    contrast={"ratio": 1.0, "ratio_low": 0.99, "ratio_high": 1.01, "beyond_noise": False},
+                    seed_ratio=2.56, seed_comparable=False)
+    assert row["seed"] == SeedAgreement.NOT_COMPARABLE.value
+    assert F.seed_line(pd.DataFrame([row])) == "Against the seed's 1 ratio: the seed measured another setup (1)."
+
+
 def test_one_measurement_is_never_beyond_noise_whatever_ci_it_carries():
     """Hostile read 40 (08): a size on disk measured once, given a zero-width CI, read 'beyond noise'.
     One value a side is untested; counts that repeated exactly over repetitions stay decided and

@@ -137,19 +137,22 @@ class SeedAgreement(str, enum.Enum):
     OPPOSITE = "opposite"  # the seed's ratio is on the other side of 1
     UNDETERMINED = "undetermined"  # this run's CI spans 1 and misses the seed's: no direction to compare
     UNTESTED = "untested"  # this run's ratio has no CI
+    NOT_COMPARABLE = "not_comparable"  # the seed measured something else (another network, another scope)
     NO_SEED = "no_seed"
 
 
 SEED_WORDS = {
     SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
     SeedAgreement.OPPOSITE: "opposite to the seed", SeedAgreement.UNTESTED: "untested against the seed",
+    SeedAgreement.NOT_COMPARABLE: "the seed measured another setup",
     SeedAgreement.UNDETERMINED: "direction undetermined, the seed's outside the CI", SeedAgreement.NO_SEED: "no seed figure",
 }
 
 
 # How a cell of a grid marks its agreement with the seed (legend: SEED_WORDS).
 SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
-              SeedAgreement.UNTESTED: "", SeedAgreement.UNDETERMINED: "?", SeedAgreement.NO_SEED: ""}
+              SeedAgreement.UNTESTED: "", SeedAgreement.NOT_COMPARABLE: "", SeedAgreement.UNDETERMINED: "?",
+              SeedAgreement.NO_SEED: ""}
 
 
 # A stored metric's name in words, where a findings table or line names it.
@@ -223,8 +226,10 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
         "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "drift": applied, "verdict": judged.value,
         "seed_ratio": seed_ratio,
         # Two sides that did different work, one measurement or no ratio test no seed figure either.
-        "seed": (SeedAgreement.UNTESTED if (judged in UNTESTABLE or not seed_comparable) and _finite(seed_ratio)
-                 and seed_ratio > 0 else
+        "seed": (against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)
+                 if not (_finite(seed_ratio) and seed_ratio > 0) else
+                 SeedAgreement.NOT_COMPARABLE if not seed_comparable else
+                 SeedAgreement.UNTESTED if judged in UNTESTABLE else
                  against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
         "caveats": tuple(caveats), "headline": headline,
     }
@@ -443,7 +448,8 @@ def seed_line(findings: pd.DataFrame) -> str:
         return ""
     counts = with_seed["seed"].value_counts()
     parts = [f"{SEED_WORDS[a]} ({int(counts[a.value])})" for a in SeedAgreement if counts.get(a.value)]
-    return f"Against the seed's {len(with_seed)} ratios: " + "; ".join(parts) + "."
+    ratios = "ratio" if len(with_seed) == 1 else "ratios"
+    return f"Against the seed's {len(with_seed)} {ratios}: " + "; ".join(parts) + "."
 
 
 def _finite(x: Any) -> bool:

@@ -90,7 +90,7 @@ class DmlReport(RunReport):
         # A ratio whose CI misses the seed's is either explained by a reading this run takes (the
         # hypotheses) or said to be unexplained: a mark beside the number, never a silent gap.
         missed = ~found["seed"].isin([F.SeedAgreement.WITHIN.value, F.SeedAgreement.NO_SEED.value,
-                                      F.SeedAgreement.UNTESTED.value])
+                                      F.SeedAgreement.UNTESTED.value, F.SeedAgreement.NOT_COMPARABLE.value])
         found.loc[missed, "caveats"] = [(*row.caveats, self._seed_explanation(row.engine, row.step))
                                         for row in found[missed].itertuples()]
         return found
