@@ -98,7 +98,7 @@ class SweepReport(RunReport):
         return pd.DataFrame({
             "engine": [engine_title(e) for e in k["engine"]], "test": k["test"],
             "knee (threads)": k["knee_threads"], "lies between (threads)": [
-                "" if knee == knee else f"{int(lo)} and {int(hi)}" if hi == hi else f"{int(lo)} and beyond"
+                "" if knee == knee else f"{int(lo)} and {int(hi)}" if hi == hi else "not located in the steps run"
                 for knee, lo, hi in zip(k["knee_threads"], k["knee_low"], k["knee_high"])],
             "TPS at knee": k["knee_tps"], "p95 ms at knee (median)": k["knee_p95_ms"],
             "next gain per doubling (95% CI)": [gain_ci(g, lo, hi) if s else "" for g, lo, hi, s in zip(
