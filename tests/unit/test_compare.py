@@ -214,3 +214,20 @@ def test_a_difference_flagged_between_identical_reruns_is_counted_as_a_false_pos
               parameters={"rows": 2000})
     other = ComparisonReport(["a", "c"], store=store)
     assert not other.is_rerun() and other.findings().set_index("step")["verdict"]["insert"] == "better"
+
+
+def test_a_rerun_of_some_engines_says_how_many_it_started(tmp_path):
+    """Hostile read 41 (06): "Same work, host, code and builds" beside a rerun of two of the base
+    run's six engines: the host's state between starts differed, and the note must say so."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    both = {"postgres": {"insert": [1.0, 1.01, 0.99]}, "sqlite": {"insert": [0.5, 0.51, 0.49]}}
+    write_run(store, "a", 1, both, parameters={"rows": 1000, "engines": ["postgres", "sqlite"]})
+    write_run(store, "b", 2, {"postgres": both["postgres"]}, parameters={"rows": 1000, "engines": ["postgres"]})
+    report = ComparisonReport(["a", "b"], store=store)
+    assert report.is_rerun()
+    [note] = report.caveat_notes()
+    assert "started 1 of the base run's 2 engines" in note.text

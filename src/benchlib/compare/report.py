@@ -146,7 +146,9 @@ class ComparisonReport(RunReport):
             return [F.Caveat(UNLIKE_HOSTS, "The runs come from unlike hosts: a ratio mixes the engine's change with "
                                            "the host's.")]
         if self.is_rerun():
-            return [F.Caveat(RERUN, "Same work, host, code and builds: only time differs.")]
+            base, rerun = ({*r.instances["engine"]} for r in self.reports)
+            fewer = f" The rerun started {len(rerun)} of the base run's {len(base)} engines." if rerun < base else ""
+            return [F.Caveat(RERUN, "Same work per engine, host, code and builds: only time differs." + fewer)]
         return []
 
     def answer_lines(self) -> list[str]:
