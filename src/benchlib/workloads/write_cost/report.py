@@ -240,7 +240,7 @@ class WriteCostReport(RunReport):
         fig = bars_by_phase(df, "ratio", error="above", error_minus="below", unit="× single node",
                             name="write-cost-replication-ratio",
                             title="What replication adds: each cluster's engine cost per row over its single node's "
-                                  "(95% CI)")
+                                  "(95% CI; > 1: costlier)")
         fig.add_hline(y=1.0, line_dash="dot", line_color="#555")
         return fig.update_xaxes(title_text="cell (rows per transaction · per statement)")
 
@@ -266,7 +266,7 @@ class WriteCostReport(RunReport):
     def ratio_figure(self):
         s = self.summary[self.summary["engine"] != analysis.base_of(self.summary["engine"])]
         return self._heatmap(s, "ratio_to_postgres", unit="× PostgreSQL", name="write-cost-ratio", ratio=True,
-                             title="Engine + driver cost per row over PostgreSQL's in the same cell",
+                             title="Engine + driver cost per row over PostgreSQL's in the same cell (> 1: costlier)",
                              fmt_=lambda v: fmt(v, digits=2),
                              why_empty="No ratio to draw: PostgreSQL, the base, did not run, no other engine did, or "
                                        "a driver was not counted in this metric.")
