@@ -200,3 +200,18 @@ def test_a_ratio_of_net_costs_at_or_below_zero_is_no_ratio():
     assert row["verdict"] == Verdict.NA.value and row["seed"] == SeedAgreement.UNTESTED.value
     assert F.fields_of(row)["ratio"] == F.fields_of(row)["ratio_only"] == F.NET_NOT_POSITIVE
     assert F.fmt_ratio(-0.5, -1.0, 0.2) == F.NET_NOT_POSITIVE and F.fmt_ratio(0.5, 0.4, 0.6).startswith("0.5x")
+
+
+def test_an_undecided_ratio_whose_ci_spans_over_ten_times_prints_no_point_value():
+    """Hostile read 41: "within noise: insert 0.397x" whose CI was 0.015-10.5 reads as "2.5x cheaper"."""
+    def row(low, high, n=2):
+        return F.finding(engine="mysql", base_engine="postgres", step="insert", metric="cpu_time", unit="s",
+                         contrast={"ratio": 0.397, "ratio_low": low, "ratio_high": high, "beyond_noise": False,
+                                   "n": n, "base_n": n})
+    phrases = F.Phrases(line_by="engine", line="{subject} / {base}: {items}")
+    [wide] = F.render_lines(pd.DataFrame([row(0.015, 10.5)]), phrases)
+    [narrow] = F.render_lines(pd.DataFrame([row(0.35, 0.45)]), phrases)
+    assert F.WIDE_CI in wide and "0.397x" not in wide
+    assert "0.397x" in narrow and F.WIDE_CI not in narrow
+    [once] = F.render_lines(pd.DataFrame([row(None, None, n=1)]), phrases)  # no CI at all: the point stays
+    assert "0.397x" in once

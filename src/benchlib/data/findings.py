@@ -340,7 +340,9 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "subject": title(row["engine"]),
         "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
         "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"))),
-        "ratio_only": ratio_text if ratio_text == NET_NOT_POSITIVE else fmt_ratio(ratio),
+        # An undecided ratio whose CI spans more than SEED_TESTABLE_SPAN says nothing by its point.
+        "ratio_only": ratio_text if ratio_text == NET_NOT_POSITIVE else
+        WIDE_CI if _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
         "words": _words(row, verdict), "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
@@ -349,6 +351,16 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "drift_band": f"±{row['drift']:.0%}" if _finite(row.get("drift")) else "n/a",
         "seed_ratio": row.get("seed_ratio") if _finite(row.get("seed_ratio")) else float("nan"),
     }
+
+
+WIDE_CI = f"(CI over {SEED_TESTABLE_SPAN:g}x wide)"
+
+
+def _span(low: float | None, high: float | None) -> float:
+    """How many times its low end a CI's high end is: inf where it reaches zero, 0 where there is none."""
+    if not (_finite(low) and _finite(high)):
+        return 0.0
+    return high / low if low > 0 else math.inf
 
 
 def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
