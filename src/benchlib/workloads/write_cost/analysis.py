@@ -328,7 +328,7 @@ def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -
         out.append(F.finding(
             engine=s["engine"], base_engine=s["engine"], step=f"{s['top']} vs {s['second']}", metric=metric,
             unit=unit, contrast=s, caveats=(() if is_server(s["engine"]) else (EMBEDDED_DRIVER,))
-            + ((COUNTS_NO_WAITS,) if unit in F.COUNTED_UNITS else ()))
+            + (COUNTS_NO_WAITS,))
             | {"kind": DECOMPOSITION, "part": s["top"], "base_part": s["second"], "base_label": s["second"],
                "embedded": not is_server(s["engine"]), **s["parts"]})
     return out

@@ -185,8 +185,8 @@ class WriteCostReport(RunReport):
         return [
             F.Caveat(EMBEDDED_DRIVER, "An embedded engine runs in the notebook's process: its cost includes the "
                                       "Python driver's."),
-            F.Caveat(COUNTS_NO_WAITS, "Instructions count the CPU's work only: a commit's wait for its log flush "
-                                      "(fsync) costs time, not instructions."),
+            F.Caveat(COUNTS_NO_WAITS, "The parts are CPU work only: a commit's wait for its log flush (fsync) "
+                                      "costs wall time, not CPU."),
             F.Caveat(SEED_CORNER, f"Seed 000 wrote {SEED_ROWS:,} rows in two 1,000,000-row `insert ... select`; this "
                                   f"run's nearest cell is {where}."),
             F.Caveat(SEED_METRIC, "Seed 000 counted the server's user-space instructions; this run's cost metric is "
