@@ -45,6 +45,10 @@ class ApiDialect:
     # The driver layer's keyword arguments: what keeps it on plain statements where the driver
     # would prepare by itself (psycopg does after 5 executions of the same text).
     plain: Mapping[str, Any] = field(default_factory=dict)
+    # The same for the SQLAlchemy layers' connections (connect arguments): Core and the ORM are
+    # set beside the driver layer, so they send plain statements too, or their server CPU would
+    # include psycopg's own preparing (after 5 executions of a text) and not only the layer's cost.
+    sqlalchemy_plain: Mapping[str, Any] = field(default_factory=dict)
     no_prepare_reason: str = ""
     timestamp: Callable[[datetime], Any] = lambda t: t  # how the raw driver passes a timestamp
     processes_reason: str = ""  # why the contended test cannot run in several processes ("" : it can)
@@ -139,6 +143,7 @@ SERVER_TYPES = {"id": "bigint", "int": "bigint", "float": "double precision", "s
 DIALECTS: dict[str, ApiDialect] = {
     "postgres": ApiDialect(types=SERVER_TYPES, placeholder="%s", manual_commit=_psycopg_manual,
                            prepare={"prepare": True}, plain={"prepare": False},
+                           sqlalchemy_plain={"prepare_threshold": None},
                            no_c_driver_reason="psycopg already is the C driver (libpq): `driver` and `prepared` are "
                                               "the C paths"),
     "mysql": ApiDialect(types={**SERVER_TYPES, "float": "double", "ts": "datetime(6)"}, placeholder="%s",

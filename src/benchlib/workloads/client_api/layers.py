@@ -208,7 +208,9 @@ class CoreLayer(Layer):
 
         self.table, _ = _sa_table()
         t = self.table
-        self.engine = self.instance.sqlalchemy_engine(unix_socket=self.unix_socket)
+        plain = dict(self.dialect.sqlalchemy_plain)
+        self.engine = self.instance.sqlalchemy_engine(unix_socket=self.unix_socket,
+                                                      **({"connect_args": plain} if plain else {}))
         self._insert = insert(t)
         self._select = select(t).where(t.c.id == bindparam("key"))
         self._update = update(t).where(t.c.id == bindparam("key"))
