@@ -68,6 +68,7 @@ VERDICT_WORDS = {
     Verdict.BETTER: "beyond noise", Verdict.WORSE: "beyond noise", Verdict.SAME: "within 5%",
     Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift",
     Verdict.UNTESTED: "measured once", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
+    Verdict.FALSE_POSITIVE: "flagged on an identical rerun",
 }
 
 # A decided verdict from counts that repeat (a counted unit whose CI over two or more repetitions is
@@ -78,8 +79,6 @@ EXACT_WORDS = {Verdict.BETTER: "over 5% (counts repeat)", Verdict.WORSE: "over 5
 
 NET_NOT_POSITIVE = "n/a (net ≤ 0)"  # a ratio of net costs where one is at or below zero: no ratio
 
-
-VERDICT_WORDS[Verdict.FALSE_POSITIVE] = "flagged on an identical rerun"
 
 # The answer of a comparison of identical reruns: how often the rule flagged a difference that is not
 # there, beside how many it would at its 5% level by chance alone.
@@ -170,17 +169,15 @@ def against_seed(ratio: float | None, low: float | None, high: float | None, see
         return SeedAgreement.NO_SEED
     # Without a CI (one repetition) there is no direction to set beside the seed's, even across 1;
     # nor with one that reaches zero (a net cost not above zero) or spans more than SEED_TESTABLE_SPAN.
-    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)) or low <= 0 \
-            or high / low > SEED_TESTABLE_SPAN:
+    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)) \
+            or _span(low, high) > SEED_TESTABLE_SPAN:
         return SeedAgreement.UNTESTED
     if low <= seed_ratio <= high:
         return SeedAgreement.WITHIN
-    if _finite(low) and _finite(high) and low <= 1 <= high:
+    if low <= 1 <= high:
         return SeedAgreement.UNDETERMINED
     if (ratio > 1) != (seed_ratio > 1) and abs(math.log(seed_ratio)) > 1e-12:
         return SeedAgreement.OPPOSITE
-    if not (_finite(low) and _finite(high)):
-        return SeedAgreement.UNTESTED
     return SeedAgreement.SAME_DIRECTION
 
 
