@@ -17,7 +17,7 @@ MIN_BAR_PX = 2.0  # below this a bar reads as an empty slot
 # Runs once the page has loaded and plotly has drawn: the page's width against the window's,
 # and per figure each bar's value and visible height (a bar on a log axis is drawn from far below
 # the plot area and clipped to it: only the part inside the area counts), written into the DOM
-# for --dump-dom to carry out. A bar point's bound datum holds its value as `s`.
+# for the shared browser's tab (browser.py) to read back. A bar point's bound datum holds its value as `s`.
 CHECK_SCRIPT = """
 <pre id="benchlib-check"></pre>
 <script>
