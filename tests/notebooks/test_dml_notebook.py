@@ -24,7 +24,7 @@ def test_rows_land_in_the_store_with_provenance(tiny_run, run_ids_in):
     store = Store.default()
     (run_id,) = run_ids_in(tiny_run.executed)
     df = results.measurements(run_id, store)
-    assert {"postgres", "mariadb", "sqlite", "duckdb"} <= set(df["engine"])
+    assert {"postgres", "mysql", "sqlite", "duckdb"} <= set(df["engine"])
     # The article's phases, and once per repetition the host-speed loop.
     assert set(df["phase"]) == {"sleep", "insert", "update", "select", "delete", "calibration"}
     assert set(df["repetition"]) == {1, 2}
@@ -32,7 +32,7 @@ def test_rows_land_in_the_store_with_provenance(tiny_run, run_ids_in):
     assert checks.loc["insert"].tolist() == [2000, 2000] and checks.loc["delete"].tolist() == [0, 0]
     assert set(df[~df["phase"].isin(["sleep", "calibration"])]["check_status"]) == {"ok"}
     assert set(df[df["phase"] == "sleep"]["window"]) == {"baseline"}
-    servers = df[df["engine"].isin(["postgres", "mariadb"])]
+    servers = df[df["engine"].isin(["postgres", "mysql"])]
     # harness: the wait for quiet stored with each baseline; calibration: the host-speed loop;
     # host: the steal time the hypervisor counted during each window (host-wide, not the engine's)
     assert set(servers["scope"]) == {"server", "client", "harness", "calibration", "host"}
@@ -40,7 +40,7 @@ def test_rows_land_in_the_store_with_provenance(tiny_run, run_ids_in):
     host = df[df["scope"] == "host"]
     assert set(host["metric"]) == {"host_steal_time"} and (host["value"] >= 0).all()
     inst = results.instances(run_id, store).set_index("engine")
-    for key in ("postgres", "mariadb"):
+    for key in ("postgres", "mysql"):
         assert inst.loc[key, "server_version"].iloc[0] and inst.loc[key, "image_id"].iloc[0].startswith("sha256:")
     info = results.run_info(run_id, store)
     assert info["parameters"]["rows"] == 2000 and info["kernel"] and info["cpu_model"]
