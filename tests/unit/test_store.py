@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from benchlib.data import results
+from benchlib.data import comparison, results
 from benchlib.core.errors import ParameterError, StoreError
 from benchlib.run.measure import Run
 from benchlib.data.store import SCHEMA_VERSION, Store, utcnow
@@ -172,7 +172,7 @@ def test_compare_runs_pairs_repetitions_across_runs_and_flags_real_changes(store
                     rows.append({**row, "instance_id": f"x-{rep}", "repetition": rep, "value": value})
             store.append_measurements(run.run_id, 1, rows)
             ids.append(run.run_id)
-    cmp = results.compare_runs(ids, per_operation=per_operation, store=store).set_index(["run_id", "phase"])
+    cmp = comparison.compare_runs(ids, per_operation=per_operation, store=store).set_index(["run_id", "phase"])
     insert, update = cmp.loc[(ids[1], "insert")], cmp.loc[(ids[1], "update")]
     assert insert["ratio"] == pytest.approx(1.2) and insert["beyond_noise"] and insert["flagged"]
     assert update["ratio"] == pytest.approx(5.1667 / 5.0, rel=1e-3) and not update["beyond_noise"]

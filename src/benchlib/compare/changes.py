@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..data import results
+from ..data import comparison, results
 from ..host.cgroups import NODE_SCOPE
 from ..core.errors import ParameterError
 from ..data.store import Store
@@ -207,7 +207,7 @@ def versions(store: Store | None = None, run_ids: list[str] | None = None) -> pd
 SERIES = ["experiment", "engine", "phase", "labels", "host_class", "measuring"]
 CHANGE_COLUMNS = SERIES + [
     "metric", "from_run", "to_run", "from_started", "to_started", "from_version", "to_version", "from_git", "to_git",
-    "better", "direction", *results.COMPARISON_COLUMNS[8:]]
+    "better", "direction", *comparison.COMPARISON_COLUMNS[8:]]
 
 
 def pairs(summary: pd.DataFrame, runs: pd.DataFrame, engine_versions: pd.DataFrame, metric_ids: list[str], *,
@@ -242,7 +242,7 @@ def pairs(summary: pd.DataFrame, runs: pd.DataFrame, engine_versions: pd.DataFra
 
 def _pair(before: dict, after: dict, threshold: float) -> dict:
     metric = Metric.parse(after["metric"])
-    tested = results.judged(results.contrast(before, after, "value", threshold),
+    tested = comparison.judged(results.contrast(before, after, "value", threshold),
                             higher_is_better=metric.better == "higher", threshold=threshold)
     worse = tested["ratio"] < 1 if metric.better == "higher" else tested["ratio"] > 1
     return {

@@ -1,5 +1,5 @@
 """The cross-run comparison's report: did anything change, by the one noise rule, between runs of one
-experiment? Its findings are `results.compare_runs` rows (each engine, variant and phase of a
+experiment? Its findings are `comparison.compare_runs` rows (each engine, variant and phase of a
 compared run against the base run: the ratio with its 95% CI and Welch's test), and beside them
 the throughput and p95 latency of windows that report them; every verdict is `findings.judge`'s.
 Seed 003's spreadsheet (ratios per engine and phase, a geometric mean per column) is drawn from
@@ -11,7 +11,7 @@ import json
 import pandas as pd
 
 from ..data import findings as F
-from ..data import results
+from ..data import comparison, results
 from ..engines import engine_order, engine_title
 from ..present.plots import ratio_chart
 from ..present.report import RunReport, fmt, host_label, known
@@ -41,7 +41,7 @@ class ComparisonReport(RunReport):
         self.match, self.threshold = match, threshold
         self.reports = [self] + [RunReport(r, store) for r in self.run_ids[1:]]
         self.base = self
-        self.comparison = results.compare_runs(self.run_ids, per_operation=per_operation, match=match,
+        self.comparison = comparison.compare_runs(self.run_ids, per_operation=per_operation, match=match,
                                                threshold=threshold, store=store)
         self.compared = self.comparison[self.comparison["run_id"] != self.run_ids[0]]
         per = getattr(by_experiment(self.info["experiment"]).WORKLOAD, "per_operation", None) \
@@ -77,7 +77,7 @@ class ComparisonReport(RunReport):
 
     def _build_findings(self) -> pd.DataFrame:
         """One row per compared cell's cost, then one per window reading (TPS, p95) where the
-        windows report them. No drift band across runs (as results.compare_runs): a run's
+        windows report them. No drift band across runs (as comparison.compare_runs): a run's
         calibration loop shares its engine's CPUs, so a change to them would move the band with the
         very change it should reveal. A cost row keeps compare_runs' verdict where it carries one."""
         caveats = self._caveats()

@@ -381,87 +381,6 @@ def product_key(engine: str) -> str:
     return engine.partition("@")[0]
 
 
-def compare_runs(run_ids: list[str], *, per_operation: Callable[[str], Any], match: str = "engine",
-                 threshold: float = 0.05, store: Store | None = None) -> pd.DataFrame:
-    """Each run's mean engine cost per operation per engine, variant and phase against the first
-    run's: the ratio (with a 95% CI by the delta method), Welch's test of the difference, and its
-    `verdict` (findings.judge, with `threshold`: seed 003's 5%; `flagged` where it is better or
-    worse). No drift band across runs: a run's calibration loop shares its engine's CPUs, so a
-    change to them (a CPU quota) would move the band with the very change it should reveal.
-    The operation is the experiment's (`Workload.per_operation`: a row, a transaction, an object):
-    a fixed-duration window of a saturated engine costs cores x seconds whatever its throughput,
-    so only a cost per operation can show its change. Where the windows report throughput and
-    p95 latency (sysbench), they are compared the same way beside the cost. `match="product"`
-    pairs engines across versions (postgres@15 in one run with postgres@17 in the other).
-    `per_operation`: as `operation_counts` takes it."""
-    df = measurements(run_ids, store)
-    metric, unit, _ = cost_metric(df)
-    costs = phase_costs(df, metric)
-    costs = costs[~costs["is_baseline"]].copy()
-    per = per_operation(run_info(run_ids[0], store)["experiment"])
-    if per is not None:
-        counts = operation_counts(df, store, per_operation=per_operation)
-        costs["value"] = costs["value"].to_numpy() / counts.reindex(
-            pd.MultiIndex.from_frame(costs[WINDOW_KEYS])).to_numpy()
-        costs = costs[costs["value"].notna()]
-        unit = f"{unit} per {per.noun}"
-    costs["key"] = [product_key(e) if match == "product" else e for e in costs["engine"]]
-    pooled = costs.groupby(["run_id", "key"])["engine"].nunique()
-    if (pooled > 1).any():
-        run_id, key = pooled[pooled > 1].index[0]
-        versions = sorted(set(costs[(costs["run_id"] == run_id) & (costs["key"] == key)]["engine"]))
-        raise ParameterError(f"match='product' cannot pair engines across runs: run {run_id} measured several "
-                             f"versions of {key} ({', '.join(versions)}); use match='engine'")
-    by = ("run_id", "key", "labels", "phase")
-    summary = summarize(costs, by=by)
-    summary = summary.merge(costs.groupby(["run_id", "key"])["engine"].first().rename("engine_key"),
-                            on=["run_id", "key"], how="left")
-    extra = {name: _window_reading(df, name, match) for name in THROUGHPUT_READINGS}
-    keys = ["key", "labels", "phase"]
-    # A variant measured in one run only (a rerun of two engines out of six) has nothing to compare.
-    in_runs = summary.groupby(keys, dropna=False)["run_id"].transform("nunique")
-    summary = summary[in_runs > 1]
-    base = summary[summary["run_id"] == run_ids[0]].set_index(keys)
-    rows = []
-    for row in summary.to_dict("records"):
-        k = (row["key"], row["labels"], row["phase"])
-        if k not in base.index:
-            continue  # measured in this run only: nothing to compare with
-        b = base.loc[k]
-        out = {"run_id": row["run_id"], "key": row["key"], "engine": row["engine_key"],
-               "base_engine": b["engine_key"], "labels": row["labels"], "phase": row["phase"], "metric": metric,
-               "unit": unit, **judged(contrast(b, row, "value", threshold), threshold=threshold)}
-        for name, readings in extra.items():
-            mine, theirs = (row["run_id"], *k), (run_ids[0], *k)
-            if mine in readings.index and theirs in readings.index:
-                c = judged(contrast(readings.loc[theirs], readings.loc[mine], "value", threshold),
-                           higher_is_better=name in HIGHER_IS_BETTER_READINGS, threshold=threshold)
-                out.update({name: c["mean"], f"base_{name}": c["base_mean"], f"{name}_ratio": c["ratio"],
-                            f"{name}_ratio_ci95": c["ratio_ci95"], f"{name}_flagged": c["flagged"],
-                            f"{name}_verdict": c["verdict"]})
-        rows.append(out)
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS + [f"{p}{n}{s}" for n in THROUGHPUT_READINGS for p, s in
-                                                            (("", ""), ("base_", ""), ("", "_ratio"),
-                                                             ("", "_ratio_ci95"), ("", "_flagged"),
-                                                             ("", "_verdict"))])
-
-
-def judged(c: dict, *, higher_is_better: bool = False, threshold: float = 0.05, drift: float = 0.0) -> dict:
-    """A `contrast` dict with its verdict (findings.judge, the one noise rule) and `flagged`
-    (the verdict is better or worse) from that verdict."""
-    from .findings import Verdict, judge
-
-    verdict = judge(c["ratio"], c["ratio_low"], c["ratio_high"], c["beyond_noise"],
-                    higher_is_better=higher_is_better, threshold=threshold, drift=drift, n=c.get("n"),
-                    base_n=c.get("base_n"))
-    return {**c, "verdict": verdict.value, "flagged": verdict in (Verdict.BETTER, Verdict.WORSE)}
-
-
-# Throughput and latency readings compared beside the cost where a workload's windows have them.
-THROUGHPUT_READINGS = ("tps", "latency_p95")
-HIGHER_IS_BETTER_READINGS = frozenset({"tps"})
-
-
 WINDOW_KEYS = ["run_id", "instance_id", "labels", "phase", "repetition"]
 
 
@@ -501,27 +420,10 @@ def operation_counts(m: pd.DataFrame, store: Store | None = None, *, per_operati
     return counts.where(counts > 0)
 
 
-def _window_reading(df: pd.DataFrame, name: str, match: str) -> pd.DataFrame:
-    """summarize() of a reading of the phase windows per run, engine key, variant and phase."""
-    rows = df[(df["metric"] == name) & (df["window"] == "phase")]
-    if rows.empty:
-        return pd.DataFrame()
-    rows = rows.assign(key=[product_key(e) if match == "product" else e for e in rows["engine"]])
-    per_rep = rows.groupby(["run_id", "key", "labels", "phase", "repetition"], dropna=False)["value"].sum(min_count=1)
-    return summarize(per_rep.reset_index(), columns=("value",), by=("run_id", "key", "labels", "phase")
-                     ).set_index(["run_id", "key", "labels", "phase"])
-
-
-COMPARISON_COLUMNS = ["run_id", "key", "engine", "base_engine", "labels", "phase", "metric", "unit", "mean", "ci95",
-                      "n", "base_mean", "base_ci95", "base_n", "ratio", "ratio_ci95", "ratio_low", "ratio_high",
-                      "welch_t", "welch_dof",
-                      "beyond_noise", "flagged", "verdict"]
-
-
 def contrast(base, other, column: str, threshold: float = 0.05, *, exact: bool = False) -> dict:
     """`other` against `base`, two rows of `summarize` output for `column`: both means with CIs,
     the ratio with its 95% CI and Welch's test (`beyond_noise`: does it tell them apart at 5%,
-    two-sided; None: untestable). The verdict is findings.judge's, from these (`judged`);
+    two-sided; None: untestable). The verdict is findings.judge's, from these (comparison.judged);
     `flagged` here is the test and `threshold` alone, for callers that have no verdict yet.
 
     Where both means are positive, the test and the CI are one computation on the log scale:
