@@ -215,3 +215,20 @@ def test_an_undecided_ratio_whose_ci_spans_over_ten_times_prints_no_point_value(
     assert "0.397x" in narrow and F.WIDE_CI not in narrow
     [once] = F.render_lines(pd.DataFrame([row(None, None, n=1)]), phrases)  # no CI at all: the point stays
     assert "0.397x" in once
+
+
+def test_a_side_at_the_cpu_floor_gets_no_verdict_and_no_point_value():
+    """Hostile read 41 (01): every engine's select cost ~1 ms, the window's own cost; a ratio of two
+    floors called "2.46x beyond noise" is the overheads', not the work's."""
+    summary = _summary({"base": {"select": [0.00116, 0.00117], "insert": [0.05, 0.051]},
+                        "x": {"select": [0.00285, 0.00286], "insert": [0.014, 0.0141]}})
+    floored = F.compare(summary, base_engine="base", metric="cpu_time", unit="s", floor=F.CPU_FLOOR_SECONDS)
+    assert _verdicts(floored) == {("x", "select"): "floor", ("x", "insert"): "better"}
+    assert _verdicts(F.compare(summary, base_engine="base", metric="cpu_time", unit="s"))[("x", "select")] == "worse"
+    row = floored[floored["step"] == "select"].iloc[0].to_dict()
+    assert not Verdict.FLOOR.decided and row["seed"] == SeedAgreement.NO_SEED.value
+    [line] = F.render_lines(floored, F.Phrases(line_by="engine", line="{subject}: {items}"))
+    assert F.VERDICT_WORDS[Verdict.FLOOR] in line and F.fmt_number(row["ratio"]) + "x" not in line
+    # At the floor comes before every test: one measurement a side at the floor is still at the floor.
+    assert F.judge(2.0, None, None, None, at_floor=True) == Verdict.FLOOR
+    assert F.judge(None, None, None, True, at_floor=True) == Verdict.NA
