@@ -211,7 +211,7 @@ def test_an_undecided_ratio_whose_ci_spans_over_ten_times_prints_no_point_value(
     phrases = F.Phrases(line_by="engine", line="{subject} / {base}: {items}")
     [wide] = F.render_lines(pd.DataFrame([row(0.015, 10.5)]), phrases)
     [narrow] = F.render_lines(pd.DataFrame([row(0.35, 0.45)]), phrases)
-    assert F.WIDE_CI in wide and "0.397x" not in wide
+    assert F.WIDE_GROUP.format(words=F.VERDICT_WORDS[Verdict.NOISE]) in wide and "0.397x" not in wide
     assert "0.397x" in narrow and F.WIDE_CI not in narrow
     [once] = F.render_lines(pd.DataFrame([row(None, None, n=1)]), phrases)  # no CI at all: the point stays
     assert "0.397x" in once
@@ -232,3 +232,12 @@ def test_a_side_at_the_cpu_floor_gets_no_verdict_and_no_point_value():
     # At the floor comes before every test: one measurement a side at the floor is still at the floor.
     assert F.judge(2.0, None, None, None, at_floor=True) == Verdict.FLOOR
     assert F.judge(None, None, None, True, at_floor=True) == Verdict.NA
+
+
+def test_a_grid_of_ratios_whose_cis_all_span_over_ten_times_says_nothing():
+    """Hostile read 41 (01): the "Why the ratios differ" grid, every cell 0.015-10.5 or wider."""
+    def row(low, high, verdict="noise"):
+        return {"ratio": 1.0, "ratio_low": low, "ratio_high": high, "verdict": verdict}
+    wide = [row(0.015, 10.5), row(None, None, "untested"), row(0.0, 2.0, "n/a"), row(0.5, 2.0, "floor")]
+    assert F.all_wide(pd.DataFrame(wide))
+    assert not F.all_wide(pd.DataFrame(wide + [row(0.5, 4.9)]))

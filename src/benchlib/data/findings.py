@@ -371,6 +371,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
 
 
 WIDE_CI = f"(CI over {SEED_TESTABLE_SPAN:g}x wide)"
+WIDE_GROUP = "{words}, CI over " + f"{SEED_TESTABLE_SPAN:g}x wide"  # an answer's group of such ratios
 
 
 def _span(low: float | None, high: float | None) -> float:
@@ -378,6 +379,14 @@ def _span(low: float | None, high: float | None) -> float:
     if not (_finite(low) and _finite(high)):
         return 0.0
     return high / low if low > 0 else math.inf
+
+
+def all_wide(rows: pd.DataFrame) -> bool:
+    """Whether no row of `rows` has a ratio a reader can use: each one's CI spans more than
+    SEED_TESTABLE_SPAN, reaches zero, or is missing, or the row sits at the floor (a grid of such
+    rows is dropped, not drawn)."""
+    return all(Verdict(r["verdict"]) in (Verdict.FLOOR, Verdict.NA) or not 0 < _span(r["ratio_low"], r["ratio_high"])
+               <= SEED_TESTABLE_SPAN for r in rows.to_dict("records"))
 
 
 def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
@@ -423,7 +432,11 @@ def render_lines(rows: pd.DataFrame, phrases: Phrases = DEFAULT_PHRASES) -> list
         undecided: dict[str, list[str]] = {}
         for f in fields:
             if not Verdict(f["verdict"]).decided:
-                undecided.setdefault(f["words"], []).append(phrases.undecided.format(**f).strip())
+                # Ratios too wide to print are grouped under that too, each said by its step alone.
+                wide = f["ratio_only"] == WIDE_CI
+                key = WIDE_GROUP.format(words=f["words"]) if wide else f["words"]
+                undecided.setdefault(key, []).append(phrases.undecided.format(**{**f, "ratio_only": ""} if wide else f)
+                                                     .strip())
         items = "; ".join([", ".join(decided)] * bool(decided)
                           + [f"{words}: {', '.join(parts)}" for words, parts in undecided.items()])
         lines.append(phrases.line.format(**{**fields[0], "items": items}))
