@@ -241,3 +241,24 @@ def test_a_grid_of_ratios_whose_cis_all_span_over_ten_times_says_nothing():
     wide = [row(0.015, 10.5), row(None, None, "untested"), row(0.0, 2.0, "n/a"), row(0.5, 2.0, "floor")]
     assert F.all_wide(pd.DataFrame(wide))
     assert not F.all_wide(pd.DataFrame(wide + [row(0.5, 4.9)]))
+
+
+def test_a_phrase_tables_wide_template_says_an_undecided_row_whose_ci_is_too_wide_without_its_point():
+    """Hostile read 41 (03): "0.662x (0.00148-297) PostgreSQL's 1,526 TPS (within noise)"."""
+    phrases = F.Phrases(default="{subject}: {ratio} {base}'s ({words})",
+                        templates={F.WIDE: "{subject}: {value} against {base}'s {base_value} ({words})"})
+
+    def row(low, high, beyond_noise=False):
+        return F.finding(engine="mysql", base_engine="postgres", step="rw", metric="tps", unit="TPS",
+                         contrast={"ratio": 0.662, "ratio_low": low, "ratio_high": high, "beyond_noise": beyond_noise,
+                                   "n": 2, "base_n": 2, "mean": 1011.0, "base_mean": 1526.0})
+    assert "0.662x" not in F.render(row(0.00148, 297), phrases) and "1,526" in F.render(row(0.00148, 297), phrases)
+    assert "0.662x (0.6-0.7)" in F.render(row(0.6, 0.7), phrases)  # narrow: the point and its CI
+    assert "0.662x" in F.render(row(0.5, 0.9, beyond_noise=True), phrases)  # decided: always its ratio
+
+
+def test_a_count_reads_singular_or_plural():
+    from benchlib.present.report import plural
+
+    assert (plural(1, "repetition"), plural(2, "repetition"), plural(1_000, "row")) == (
+        "1 repetition", "2 repetitions", "1,000 rows")

@@ -333,6 +333,13 @@ class Phrases:
     def template(self, verdict: str) -> str:
         return self.templates.get(verdict, self.default)
 
+    def template_of(self, fields: Mapping[str, Any]) -> str:
+        """A row's template: `WIDE` (where the table has one) for an undecided row whose CI is too
+        wide for its point to be printed, else its verdict's."""
+        if WIDE in self.templates and fields["ratio_only"] == WIDE_CI and not Verdict(fields["verdict"]).decided:
+            return self.templates[WIDE]
+        return self.template(fields["verdict"])
+
 
 DEFAULT_PHRASES = Phrases()
 
@@ -371,6 +378,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
 
 
 WIDE_CI = f"(CI over {SEED_TESTABLE_SPAN:g}x wide)"
+WIDE = "wide"  # a phrase table's template for an undecided row whose CI is too wide to print its point
 WIDE_GROUP = "{words}, CI over " + f"{SEED_TESTABLE_SPAN:g}x wide"  # an answer's group of such ratios
 
 
@@ -410,7 +418,7 @@ def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_s
     row's footnote marks, set right after its ratio."""
     f = fields_of(row, phrases)
     f["ratio"] += mark
-    text = phrases.template(f["verdict"]).format(**f)
+    text = phrases.template_of(f).format(**f)
     if with_seed and f["seed"] != SeedAgreement.NO_SEED.value:
         text += "; " + phrases.seed.format(**f)
     return text

@@ -72,6 +72,11 @@ def _verdict_label(fields: dict, phrases: F.Phrases) -> str:
     return f"{verdict.value}, {fields['words']}" if directed else fields["words"]
 
 
+def plural(n: int, noun: str) -> str:
+    """`1 repetition`, `2 repetitions`."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _markdown(lines: Iterable[str]) -> str:
     return "\n".join(f"- {line}" for line in lines) or "- none"
 
@@ -419,7 +424,7 @@ class RunReport:
         elif (outcome := self.precision_outcome()) is not None and not outcome.met:
             lines.append(f"**Precision target not met:** {outcome.wide} of {outcome.targeted} phase windows with a "
                          f"target still had a 95% CI wider than ±{float(self.param('ci_target')):.0%} after "
-                         f"{self.param('max_repetitions')} repetition(s).")
+                         f"{plural(int(self.param('max_repetitions') or 0), 'repetition')}.")
         for row in self.check_mismatches().itertuples():
             variant = "" if row.labels in (None, "{}") else f" {row.labels}"
             if row.check_value != row.check_value:  # the check itself raised: its window is kept
