@@ -47,7 +47,7 @@ ANSWERING_SET = "default"  # both regimes at 2M rows: papermill_params/02-cluste
 ANSWERING_ROWS = 2_000_000
 # The seed's summary row was IO-bound on 400M rows: a cached regime's geometric mean is another measurement.
 SEED_OTHER_REGIME = F.VERDICT_WORDS[F.Verdict.NOT_COMPARABLE] + " (the seed ran IO-bound, 400M rows)"
-LEFT_OUT = "{n} storage rows left out: {why}"
+LEFT_OUT = "{n} storage rows are not shown. {why}"
 KEY_KINDS_ONLY = ("{engines}: seed 001's key kinds only (sysbench has no driver for it); its rows are in the "
                   "appendix's key-kind table.")
 
