@@ -171,7 +171,7 @@ def test_a_seed_that_measured_another_setup_is_shown_as_such_and_counted_apart()
                     contrast={"ratio": 1.0, "ratio_low": 0.99, "ratio_high": 1.01, "beyond_noise": False},
                     seed_ratio=2.56, seed_comparable=False)
     assert row["seed"] == SeedAgreement.NOT_COMPARABLE.value
-    assert F.seed_line(pd.DataFrame([row])) == "Against the seed's 1 ratio: the seed measured another setup (1)."
+    assert F.seed_line(pd.DataFrame([row])) == "Against the seed's 1 ratio: not comparable with the seed (1)."
 
 
 def test_one_measurement_is_never_beyond_noise_whatever_ci_it_carries():

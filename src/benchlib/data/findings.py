@@ -150,7 +150,7 @@ class SeedAgreement(str, enum.Enum):
 SEED_WORDS = {
     SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
     SeedAgreement.OPPOSITE: "opposite to the seed", SeedAgreement.UNTESTED: "untested against the seed",
-    SeedAgreement.NOT_COMPARABLE: "the seed measured another setup",
+    SeedAgreement.NOT_COMPARABLE: "not comparable with the seed",
     SeedAgreement.UNDETERMINED: "direction undetermined, the seed's outside the CI", SeedAgreement.NO_SEED: "no seed figure",
 }
 
