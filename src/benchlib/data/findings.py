@@ -357,7 +357,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         **{k: v for k, v in row.items() if k not in FINDING_COLUMNS},
         **{k: row.get(k) for k in FINDING_COLUMNS},
         **{k: fmt_number(row[k] / scale) if _finite(row.get(k)) else phrases.missing for k in phrases.values},
-        "shown_unit": shown,
+        "shown_unit": shown, "mark": "",
         "metric": METRIC_WORDS.get(row.get("metric"), row.get("metric")),  # rows carry the stored name
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),
@@ -418,6 +418,7 @@ def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_s
     row's footnote marks, set right after its ratio."""
     f = fields_of(row, phrases)
     f["ratio"] += mark
+    f["mark"] = mark  # for a template without {ratio} (WIDE): where its marks go
     text = phrases.template_of(f).format(**f)
     if with_seed and f["seed"] != SeedAgreement.NO_SEED.value:
         text += "; " + phrases.seed.format(**f)

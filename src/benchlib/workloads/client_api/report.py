@@ -28,7 +28,7 @@ CONTENDED_HEADINGS = {"completion_s": "completion (s)", "ops_per_s": "operations
 PHRASES = F.Phrases(
     default="{subject}, {step}, {regime}: {value}, {ratio} {base}'s {base_value} ({words})",
     templates={F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides",
-               F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value} ({words}, CI over 10x wide)"})
+               F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)"})
 # Where no row is decided: one line with the widest ratios, each too wide a CI said without its point.
 NOTHING_DECIDED = "Nothing told apart from noise at this precision; the widest: {items}."
 WIDEST_ITEM = "{subject} {regime} {ratio_only}"

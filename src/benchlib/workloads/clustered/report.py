@@ -70,6 +70,7 @@ class ClusteredReport(RunReport):
         "same": "{regime}: a tie, {subject} {ratio} {base}'s {metric} ({words})",
         "untested": "{regime}: {subject} {ratio} {base}'s {metric} ({words}: noise unknown)",
         "n/a": "{regime}: {metric} {words}",
+        F.WIDE: "{regime}: {subject} {metric} {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)",
     }, default="{regime}: {subject} {ratio} {base}'s {metric} ({words})",
         seed="seed 003 {seed_ratio:.3g}x: {seed_words}")
 

@@ -27,7 +27,7 @@ PHRASES = F.Phrases(
         F.Verdict.NOT_COMPARABLE.value: "{subject}, {step}, {regime}: {value} against {base}'s {base_value} "
                                         "({words})",
         F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides",
-        F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value} ({words}, CI over 10x wide)",
+        F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)",
     })
 # Where no knee was located, the answer's one clause: why, and the set that sweeps far enough.
 NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate none; `--set {answering}` "
