@@ -222,3 +222,12 @@ def test_an_embedded_engine_is_set_beside_the_servers_engine_and_driver_and_the_
     # MySQL's and PostgreSQL's selects both sit at the floor: no verdict; SQLite's is set beside 0.2 s.
     assert found.loc[("mysql", "select"), "verdict"] == F.Verdict.FLOOR.value
     assert found.loc[("sqlite", "select"), "verdict"] != F.Verdict.FLOOR.value
+
+
+def test_engines_sharing_a_key_generator_are_named_together_and_it_is_said_once():
+    from benchlib.workloads.dml.dialects import dialect_for, key_note
+    from benchlib.engines import get_engine
+
+    note = key_note(["postgres", "mysql", "mariadb"], "uuid")
+    shared = dialect_for(get_engine("mysql")).keys["uuid"]
+    assert shared == dialect_for(get_engine("mariadb")).keys["uuid"] and note.count(shared) == 1
