@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from IPython.display import HTML
-
 import pandas as pd
 
 from ...data import findings as F
@@ -264,6 +262,8 @@ class DmlReport(RunReport):
     def hypotheses_table(self):
         """The hypotheses as a grid (reading x phase) under its heading, each cell its findings
         row's ratio and how it stands against seed 000's; None where `shows_hypotheses` is not."""
+        from IPython.display import HTML
+
         found = self.hypotheses
         if not self.shows_hypotheses():
             return None
