@@ -47,9 +47,8 @@ ANSWERING_SET = "default"  # both regimes at 2M rows: papermill_params/02-cluste
 ANSWERING_ROWS = 2_000_000
 # The seed's summary row was IO-bound on 400M rows: a cached regime's geometric mean is another measurement.
 SEED_OTHER_REGIME = F.VERDICT_WORDS[F.Verdict.NOT_COMPARABLE] + " (the seed ran IO-bound, 400M rows)"
-LEFT_OUT = "{n} storage rows are not shown. {why}"
-KEY_KINDS_ONLY = ("{engines}: seed 001's key kinds only (sysbench has no driver for it); its rows are in the "
-                  "appendix's key-kind table.")
+LEFT_OUT = "{n} storage rows not shown: both engines read under {floor} storage pages per operation."
+KEY_KINDS_ONLY = "{engines}: seed 001's key kinds only (no sysbench driver), in the appendix."
 
 
 def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -185,8 +184,8 @@ class ClusteredReport(RunReport):
         table = super().findings_table(limit, shown)
         if out.empty:
             return table
-        why = {c.id: c.text for c in self.caveat_notes()}.get(analysis.BELOW_FLOOR, "")
-        return HTML(table.data + f'<p class="benchlib-legend">{LEFT_OUT.format(n=len(out), why=why)}</p>')
+        line = LEFT_OUT.format(n=len(out), floor=analysis.STORAGE_FLOOR)
+        return HTML(table.data + f'<p class="benchlib-legend">{line}</p>')
 
     def headline_figure(self):
         """QPS over the base per test and regime, on a log axis, with each ratio's 95% CI."""
