@@ -155,8 +155,8 @@ class DmlReport(RunReport):
         notes = [F.Caveat("cpu-not-instructions", f"Seed 000 counted user-space instructions at {SEED_ROWS:,} rows; "
                                                   f"this run CPU seconds at {rows:,} rows: compare ratios, not "
                                                   "absolute figures."),
-                 F.Caveat("embedded", "An embedded engine runs in the notebook's process, so its cost includes the "
-                                      "Python driver, and so does the base's beside it; it has no settle window."),
+                 F.Caveat("embedded", "An embedded engine's cost includes its Python driver (one process), as does "
+                                      "the base's beside it; it has no settle window."),
                  F.Caveat("keys", key_note(self.engines, self.param("pk_kind", "uuid")))]
         notes += [F.Caveat(f"note-{k}", NOTES[k]) for k in self.engines if k in NOTES]
         notes.append(F.Caveat("seed-unexplained", "Seed 000's ratio is outside this CI and no reading this run takes "
