@@ -294,3 +294,17 @@ def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):
 
 
 OPERATIONS = ("persist", "load", "update", "erase")
+
+
+def test_an_undecided_layer_ratio_too_wide_to_print_is_said_by_its_two_values():
+    """Issue 42 item 6: no answer sentence prints a point ratio whose CI spans over 10x (hostile read 41:
+    "core vs driver ... 3x (0.353-25.5)")."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.client_api.report import PHRASES
+
+    row = F.finding(engine="postgres", base_engine="postgres", step="load", regime="client CPU, core vs driver (unix)",
+                    metric="client CPU per operation", unit="µs",
+                    contrast={"ratio": 3.0, "ratio_low": 0.353, "ratio_high": 25.5, "beyond_noise": False, "n": 2,
+                              "base_n": 2, "mean": 499.0, "base_mean": 166.0})
+    said = F.render(row, PHRASES)
+    assert "3x" not in said and "499 µs" in said and "166 µs" in said

@@ -556,3 +556,17 @@ def test_a_run_of_the_key_kind_part_alone_has_an_empty_battery_with_every_column
                                                  "value", "scope"]))
     assert steps.empty and {"ops_per_s_ci95", "storage_reads_per_op", "n"} <= set(steps.columns)
     assert analysis.findings(steps, "mysql").empty
+
+
+def test_storage_rows_below_the_floor_leave_the_findings_table_and_are_counted():
+    """Hostile read 41 (02): ten of 20 findings rows were "n/a ... not comparable" storage rows
+    (both engines read under the storage floor, cached); the table shows the rest, one line counts them."""
+    from benchlib.workloads.clustered.report import shown_rows
+
+    found = analysis.findings(_battery(pg_pages=1.0), "mysql")
+    shown, out = shown_rows(found)
+    assert len(shown) + len(out) == len(found) and not out.empty
+    assert set(out["regime"]) == {"cached"} and out["ratio"].isna().all()
+    assert all(analysis.BELOW_FLOOR in ids for ids in out["caveats"])
+    assert not any(analysis.BELOW_FLOOR in ids for ids in shown["caveats"])
+    assert set(shown[shown["regime"] == "io-bound"]["column"]) >= {"pages/o", "QPS"}  # storage read: kept

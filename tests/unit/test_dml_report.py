@@ -196,3 +196,38 @@ def test_the_hypotheses_read_one_way_drop_ticked_user_cpu_and_count_settle_windo
     assert list(user["step"]) == ["insert"]  # the ticked phases are left out
     assert report.settle_at_cap() == (3 * 3 * 3, 3 * 3 * 4)  # 3 engines x 3 repetitions x 3 capped phases
     assert "27 of 36" in report.hypotheses_table().data
+
+
+def test_an_embedded_engine_is_set_beside_the_servers_engine_and_driver_and_the_cpu_floor_decides_nothing(store):
+    """Hostile read 41 (01): DuckDB's select 2.46x set engine + Python driver (one process) against
+    PostgreSQL's engine alone; with PostgreSQL's driver added it read ~0.82x. And a phase at the
+    ~1 ms CPU floor is two window overheads, not the work."""
+    costs = {"postgres": {**COSTS["postgres"], "select": [0.0011, 0.0012, 0.0011]},
+             "mysql": {**COSTS["mysql"], "select": [0.0010, 0.0011, 0.0010]}, "sqlite": COSTS["sqlite"]}
+    run_id = _run(store, costs=costs)
+    client = [{"run_id": run_id, "instance_id": f"postgres-{rep:04d}", "engine": "postgres", "experiment": "dml",
+               "phase": phase, "repetition": rep, "window": window, "status": "ok", "started_at": T0, "ended_at": T0,
+               "labels": "{}", "metric": metric, "value": value, "unit": "s", "source": "cgroup", "scope": "client"}
+              for rep in (1, 2, 3) for phase in ("sleep", "insert", "update", "select", "delete")
+              for window, metric, value in ((("baseline" if phase == "sleep" else "phase"), "cpu_time", 0.2),
+                                            (("baseline" if phase == "sleep" else "phase"), "wall_time", 2.0))]
+    store.append_measurements(run_id, 6000, client)
+    store.compact(run_id)
+    found = DmlReport(run_id, store).findings().set_index(["engine", "step"])
+    # SQLite (embedded) against PostgreSQL's engine + its driver (0.2 s a phase); MySQL against the engine alone.
+    assert found.loc[("sqlite", "insert"), "base_value"] == pytest.approx(1.2)
+    assert found.loc[("mysql", "insert"), "base_value"] == pytest.approx(1.0)
+    assert isinstance(found.loc[("sqlite", "insert"), "base_label"], str)
+    assert not isinstance(found.loc[("mysql", "insert"), "base_label"], str)
+    # MySQL's and PostgreSQL's selects both sit at the floor: no verdict; SQLite's is set beside 0.2 s.
+    assert found.loc[("mysql", "select"), "verdict"] == F.Verdict.FLOOR.value
+    assert found.loc[("sqlite", "select"), "verdict"] != F.Verdict.FLOOR.value
+
+
+def test_engines_sharing_a_key_generator_are_named_together_and_it_is_said_once():
+    from benchlib.workloads.dml.dialects import dialect_for, key_note
+    from benchlib.engines import get_engine
+
+    note = key_note(["postgres", "mysql", "mariadb"], "uuid")
+    shared = dialect_for(get_engine("mysql")).keys["uuid"]
+    assert shared == dialect_for(get_engine("mariadb")).keys["uuid"] and note.count(shared) == 1

@@ -171,7 +171,7 @@ def test_a_seed_that_measured_another_setup_is_shown_as_such_and_counted_apart()
                     contrast={"ratio": 1.0, "ratio_low": 0.99, "ratio_high": 1.01, "beyond_noise": False},
                     seed_ratio=2.56, seed_comparable=False)
     assert row["seed"] == SeedAgreement.NOT_COMPARABLE.value
-    assert F.seed_line(pd.DataFrame([row])) == "Against the seed's 1 ratio: the seed measured another setup (1)."
+    assert F.seed_line(pd.DataFrame([row])) == "Against the seed's 1 ratio: not comparable with the seed (1)."
 
 
 def test_one_measurement_is_never_beyond_noise_whatever_ci_it_carries():
@@ -211,7 +211,54 @@ def test_an_undecided_ratio_whose_ci_spans_over_ten_times_prints_no_point_value(
     phrases = F.Phrases(line_by="engine", line="{subject} / {base}: {items}")
     [wide] = F.render_lines(pd.DataFrame([row(0.015, 10.5)]), phrases)
     [narrow] = F.render_lines(pd.DataFrame([row(0.35, 0.45)]), phrases)
-    assert F.WIDE_CI in wide and "0.397x" not in wide
+    assert F.WIDE_GROUP.format(words=F.VERDICT_WORDS[Verdict.NOISE]) in wide and "0.397x" not in wide
     assert "0.397x" in narrow and F.WIDE_CI not in narrow
     [once] = F.render_lines(pd.DataFrame([row(None, None, n=1)]), phrases)  # no CI at all: the point stays
     assert "0.397x" in once
+
+
+def test_a_side_at_the_cpu_floor_gets_no_verdict_and_no_point_value():
+    """Hostile read 41 (01): every engine's select cost ~1 ms, the window's own cost; a ratio of two
+    floors called "2.46x beyond noise" is the overheads', not the work's."""
+    summary = _summary({"base": {"select": [0.00116, 0.00117], "insert": [0.05, 0.051]},
+                        "x": {"select": [0.00285, 0.00286], "insert": [0.014, 0.0141]}})
+    floored = F.compare(summary, base_engine="base", metric="cpu_time", unit="s", floor=F.CPU_FLOOR_SECONDS)
+    assert _verdicts(floored) == {("x", "select"): "floor", ("x", "insert"): "better"}
+    assert _verdicts(F.compare(summary, base_engine="base", metric="cpu_time", unit="s"))[("x", "select")] == "worse"
+    row = floored[floored["step"] == "select"].iloc[0].to_dict()
+    assert not Verdict.FLOOR.decided and row["seed"] == SeedAgreement.NO_SEED.value
+    [line] = F.render_lines(floored, F.Phrases(line_by="engine", line="{subject}: {items}"))
+    assert F.VERDICT_WORDS[Verdict.FLOOR] in line and F.fmt_number(row["ratio"]) + "x" not in line
+    # At the floor comes before every test: one measurement a side at the floor is still at the floor.
+    assert F.judge(2.0, None, None, None, at_floor=True) == Verdict.FLOOR
+    assert F.judge(None, None, None, True, at_floor=True) == Verdict.NA
+
+
+def test_a_grid_of_ratios_whose_cis_all_span_over_ten_times_says_nothing():
+    """Hostile read 41 (01): the "Why the ratios differ" grid, every cell 0.015-10.5 or wider."""
+    def row(low, high, verdict="noise"):
+        return {"ratio": 1.0, "ratio_low": low, "ratio_high": high, "verdict": verdict}
+    wide = [row(0.015, 10.5), row(None, None, "untested"), row(0.0, 2.0, "n/a"), row(0.5, 2.0, "floor")]
+    assert F.all_wide(pd.DataFrame(wide))
+    assert not F.all_wide(pd.DataFrame(wide + [row(0.5, 4.9)]))
+
+
+def test_a_phrase_tables_wide_template_says_an_undecided_row_whose_ci_is_too_wide_without_its_point():
+    """Hostile read 41 (03): "0.662x (0.00148-297) PostgreSQL's 1,526 TPS (within noise)"."""
+    phrases = F.Phrases(default="{subject}: {ratio} {base}'s ({words})",
+                        templates={F.WIDE: "{subject}: {value} against {base}'s {base_value} ({words})"})
+
+    def row(low, high, beyond_noise=False):
+        return F.finding(engine="mysql", base_engine="postgres", step="rw", metric="tps", unit="TPS",
+                         contrast={"ratio": 0.662, "ratio_low": low, "ratio_high": high, "beyond_noise": beyond_noise,
+                                   "n": 2, "base_n": 2, "mean": 1011.0, "base_mean": 1526.0})
+    assert "0.662x" not in F.render(row(0.00148, 297), phrases) and "1,526" in F.render(row(0.00148, 297), phrases)
+    assert "0.662x (0.6-0.7)" in F.render(row(0.6, 0.7), phrases)  # narrow: the point and its CI
+    assert "0.662x" in F.render(row(0.5, 0.9, beyond_noise=True), phrases)  # decided: always its ratio
+
+
+def test_a_count_reads_singular_or_plural():
+    from benchlib.present.report import plural
+
+    assert (plural(1, "repetition"), plural(2, "repetition"), plural(1_000, "row")) == (
+        "1 repetition", "2 repetitions", "1,000 rows")

@@ -109,3 +109,21 @@ def test_a_log_value_axis_labels_at_most_seven_plain_ticks_and_whiskers_do_not_s
     low, high = fig.layout.yaxis.range
     assert low == math.log10(3.0 / 2) and 10 ** high >= 15.0  # the foot at half the lowest bar, the top over a whisker
     assert 2 <= len(fig.layout.yaxis.tickvals) <= 7 and all("e" not in t for t in fig.layout.yaxis.ticktext)
+
+
+def test_grouped_bars_leave_no_empty_slot_for_a_group_a_category_lacks():
+    """Hostile read 41 (04): the transport chart kept in-process slots empty beside PostgreSQL's bars
+    and TCP / Unix slots empty beside SQLite's."""
+    df = pd.DataFrame([
+        {"engine": "PostgreSQL", "layer": "driver", "transport": "unix", "us": 30.0},
+        {"engine": "PostgreSQL", "layer": "driver", "transport": "tcp", "us": 40.0},
+        {"engine": "SQLite", "layer": "driver", "transport": "in-process", "us": 20.0},
+    ])
+    fig = plots.grouped_bars(df, x=["engine", "layer"], group="transport", value="us", title="t", unit="µs", name="n")
+    drawn = {(bar.name, cat): (w, o) for bar in fig.data for cat, y, w, o in
+             zip(zip(*bar.x), bar.y, bar.width, bar.offset) if y == y}
+    # SQLite's one bar fills its category; PostgreSQL's two share theirs, side by side.
+    assert drawn[("in-process", ("SQLite", "driver"))] == (plots.BAR_SPAN, -plots.BAR_SPAN / 2)
+    (wu, ou), (wt, ot) = drawn[("unix", ("PostgreSQL", "driver"))], drawn[("tcp", ("PostgreSQL", "driver"))]
+    assert wu == wt == plots.BAR_SPAN / 2 and ot == ou + wu
+    assert fig.layout.barmode == "overlay"

@@ -517,3 +517,24 @@ def write_sweep_run(store, step_rows, *, run_id="20261201T000000Z-sweep0", goal=
             {**common, "metric": "wall_time", "value": 2.0, "unit": "s", "source": "clock", "scope": "server"}])
     store.compact(run_id)
     return run_id
+
+
+def test_with_no_knee_located_the_answer_gives_cpu_per_transaction_and_says_why(tmp_path):
+    """Hostile read 41 (03): 2 thread steps on 2 cores locate no knee; the answer stated throughput
+    at 4 threads and a knee that "lies between". It says there is none and gives each engine's CPU
+    per transaction, the cost the sweep can answer."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    two = [(1, 5_000), (4, 17_000)]
+    rows = []
+    for test in ("oltp_point_select", "oltp_read_write_90_10"):
+        rows += _reps("postgres", test, two, spread=(0.5, 1.0, 1.5))
+        rows += _reps("mysql", test, [(t, x * 0.8) for t, x in two], cpu=0.03, spread=(0.5, 1.0, 1.5))
+    found = _analysed(rows)
+    assert set(found[found["headline"]]["kind"]) == {"cost"}
+    store = Store(tmp_path / "results")
+    report = SweepReport(write_sweep_run(store, rows), store)
+    lines = report.answer_lines()
+    assert len(lines) == 3 and "lies between" not in " ".join(lines)
+    assert all("CPU per transaction" in line for line in lines[:2]) and "No knee" in lines[2]

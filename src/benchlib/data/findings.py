@@ -9,6 +9,9 @@ from rows by `render` with a workload's phrase table: no layer builds a verdict'
 
 The one noise rule (`judge`), in order:
 - `n/a`: no ratio (a side was not measured, or a net cost at or below zero: its CI reaches zero);
+- `floor`: a side's cost sits at the smallest cost a window shows whatever ran in it (`floor`, in
+  the metric's unit, given by the workload: ~1 ms of CPU per server window here): the ratio is of
+  two fixed overheads, not of the work;
 - `untested`: one measurement on a side (`n` < 2), so no noise estimate, whatever CI a caller
   gives it (a size on disk measured once is one value, not an exact one);
 - `noise`: Welch's test on the log scale cannot tell the two apart (5%, two-sided);
@@ -45,6 +48,7 @@ class Verdict(str, enum.Enum):
     NOISE = "noise"
     DRIFT = "drift"
     UNTESTED = "untested"
+    FLOOR = "floor"
     NOT_COMPARABLE = "not_comparable"
     FALSE_POSITIVE = "false_positive"
     NA = "n/a"
@@ -60,14 +64,14 @@ class Verdict(str, enum.Enum):
         decided 3; tested but not told apart 2; one measurement, no test 1; no comparison 0."""
         if self.decided:
             return 3
-        return {Verdict.UNTESTED: 1, Verdict.NOT_COMPARABLE: 0, Verdict.NA: 0}.get(self, 2)
+        return {Verdict.UNTESTED: 1, Verdict.FLOOR: 1, Verdict.NOT_COMPARABLE: 0, Verdict.NA: 0}.get(self, 2)
 
 
 # The verdict's words, one place for every report, index and explorer.
 VERDICT_WORDS = {
     Verdict.BETTER: "beyond noise", Verdict.WORSE: "beyond noise", Verdict.SAME: "within 5%",
     Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift",
-    Verdict.UNTESTED: "measured once", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
+    Verdict.UNTESTED: "measured once", Verdict.FLOOR: "at the floor", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
     Verdict.FALSE_POSITIVE: "flagged on an identical rerun",
 }
 
@@ -94,7 +98,7 @@ def false_positives(found: pd.DataFrame) -> pd.DataFrame:
 
 def false_positive_line(found: pd.DataFrame) -> str:
     """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing)."""
-    tested = found[~found["verdict"].isin([Verdict.UNTESTED.value, Verdict.NA.value, Verdict.NOT_COMPARABLE.value])]
+    tested = found[~found["verdict"].isin([v.value for v in UNTESTABLE])]
     flagged = int((tested["verdict"] == Verdict.FALSE_POSITIVE.value).sum())
     return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), rate=flagged / len(tested) if len(tested) else 0,
                                       expected=0.05 * len(tested))
@@ -106,13 +110,16 @@ def drift_applies(unit: str) -> bool:
 
 def judge(ratio: float | None, low: float | None, high: float | None, beyond_noise: bool | None, *,
           higher_is_better: bool = False, threshold: float = THRESHOLD, drift: float = 0.0,
-          n: int | None = None, base_n: int | None = None) -> Verdict:
+          n: int | None = None, base_n: int | None = None, at_floor: bool = False) -> Verdict:
     """The one noise rule (module docstring). `ratio` is subject / base; `low`, `high` its 95% CI;
     `beyond_noise` Welch's answer (None: untestable); `drift` how far the host's speed moved
     between the two sides (0.24 for 24%; 0 for counted metrics); `n`, `base_n` the measurements
-    on each side, where known."""
+    on each side, where known; `at_floor` whether a side's cost sits at the workload's floor
+    (`at_floor`)."""
     if ratio is None or not _finite(ratio) or ratio <= 0 or (_finite(low) and low <= 0):
         return Verdict.NA
+    if at_floor:
+        return Verdict.FLOOR
     if beyond_noise is None or beyond_noise != beyond_noise or any(_finite(k) and k < 2 for k in (n, base_n)):
         return Verdict.UNTESTED
     if not beyond_noise:
@@ -143,7 +150,7 @@ class SeedAgreement(str, enum.Enum):
 SEED_WORDS = {
     SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
     SeedAgreement.OPPOSITE: "opposite to the seed", SeedAgreement.UNTESTED: "untested against the seed",
-    SeedAgreement.NOT_COMPARABLE: "the seed measured another setup",
+    SeedAgreement.NOT_COMPARABLE: "not comparable with the seed",
     SeedAgreement.UNDETERMINED: "direction undetermined, the seed's outside the CI", SeedAgreement.NO_SEED: "no seed figure",
 }
 
@@ -182,7 +189,17 @@ def against_seed(ratio: float | None, low: float | None, high: float | None, see
 
 
 # Verdicts whose row tests no seed figure, whatever its CI.
-UNTESTABLE = frozenset({Verdict.NOT_COMPARABLE, Verdict.UNTESTED, Verdict.NA})
+UNTESTABLE = frozenset({Verdict.NOT_COMPARABLE, Verdict.UNTESTED, Verdict.NA, Verdict.FLOOR})
+
+# What a server engine's window costs in CPU whatever ran in it (the window's own opening and
+# closing): every engine's select of 2,000 rows cost 1.0-1.2 ms at the tiny set. A side under
+# twice this is too close to it for its ratio to be the work's.
+CPU_FLOOR_SECONDS = 0.002
+
+
+def at_floor(contrast: Mapping[str, Any], floor: float | None) -> bool:
+    """Whether either side's mean in a `results.contrast` dict is under `floor` (None: no floor)."""
+    return floor is not None and any(_finite(v) and v < floor for v in (contrast.get("mean"), contrast.get("base_mean")))
 
 
 FINDING_COLUMNS = [
@@ -204,16 +221,17 @@ class Caveat:
 def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str, contrast: Mapping[str, Any],
             regime: str = "", higher_is_better: bool = False, drift: float = 0.0, seed_ratio: float | None = None,
             caveats: Iterable[str] = (), headline: bool = False, verdict: Verdict | None = None,
-            threshold: float = THRESHOLD, seed_comparable: bool = True) -> dict[str, Any]:
+            threshold: float = THRESHOLD, seed_comparable: bool = True, floor: float | None = None) -> dict[str, Any]:
     """One findings row from a `results.contrast` dict (subject against base). `verdict` is set
     only where a workload knows the two sides did different work (`Verdict.NOT_COMPARABLE`);
     `seed_comparable=False` where the seed's figure measured something else (a remote over
-    gigabit Ethernet against TCP on this host): shown, tested against nothing."""
+    gigabit Ethernet against TCP on this host): shown, tested against nothing. `floor`: the cost
+    (in the row's unit) under which a side sits at the floor (`at_floor`)."""
     c = contrast
     applied = drift if drift_applies(unit) else 0.0
     judged = verdict or judge(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), c.get("beyond_noise"),
                               higher_is_better=higher_is_better, threshold=threshold, drift=applied,
-                              n=c.get("n"), base_n=c.get("base_n"))
+                              n=c.get("n"), base_n=c.get("base_n"), at_floor=at_floor(c, floor))
     return {
         "engine": engine, "base_engine": base_engine, "step": step, "regime": regime, "metric": metric,
         "unit": unit, "higher_is_better": higher_is_better,
@@ -235,10 +253,11 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
 def compare(summary: pd.DataFrame, *, base_engine: str, by: str = "phase", column: str = "value", metric: str,
             unit: str, regime: str = "", higher_is_better: bool = False, drift: float = 0.0,
             seed: Mapping[tuple[str, str], float] | None = None, steps: Iterable[str] | None = None,
-            caveats: Callable[[str, str], Iterable[str]] | None = None, threshold: float = THRESHOLD) -> pd.DataFrame:
+            caveats: Callable[[str, str], Iterable[str]] | None = None, threshold: float = THRESHOLD,
+            floor: float | None = None) -> pd.DataFrame:
     """Every engine of a `results.summarize` table against `base_engine`, per `by` (phase, test):
     the findings rows. `seed`: (engine, step) -> the seed's ratio to its base; `caveats`:
-    (engine, step) -> the caveat ids that bear on that row."""
+    (engine, step) -> the caveat ids that bear on that row; `floor`: as `finding`'s."""
     s = summary.set_index(["engine", by])
     rows = []
     wanted = None if steps is None else set(steps)
@@ -249,7 +268,7 @@ def compare(summary: pd.DataFrame, *, base_engine: str, by: str = "phase", colum
         rows.append(finding(engine=engine, base_engine=base_engine, step=step, metric=metric, unit=unit,
                             contrast=c, regime=regime, higher_is_better=higher_is_better, drift=drift,
                             seed_ratio=(seed or {}).get((engine, step)),
-                            caveats=caveats(engine, step) if caveats else (), threshold=threshold))
+                            caveats=caveats(engine, step) if caveats else (), threshold=threshold, floor=floor))
     return table(rows)
 
 
@@ -314,6 +333,13 @@ class Phrases:
     def template(self, verdict: str) -> str:
         return self.templates.get(verdict, self.default)
 
+    def template_of(self, fields: Mapping[str, Any]) -> str:
+        """A row's template: `WIDE` (where the table has one) for an undecided row whose CI is too
+        wide for its point to be printed, else its verdict's."""
+        if WIDE in self.templates and fields["ratio_only"] == WIDE_CI and not Verdict(fields["verdict"]).decided:
+            return self.templates[WIDE]
+        return self.template(fields["verdict"])
+
 
 DEFAULT_PHRASES = Phrases()
 
@@ -331,14 +357,15 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         **{k: v for k, v in row.items() if k not in FINDING_COLUMNS},
         **{k: row.get(k) for k in FINDING_COLUMNS},
         **{k: fmt_number(row[k] / scale) if _finite(row.get(k)) else phrases.missing for k in phrases.values},
-        "shown_unit": shown,
+        "shown_unit": shown, "mark": "",
         "metric": METRIC_WORDS.get(row.get("metric"), row.get("metric")),  # rows carry the stored name
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),
         "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
         "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"))),
         # An undecided ratio whose CI spans more than SEED_TESTABLE_SPAN says nothing by its point.
-        "ratio_only": ratio_text if ratio_text == NET_NOT_POSITIVE else
+        # A ratio of two floors has no point to print: the step and its verdict's words say it all.
+        "ratio_only": "" if verdict == Verdict.FLOOR else ratio_text if ratio_text == NET_NOT_POSITIVE else
         WIDE_CI if _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
         "words": _words(row, verdict), "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
@@ -351,6 +378,8 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
 
 
 WIDE_CI = f"(CI over {SEED_TESTABLE_SPAN:g}x wide)"
+WIDE = "wide"  # a phrase table's template for an undecided row whose CI is too wide to print its point
+WIDE_GROUP = "{words}, CI over " + f"{SEED_TESTABLE_SPAN:g}x wide"  # an answer's group of such ratios
 
 
 def _span(low: float | None, high: float | None) -> float:
@@ -358,6 +387,14 @@ def _span(low: float | None, high: float | None) -> float:
     if not (_finite(low) and _finite(high)):
         return 0.0
     return high / low if low > 0 else math.inf
+
+
+def all_wide(rows: pd.DataFrame) -> bool:
+    """Whether no row of `rows` has a ratio a reader can use: each one's CI spans more than
+    SEED_TESTABLE_SPAN, reaches zero, or is missing, or the row sits at the floor (a grid of such
+    rows is dropped, not drawn)."""
+    return all(Verdict(r["verdict"]) in (Verdict.FLOOR, Verdict.NA) or not 0 < _span(r["ratio_low"], r["ratio_high"])
+               <= SEED_TESTABLE_SPAN for r in rows.to_dict("records"))
 
 
 def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
@@ -381,7 +418,8 @@ def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_s
     row's footnote marks, set right after its ratio."""
     f = fields_of(row, phrases)
     f["ratio"] += mark
-    text = phrases.template(f["verdict"]).format(**f)
+    f["mark"] = mark  # for a template without {ratio} (WIDE): where its marks go
+    text = phrases.template_of(f).format(**f)
     if with_seed and f["seed"] != SeedAgreement.NO_SEED.value:
         text += "; " + phrases.seed.format(**f)
     return text
@@ -403,7 +441,11 @@ def render_lines(rows: pd.DataFrame, phrases: Phrases = DEFAULT_PHRASES) -> list
         undecided: dict[str, list[str]] = {}
         for f in fields:
             if not Verdict(f["verdict"]).decided:
-                undecided.setdefault(f["words"], []).append(phrases.undecided.format(**f))
+                # Ratios too wide to print are grouped under that too, each said by its step alone.
+                wide = f["ratio_only"] == WIDE_CI
+                key = WIDE_GROUP.format(words=f["words"]) if wide else f["words"]
+                undecided.setdefault(key, []).append(phrases.undecided.format(**{**f, "ratio_only": ""} if wide else f)
+                                                     .strip())
         items = "; ".join([", ".join(decided)] * bool(decided)
                           + [f"{words}: {', '.join(parts)}" for words, parts in undecided.items()])
         lines.append(phrases.line.format(**{**fields[0], "items": items}))

@@ -339,6 +339,9 @@ def _ratio_ticks(reach: float) -> dict:
     return dict(tickvals=[math.log10(v) for v in steps], ticktext=[f"{v:g}x" for v in steps])
 
 
+BAR_SPAN = 0.8  # of a category's width, shared by its bars
+
+
 def _category_axis(df: pd.DataFrame, x: Sequence[str]):
     """One x category per row: a plain axis for one column, plotly's nested (multicategory) axis
     for two (outer group, inner label)."""
@@ -457,18 +460,28 @@ def stacked_panels(df: pd.DataFrame, *, panel: str, category: str, segments: dic
 def grouped_bars(df: pd.DataFrame, *, x: Sequence[str], group: str, value: str, title: str, unit: str, name: str,
                  colors: dict[str, str] | None = None, log_y: bool | None = None):
     """One bar per value of `group` side by side in each x category (`x`: one column, or two for
-    nested categories), coloured by `colors` where given. `log_y`: None chooses from the data (see
-    bar_spread), True or False forces."""
+    nested categories), coloured by `colors` where given: a category holds only the groups it has
+    a value for, side by side across its width (no empty slot for a group it lacks, as plotly's
+    grouped mode would leave). `log_y`: None chooses from the data (see bar_spread), True or False
+    forces."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     cats = df[list(x)].drop_duplicates()
-    for key in dict.fromkeys(df[group]):
+    groups = list(dict.fromkeys(df[group]))
+    has = df[df[value].notna()]
+    # Per category, the groups with a value, in the legend's order: each bar's slot among them.
+    present = {(k if isinstance(k, tuple) else (k,)): [g for g in groups if g in set(v)]
+               for k, v in has.groupby(list(x), sort=False)[group]}
+    for key in groups:
         sub = cats.merge(df[df[group] == key], on=list(x), how="left")
-        fig.add_bar(x=_category_axis(sub, x), y=sub[value], name=str(key),
+        slots = [present.get(tuple(row), [key]) for row in sub[list(x)].itertuples(index=False)]
+        width = [BAR_SPAN / len(s) for s in slots]
+        offset = [-BAR_SPAN / 2 + (s.index(key) if key in s else 0) * w for s, w in zip(slots, width)]
+        fig.add_bar(x=_category_axis(sub, x), y=sub[value], name=str(key), width=width, offset=offset,
                     marker_color=(colors or {}).get(key),
                     hovertemplate=f"{key}: %{{y:.4g}} {unit}<extra></extra>")
-    fig.update_layout(title=title, barmode="group", template="plotly_white", height=460,
+    fig.update_layout(title=title, barmode="overlay", template="plotly_white", height=460,
                       legend_title=group, meta={"benchlib_name": name}, margin=dict(l=60, r=20, t=60, b=90))
     _value_axis(fig, unit, log_y, bar_spread(df, value, list(x)))
     return fig

@@ -65,6 +65,18 @@ def _background_work(key: str) -> bool:
     return bool(embedded and embedded.background_work)
 
 
+def _verdict_label(fields: dict, phrases: F.Phrases) -> str:
+    """A table cell's verdict: its words, with the direction first where better / worse mean something."""
+    verdict = F.Verdict(fields["verdict"])
+    directed = phrases.directed and verdict in (F.Verdict.BETTER, F.Verdict.WORSE)
+    return f"{verdict.value}, {fields['words']}" if directed else fields["words"]
+
+
+def plural(n: int, noun: str) -> str:
+    """`1 repetition`, `2 repetitions`."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _markdown(lines: Iterable[str]) -> str:
     return "\n".join(f"- {line}" for line in lines) or "- none"
 
@@ -230,8 +242,8 @@ class RunReport:
     def findings_grid(self, found: pd.DataFrame, *, index: str = "engine", columns: str = "step",
                       caption: str = "") -> "HTML":
         """Findings rows as a grid, one row per `index` value and one column per `columns` value:
-        each cell the row's ratio with its CI, the verdict's words where it is not decided, and a
-        mark for how it stands against the seed (the legend under it)."""
+        each cell the row's ratio with its CI, the verdict's words (set apart where it is not
+        decided), and a mark for how it stands against the seed (the legend under it)."""
         from IPython.display import HTML
 
         if found.empty:
@@ -242,8 +254,9 @@ class RunReport:
             f = F.fields_of(row, self.phrases)
             verdict = F.Verdict(f["verdict"])
             mark = F.SEED_MARKS[F.SeedAgreement(f["seed"] or "no_seed")]
+            kind = "decided" if verdict.decided else "undecided"
             cells[(row[index], row[columns])] = (
-                f"{f['ratio']}" + ("" if verdict.decided else f" <span class='benchlib-undecided'>{f['words']}</span>")
+                f"{f['ratio']} <span class='benchlib-{kind}'>{_verdict_label(f, self.phrases)}</span>"
                 + (f" <span class='benchlib-seed'>{mark}</span>" if mark else ""))
         rows, cols = list(dict.fromkeys(found[index])), list(dict.fromkeys(found[columns]))
         head = "<tr><th></th>" + "".join(f"<th>{c}</th>" for c in cols) + "</tr>"
@@ -278,9 +291,7 @@ class RunReport:
             sup = self.footnote(row, marks)
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
             seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
-            verdict = F.Verdict(f["verdict"])
-            words = f"{verdict.value}, {f['words']}" if phrases.directed and verdict in (F.Verdict.BETTER,
-                                                                                        F.Verdict.WORSE) else f["words"]
+            words = _verdict_label(f, phrases)
             base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""
             rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"
@@ -413,7 +424,7 @@ class RunReport:
         elif (outcome := self.precision_outcome()) is not None and not outcome.met:
             lines.append(f"**Precision target not met:** {outcome.wide} of {outcome.targeted} phase windows with a "
                          f"target still had a 95% CI wider than ±{float(self.param('ci_target')):.0%} after "
-                         f"{self.param('max_repetitions')} repetition(s).")
+                         f"{plural(int(self.param('max_repetitions') or 0), 'repetition')}.")
         for row in self.check_mismatches().itertuples():
             variant = "" if row.labels in (None, "{}") else f" {row.labels}"
             if row.check_value != row.check_value:  # the check itself raised: its window is kept

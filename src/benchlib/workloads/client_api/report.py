@@ -27,7 +27,11 @@ CONTENDED_HEADINGS = {"completion_s": "completion (s)", "ops_per_s": "operations
 
 PHRASES = F.Phrases(
     default="{subject}, {step}, {regime}: {value}, {ratio} {base}'s {base_value} ({words})",
-    templates={F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides"})
+    templates={F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides",
+               F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)"})
+# Where no row is decided: one line with the widest ratios, each too wide a CI said without its point.
+NOTHING_DECIDED = "Nothing told apart from noise at this precision; the widest: {items}."
+WIDEST_ITEM = "{subject} {regime} {ratio_only}"
 
 
 class ClientApiReport(RunReport):
@@ -53,8 +57,7 @@ class ClientApiReport(RunReport):
         if rows.empty or rows["verdict"].map(lambda v: F.Verdict(v).decided).any():
             return F.render_lines(rows, self.phrases)[:self.answer_limit]
         widest = [F.fields_of(r, self.phrases) for r in rows.head(3).to_dict("records")]
-        return ["Nothing told apart from noise at this precision; the widest: "
-                + "; ".join(f"{f['subject']} {f['regime']} {f['ratio']}" for f in widest) + "."]
+        return [NOTHING_DECIDED.format(items="; ".join(WIDEST_ITEM.format(**f) for f in widest))]
 
     def caveat_notes(self) -> list[F.Caveat]:
         return [

@@ -11,7 +11,7 @@ from ...data import findings as F
 from ...data import results
 from ...engines import engine_title, find_engine
 from ...present.plots import heatmaps, ratio_chart
-from ...present.report import RunReport, fmt
+from ...present.report import RunReport, fmt, plural
 from .. import reporting
 from . import analysis
 from .workload import WORKLOAD
@@ -40,6 +40,26 @@ def better_or_worse(verdict: str, ratio: float) -> float:
     return abs(float(np.log10(ratio))) * (1 if verdict == F.Verdict.BETTER.value else -1)
 
 
+# Where the seed's regime did not run, the answer's one clause: what cannot show, and the set that shows it.
+NO_SEED_REGIME = ("Cached only, {rows:,} rows: clustering's I/O locality cannot show here; `--set {answering}` "
+                  "(IO-bound, {answering_rows:,} rows) answers it.")
+ANSWERING_SET = "default"  # both regimes at 2M rows: papermill_params/02-clustered-vs-heap/default.yaml
+ANSWERING_ROWS = 2_000_000
+# The seed's summary row was IO-bound on 400M rows: a cached regime's geometric mean is another measurement.
+SEED_OTHER_REGIME = F.VERDICT_WORDS[F.Verdict.NOT_COMPARABLE] + " (the seed ran IO-bound, 400M rows)"
+LEFT_OUT = "{n} storage rows not shown: both engines read under {floor} storage pages per operation."
+KEY_KINDS_ONLY = "{engines}: seed 001's key kinds only (no sysbench driver), in the appendix."
+
+
+def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings rows the table shows, and those it leaves out: storage rows where both engines
+    read under the storage floor (no ratio, nothing to read; one line counts them)."""
+    if found.empty:
+        return found, found
+    out = found["caveats"].map(lambda ids: analysis.BELOW_FLOOR in (ids or ()))
+    return found[~out], found[out]
+
+
 class ClusteredReport(RunReport):
     workload = WORKLOAD
     # The answer's lines: one findings row each, the test and its class said by the line itself.
@@ -49,6 +69,7 @@ class ClusteredReport(RunReport):
         "same": "{regime}: a tie, {subject} {ratio} {base}'s {metric} ({words})",
         "untested": "{regime}: {subject} {ratio} {base}'s {metric} ({words}: noise unknown)",
         "n/a": "{regime}: {metric} {words}",
+        F.WIDE: "{regime}: {subject} {metric} {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)",
     }, default="{regime}: {subject} {ratio} {base}'s {metric} ({words})",
         seed="seed 003 {seed_ratio:.3g}x: {seed_words}")
 
@@ -145,9 +166,26 @@ class ClusteredReport(RunReport):
 
     def answer_lines(self) -> list[str]:
         """One line per test class; each ratio carries the findings table's footnote marks, so a
-        caveat that changes its meaning (a vacuum no window ran) is pointed to from the answer."""
+        caveat that changes its meaning (a vacuum no window ran) is pointed to from the answer.
+        Where the seed's regime did not run, a last line says what cannot show and which set shows it."""
         found = self.findings()
-        return class_lines(found, self.phrases, self.caveat_marks(found))
+        lines = class_lines(found, self.phrases, self.caveat_marks(shown_rows(found)[0]))
+        if self.battery_engines and analysis.SEED_REGIME not in self.regimes:
+            lines.append(NO_SEED_REGIME.format(rows=int(self.param("table_size")), answering=ANSWERING_SET,
+                                               answering_rows=ANSWERING_ROWS))
+        return lines
+
+    def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None):
+        """The shared findings table without the rows `shown_rows` leaves out, and one line saying
+        how many and why."""
+        from IPython.display import HTML
+
+        shown, out = shown_rows(self.findings() if found is None else found)
+        table = super().findings_table(limit, shown)
+        if out.empty:
+            return table
+        line = LEFT_OUT.format(n=len(out), floor=analysis.STORAGE_FLOOR)
+        return HTML(table.data + f'<p class="benchlib-legend">{line}</p>')
 
     def headline_figure(self):
         """QPS over the base per test and regime, on a log axis, with each ratio's 95% CI."""
@@ -165,7 +203,7 @@ class ClusteredReport(RunReport):
         n, regimes = int(self.param("max_repetitions") or 1), self.regimes
         heap, base = engine_title(self._heap() or ""), engine_title(self.base or "")
         lines = [f"{heap} (heap) against {base} (rows in the PK's B-tree), {int(self.param('table_size')):,} rows, "
-                 f"{self.param('test_seconds')} s per test, {_count(int(self.param('threads')), 'thread')}.",
+                 f"{self.param('test_seconds')} s per test, {plural(int(self.param('threads')), 'thread')}.",
                  "Regimes: " + "; ".join({"cached": "cached (large pool, no memory limit)",
                                           "io-bound": "IO-bound (small pool, container memory limit, data files read "
                                                       "directly where the engine allows)"}.get(r, r)
@@ -177,6 +215,8 @@ class ClusteredReport(RunReport):
                  (f"Up to {n} repetitions per test back to back on one start; ratios with 95% CIs on the log scale, "
                   "verdicts by `findings.judge`." if n > 1 else
                   "One repetition per test: each ratio is one value per side, with no CI and no verdict.")]
+        if others := [engine_title(e) for e in self.engines if e not in self.battery_engines]:
+            lines.append(KEY_KINDS_ONLY.format(engines=", ".join(others)))
         if self.base and (d := _dialect(self.base)) and d.server_config:
             lines.append(f"{base} ran with " + ", ".join(f"`{k}={v}`" for k, v in d.server_config.items()) + ".")
         return "## Method\n\n" + "\n".join(f"- {line}" for line in lines)
@@ -189,7 +229,7 @@ class ClusteredReport(RunReport):
         r = r.dropna(subset=["ratio"]) if not r.empty else r
         decided = r["verdict"].isin([F.Verdict.BETTER.value, F.Verdict.WORSE.value]) if not r.empty else r
         if r.empty or not decided.any():
-            return "No heatmap: no ratio in this run is told apart from noise (every cell would be grey)."
+            return None  # every cell would be grey: no chart, and no words about one
         order = list(dict.fromkeys(self.findings()["step"]))
         r = r.assign(panel=[f"{engine_title(e)} / {engine_title(self.base)}, {g}" for e, g in
                             zip(r["engine"], r["regime"])],
@@ -217,7 +257,8 @@ class ClusteredReport(RunReport):
                 g = analysis.geometric_means(frame, regime)
                 tests = frame[(frame["regime"] == regime) & (frame["column"] == "QPS")]["ratio"].notna().sum()
                 row = {"": label, "QPS": g["QPS"], "cpu/o": g["cpu/o"],
-                       "cpu/o, engine + sysbench CPU": self._with_sysbench_geomean(regime), "tests": int(tests)}
+                       "cpu/o, engine + sysbench CPU": self._with_sysbench_geomean(regime), "tests": int(tests),
+                       "against seed 003": "" if regime == analysis.SEED_REGIME else SEED_OTHER_REGIME}
                 if frame is kept and all(_same(rows[-1][k], row[k]) for k in ("QPS", "cpu/o", "tests")):
                     continue  # no row left out: the same figures twice
                 rows.append(row)
@@ -225,7 +266,7 @@ class ClusteredReport(RunReport):
         for _, g in seed.iterrows():
             rows.append({"": f"seed 003, Postgres {g['postgres_version']} / MySQL {g['mysql_version']}",
                          "QPS": g["qps_geomean"], "cpu/o": g["cpu_per_op_geomean"],
-                         "cpu/o, engine + sysbench CPU": np.nan, "tests": 43})
+                         "cpu/o, engine + sysbench CPU": np.nan, "tests": 43, "against seed 003": ""})
         return (pd.DataFrame(rows).style.hide(axis="index")
                 .format("{:.3g}", na_rep="n/a", subset=["QPS", "cpu/o", "cpu/o, engine + sysbench CPU"])
                 .set_caption(f"Seed 003's summary row: geometric means of {engine_title(self._heap() or '')} / "
@@ -480,10 +521,6 @@ def class_lines(found: pd.DataFrame, phrases: F.Phrases, marks: dict[str, int] |
         label = row["test_class"]
         lines.append(f"**{label[:1].upper() + label[1:]}** ({row['step']}): {said}.")
     return lines
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _same(a: float, b: float) -> bool:

@@ -190,14 +190,15 @@ def key_note(engine_keys, pk_kind: str) -> str:
     from ...core.errors import UnknownEngineError
     from ...engines import engine_title
 
-    parts = []
+    said: dict[str, list[str]] = {}  # what a generator produces -> the engines that use it, said once
     for key in engine_keys:
         try:
             dialect = dialect_for(get_engine(key))
         except UnknownEngineError:  # a run stored by a benchlib that had this engine
             continue
         if dialect is not None and pk_kind in dialect.keys:
-            parts.append(f"{engine_title(key)}: {dialect.keys[pk_kind]}")
+            said.setdefault(dialect.keys[pk_kind], []).append(engine_title(key))
+    parts = [f"{', '.join(engines)}: {text}" for text, engines in said.items()]
     return f"{KEY_KINDS[pk_kind]}: " + "; ".join(parts) + "." if parts else ""
 
 

@@ -27,6 +27,13 @@ PHRASES = F.Phrases(line_by="engine", line="{subject} / {base}: {items}", unit_s
 RATIO_AXIS = "{what} ÷ {base}'s (< 1: cheaper than {base})"
 COUNTERS = {"valgrind": "valgrind's callgrind, threads serialised", "perf": "perf", "cgroup": "CPU accounting"}
 SETTLE_AT_CAP = "settle windows: {hit} of {total} ran to the {cap:g} s cap"
+# The base's label where it is set beside an embedded engine: its engine and its Python driver, the
+# scope an embedded engine's one process holds.
+WITH_DRIVER = "{base} engine + driver"
+CHART_LINE = "{engine} (÷ {base})"
+HYPOTHESES_HEADING = "Why the ratios differ from the seed's"
+HYPOTHESES_CAPTION = ("{other} / {base} per phase, read each way this run can: a reading that brings seed 000's ratio "
+                      "({seeds}) inside the CI names a likely cause")
 
 
 class DmlReport(RunReport):
@@ -75,14 +82,21 @@ class DmlReport(RunReport):
             return F.table([])
         seed = seed_ratios()
         others = [e for e in self.engines if e != base]
+        with_driver = self._with_driver()
         frames = []
         for engine in others:
-            pair = self.summary[self.summary["engine"].isin([base, engine])]
-            frames.append(F.compare(
+            # An embedded engine's cost is its engine and its driver in one process: the base's is
+            # set beside it with its driver too, so both sides hold the same scope.
+            matched = _embedded(engine) and with_driver is not None
+            base_side = with_driver if matched else self.summary
+            pair = pd.concat([base_side[base_side["engine"] == base], self.summary[self.summary["engine"] == engine]],
+                             ignore_index=True)
+            found = F.compare(
                 pair, base_engine=base, metric=self.metric, unit=self.metric_unit, steps=DML_PHASES,
-                drift=results.host_drift(self.measurements, [base, engine]),
+                drift=results.host_drift(self.measurements, [base, engine]), floor=self._floor(),
                 seed={(engine, p): seed.get((results.product_key(engine), p)) for p in DML_PHASES},
-                caveats=lambda engine, phase: self._caveat_ids(engine, phase, seed)))
+                caveats=lambda engine, phase: self._caveat_ids(engine, phase, seed))
+            frames.append(found.assign(base_label=WITH_DRIVER.format(base=engine_title(base)) if matched else None))
         found = pd.concat([f for f in frames if not f.empty], ignore_index=True) if frames else F.table([])
         if found.empty:
             return F.table([])
@@ -94,6 +108,24 @@ class DmlReport(RunReport):
         found.loc[missed, "caveats"] = [(*row.caveats, self._seed_explanation(row.engine, row.step))
                                         for row in found[missed].itertuples()]
         return found
+
+    def _floor(self) -> float | None:
+        """The CPU floor of a window (findings.CPU_FLOOR_SECONDS) where the cost is CPU time; counted
+        instructions have none."""
+        return F.CPU_FLOOR_SECONDS if self.metric == "cpu_time" else None
+
+    def _with_driver(self) -> pd.DataFrame | None:
+        """Per engine and phase, the engine's cost plus its client's (the Python driver),
+        repetition by repetition; None where no client was measured in the cost metric."""
+        keys = ["instance_id", "repetition", "phase"]
+        client = self.measurements[self.measurements["scope"] == "client"].assign(scope="server")
+        driver = results.phase_costs(client, self.metric)[keys + ["value"]].dropna() if not client.empty else None
+        if driver is None or driver.empty:
+            return None
+        both = results.phase_costs(self.measurements, self.metric).merge(
+            driver.rename(columns={"value": "driver"}), on=keys)
+        return results.summarize(both.assign(value=both["value"] + both["driver"]), columns=("value",),
+                                 by=("engine", "phase"))
 
     def _seed_explanation(self, engine: str, phase: str) -> str:
         """The caveat id of what explains `engine`'s ratio missing seed 000's in `phase`: the first
@@ -123,8 +155,8 @@ class DmlReport(RunReport):
         notes = [F.Caveat("cpu-not-instructions", f"Seed 000 counted user-space instructions at {SEED_ROWS:,} rows; "
                                                   f"this run CPU seconds at {rows:,} rows: compare ratios, not "
                                                   "absolute figures."),
-                 F.Caveat("embedded", "An embedded engine runs in the notebook's process: its cost includes the "
-                                      "Python driver, and it has no settle window."),
+                 F.Caveat("embedded", "An embedded engine's cost includes its Python driver (one process), as does "
+                                      "the base's beside it; it has no settle window."),
                  F.Caveat("keys", key_note(self.engines, self.param("pk_kind", "uuid")))]
         notes += [F.Caveat(f"note-{k}", NOTES[k]) for k in self.engines if k in NOTES]
         notes.append(F.Caveat("seed-unexplained", "Seed 000's ratio is outside this CI and no reading this run takes "
@@ -143,7 +175,10 @@ class DmlReport(RunReport):
         found = found.assign(_o=found["step"].map({p: i for i, p in enumerate(DML_PHASES)})).sort_values(
             "_o", kind="stable")
         axis = RATIO_AXIS.format(what=what, base=engine_title(self.base_engine))
-        return ratio_chart(found, y=lambda r: engine_title(r["engine"]), series=lambda r: r["step"],
+        # A row against the base with its driver (an embedded engine's) names that base on its line.
+        label = lambda r: CHART_LINE.format(engine=engine_title(r["engine"]), base=r["base_label"]) \
+            if isinstance(r.get("base_label"), str) else engine_title(r["engine"])  # noqa: E731
+        return ratio_chart(found, y=label, series=lambda r: r["step"],
                            title=f"{what[0].upper()}{what[1:]} per phase ÷ {engine_title(self.base_engine)}'s "
                                  f"({COUNTERS[self.counter]})",
                            name="dml-ratios", axis_title=axis)
@@ -205,7 +240,7 @@ class DmlReport(RunReport):
                     contrast = results.contrast(s.loc[(pg, phase)], s.loc[(other, phase)], column)
                     rows.append(F.finding(engine=other, base_engine=pg, step=phase, metric=label,
                                           unit=self.metric_unit if frame is not self.user_summary else "s",
-                                          contrast=contrast, drift=drift,
+                                          contrast=contrast, drift=drift, floor=self._floor(),
                                           seed_ratio=seed.get((SEED_PAIR, phase))))
         return F.table(rows)
 
@@ -219,20 +254,27 @@ class DmlReport(RunReport):
         both["value"] = both["value"] - both["vacuum"].fillna(0.0)
         return results.summarize(both, columns=("value",), by=("engine", "phase"))
 
+    def shows_hypotheses(self) -> bool:
+        """Whether the hypotheses grid is drawn: not where every ratio in it says nothing
+        (findings.all_wide: each CI over 10x wide, or at the floor)."""
+        return not self.hypotheses.empty and not F.all_wide(self.hypotheses)
+
     def hypotheses_table(self):
-        """The hypotheses as a grid (reading x phase), each cell its findings row's ratio and how
-        it stands against seed 000's."""
+        """The hypotheses as a grid (reading x phase) under its heading, each cell its findings
+        row's ratio and how it stands against seed 000's; None where `shows_hypotheses` is not."""
+        from IPython.display import HTML
+
         found = self.hypotheses
-        if found.empty:
-            return self.findings_grid(found)
+        if not self.shows_hypotheses():
+            return None
         seed = seed_ratios()
         other, pg = found["engine"].iloc[0], found["base_engine"].iloc[0]
         settle = self.settle_line()
-        return self.findings_grid(found, index="metric", columns="step",
-                                  caption=f"{engine_title(other)} / {engine_title(pg)} per phase, read each way this "
-                                          "run can; seed 000: " + ", ".join(
-                                      f"{p} {seed[(SEED_PAIR, p)]:.2f}x" for p in DML_PHASES
-                                      if (SEED_PAIR, p) in seed) + (f"; {settle}" if settle else ""))
+        seeds = ", ".join(f"{p} {seed[(SEED_PAIR, p)]:.2f}x" for p in DML_PHASES if (SEED_PAIR, p) in seed)
+        grid = self.findings_grid(found, index="metric", columns="step",
+                                  caption=HYPOTHESES_CAPTION.format(other=engine_title(other), base=engine_title(pg),
+                                                                    seeds=seeds) + (f"; {settle}" if settle else ""))
+        return HTML(f"<h3>{HYPOTHESES_HEADING}</h3>{grid.data}")
 
     # -- tables and figures ----------------------------------------------------------------------------
     def detail_table(self):
@@ -295,7 +337,7 @@ class DmlReport(RunReport):
     def appendix_parts(self):
         return [("Per engine and phase (cost as seed 000 lays it out: mean ± 95% CI / wall seconds)",
                  self.article_table()),
-                ("Every figure per engine and phase" + (f" ({self.settle_line()})" if self.hypotheses.empty and
+                ("Every figure per engine and phase" + (f" ({self.settle_line()})" if not self.shows_hypotheses() and
                                                         self.settle_line() else ""), self.detail_table()),
                 *super().appendix_parts()]
 

@@ -258,6 +258,12 @@ def capacity_threads(knee_row) -> tuple[int, bool]:
     return int(knee_row["knee_threads"] if determined else knee_row["knee_low"]), determined
 
 
+def no_knee(knees: pd.DataFrame) -> pd.Series:
+    """Per engine and test (the rows of `knee`), whether no knee was located: not one, nor a step
+    it lies at or under (the steps run were too few, or all still gaining)."""
+    return knees["knee_threads"].isna() & knees["knee_high"].isna() if not knees.empty else pd.Series(dtype=bool)
+
+
 def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFrame, *, base_engine: str,
              goal_ms: float, prices: dict[str, float] | None = None, drift=lambda engine, base: 0.0,
              commits: dict[str, str] | None = None, headline_limit: int = 5) -> pd.DataFrame:
@@ -317,6 +323,9 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
     # A price where the goal never bound prices the peak of the steps run, not a capacity: not an answer.
     priced_at_goal = out["caveats"].map(lambda c: "goal-never-bound" not in c)
     pool = out[(out["kind"] == CAPACITY) | ((out["kind"] == PRICE) & priced_at_goal)]
+    if not no_knee(knees).empty and no_knee(knees).all():
+        # No capacity was located anywhere: what a transaction costs is what the sweep answers.
+        pool = out[out["kind"] == COST]
     decided = pool["verdict"].isin([v.value for v in F.Verdict if v.decided])
     distance = pool["ratio"].map(lambda r: abs(math.log(r)) if r == r and r and r > 0 else 0.0)
     ranked = pool.assign(_d=decided, _x=distance).sort_values(["_d", "_x"], ascending=False)

@@ -27,7 +27,12 @@ PHRASES = F.Phrases(
         F.Verdict.NOT_COMPARABLE.value: "{subject}, {step}, {regime}: {value} against {base}'s {base_value} "
                                         "({words})",
         F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides",
+        F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)",
     })
+# Where no knee was located, the answer's one clause: why, and the set that sweeps far enough.
+NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate none; `--set {answering}` "
+           "sweeps {answering_threads} threads.")
+ANSWERING_SET, ANSWERING_THREADS = "default", "1-128"  # papermill_params/03-concurrency-sweep/default.yaml
 
 
 class SweepReport(RunReport):
@@ -57,6 +62,17 @@ class SweepReport(RunReport):
     def findings(self) -> pd.DataFrame:
         return self.found
 
+    def answer_lines(self) -> list[str]:
+        """The headline rows' lines; where no knee was located, a last line says so (the headline
+        rows are then each engine's CPU per transaction: analysis.findings)."""
+        lines = super().answer_lines()
+        if not self.knees.empty and analysis.no_knee(self.knees).all():
+            threads = sorted({int(t) for t in self.summary["threads"]})
+            lines.append(NO_KNEE.format(steps=len(threads), threads=", ".join(map(str, threads)),
+                                        cores=int(self.info["cpu_cores"] or 1), answering=ANSWERING_SET,
+                                        answering_threads=ANSWERING_THREADS))
+        return lines
+
     def commits(self) -> dict[str, tuple]:
         """Per engine, what a commit waits for by its start's reading (log flush, binary log synced):
         write tests' rows between engines that differ in it say so."""
@@ -67,8 +83,8 @@ class SweepReport(RunReport):
     def caveat_notes(self) -> list[F.Caveat]:
         top = int(self.summary["threads"].max()) if len(self.summary) else 0
         return [
-            F.Caveat("knee-undetermined", "The two engines' knees are not both located at this precision (the knee "
-                                          "table says which is): they are compared at the most threads both ran."),
+            F.Caveat("knee-undetermined", "A knee not located on both sides (knee table): compared at the most "
+                                          "threads both ran."),
             F.Caveat("slow-start", "The knee walk starts after a step that more than doubled its TPS per doubling of "
                                    "threads: at 1 thread each round trip waits for one vCPU to wake the other, the VM's "
                                    "latency, not the engine's (on this host scripts/bench_one_thread_wakeup.py ran it "
