@@ -373,3 +373,32 @@ def test_a_ratio_within_the_hosts_drift_states_its_bound_and_the_drift():
     fields = F.fields_of(row, PHRASES)
     assert (fields["bound"], fields["drift_band"]) == ("≥1.67x", "±90%")
     assert PHRASES.template("drift") != PHRASES.default  # its own wording, not "not told apart"
+
+
+def test_every_decided_row_the_headline_leaves_out_is_stated_one_line_per_comparison():
+    """Hostile read 41 (07): the answer omitted every decided comparison (FerretDB against
+    PostgreSQL, 4 rows). Decided rows outside the headline are stated, one line per comparison; the
+    undecided and not-comparable ones stay in the table."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.load_fetch.report import DECIDED_PHRASES, decided_elsewhere
+
+    found = _findings()
+    assert decided_elsewhere(found).empty  # the only decided row (MyRocks' fetch CPU) is a headline row
+    fetch_cpu = (found["engine"] == "mariadb-myrocks") & (found["step"] == FETCH) & (found["metric"] == "engine CPU")
+    found.loc[fetch_cpu, "headline"] = False  # as another comparison's rows are (FerretDB's)
+    elsewhere = decided_elsewhere(found)
+    assert len(elsewhere) == 1 and elsewhere["verdict"].map(lambda v: F.Verdict(v).decided).all()
+    assert not elsewhere["headline"].any()
+    assert ("mariadb-myrocks", INSERT["random"], "engine CPU") not in set(zip(elsewhere["engine"], elsewhere["step"],
+                                                                             elsewhere["metric"]))  # within noise
+    lines = F.render_lines(elsewhere, DECIDED_PHRASES)
+    assert len(lines) == elsewhere["engine"].nunique()
+
+
+def test_two_sides_that_did_different_work_are_off_the_chart():
+    """Hostile read 41 (07): RocksDB/SQLite's not-comparable points were drawn on the main chart."""
+    from benchlib.workloads.load_fetch.report import charted
+
+    drawn = charted(_findings())
+    assert "not_comparable" not in set(drawn["verdict"]) and not drawn["higher_is_better"].astype(bool).any()
+    assert "mariadb-myrocks" in set(drawn["engine"])

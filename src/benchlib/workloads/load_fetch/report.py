@@ -4,6 +4,7 @@ chart, and the figures and tables that teach something beyond them; what every r
 in the appendix the shared layer draws."""
 from __future__ import annotations
 
+import dataclasses
 from functools import cached_property
 
 import pandas as pd
@@ -45,6 +46,27 @@ PHRASES = F.Phrases(
             "{words})",
     seed="seed 001: {seed_ratio:.3g}x, {seed_words}",
     unit_scale={"µs": (1e3, "ms of engine CPU"), "ms": (1.0, "ms latency"), "rows/s": (1.0, "rows/s loaded")})
+
+
+# Decided rows the headline leaves out (another comparison's, or another step's): one line per
+# comparison, its decided rows as items, so that no decided comparison is missing from the answer.
+DECIDED_PHRASES = dataclasses.replace(
+    PHRASES, line_by="engine", line="**{subject} vs {base}** ({regime}), told apart: {items}",
+    item="{step} {metric} {ratio_only}")
+
+
+def decided_elsewhere(found: pd.DataFrame) -> pd.DataFrame:
+    """Decided rows the headline does not state (DECIDED_PHRASES)."""
+    if found.empty:
+        return found
+    return found[(found["headline"] != True) & found["verdict"].map(lambda v: F.Verdict(v).decided)]  # noqa: E712
+
+
+def charted(found: pd.DataFrame) -> pd.DataFrame:
+    """The rows the headline chart draws: times and CPU (below 1 favours the subject), never two
+    sides that did different work (off the chart, as off the answer)."""
+    return found[(found["higher_is_better"] != True)  # noqa: E712 (object column)
+                 & (found["verdict"] != F.Verdict.NOT_COMPARABLE.value)]
 
 
 def _dialect(key: str):
@@ -149,16 +171,24 @@ class LoadFetchReport(RunReport):
         return [SCALE_LINE.format(rows=self.rows, sizes=", ".join(
             f"{engine_title(e)} {s.mib:.3g} of {s.memtable_mib:g} MiB" for e, s in small.items()))] if small else []
 
+    def _answer_rows(self) -> tuple[list[str], pd.DataFrame, pd.DataFrame]:
+        """SCALE_LINE where it holds, the headline rows that fit, and the decided rows left out of them
+        (one line per comparison): a decided line takes the place of a headline row that decides nothing."""
+        scale, elsewhere = self._scale_lines(), decided_elsewhere(self.findings())
+        lines = elsewhere["engine"].nunique() if not elsewhere.empty else 0
+        return scale, F.headline(self.findings(), max(self.answer_limit - len(scale) - lines, 1)), elsewhere
+
     def answer_lines(self) -> list[str]:
-        """SCALE_LINE first where it holds, then the headline rows."""
-        scale = self._scale_lines()
-        return scale + F.render_lines(F.headline(self.findings(), self.answer_limit - len(scale)), self.phrases)
+        """SCALE_LINE first where it holds, then the headline rows, then the decided rows they leave out."""
+        scale, rows, elsewhere = self._answer_rows()
+        return (scale + F.render_lines(rows, self.phrases) + F.render_lines(elsewhere, DECIDED_PHRASES)
+                )[:self.answer_limit]
 
     def answer_support(self) -> list[int]:
         """SCALE_LINE states no comparison: an index shows a comparison's line before it."""
-        scale = self._scale_lines()
-        rows = F.headline(self.findings(), self.answer_limit - len(scale))
-        return [0] * len(scale) + [F.Verdict(v).support for v in rows["verdict"]] if not rows.empty else [0] * len(scale)
+        scale, rows, elsewhere = self._answer_rows()
+        decided = [F.Verdict.BETTER.support] * (elsewhere["engine"].nunique() if not elsewhere.empty else 0)
+        return ([0] * len(scale) + [F.Verdict(v).support for v in rows["verdict"]] + decided)[:self.answer_limit]
 
     def caveat_notes(self) -> list[F.Caveat]:
         return self._notes[0]
@@ -218,7 +248,7 @@ class LoadFetchReport(RunReport):
         """The comparisons whose ratio below 1 favours the subject (times and CPU): one direction on
         one axis; a load rate, higher when faster, has its own chart (load_figure)."""
         found = self.findings()
-        found = found[found["higher_is_better"] != True]  # noqa: E712 (object column)
+        found = charted(found)
         if found.empty:
             return None
         short = {analysis.LOAD_STEP: "load", INSERT["key"]: "insert, key order", INSERT["random"]: "insert, random",
@@ -302,7 +332,8 @@ class LoadFetchReport(RunReport):
             "time shuffled / key": o["time_ratio"].map(fmt), "B/row key": o["key_bytes_per_row"].map(fmt),
             "B/row shuffled": o["random_bytes_per_row"].map(fmt), "size shuffled / key": o["size_ratio"].map(fmt),
         }).style.hide(axis="index").set_caption("Shuffled rows against primary-key order, one load each (seed 001: "
-                                                "MySQL almost 6x faster in key order)")
+                                                "MySQL almost 6x faster in key order). Key order always loads "
+                                                "first: a faster shuffled load may owe it to going second.")
 
     def seed_table(self):
         """Seed 001's table with this run's engines beside the systems they stand beside, raw."""
