@@ -402,3 +402,27 @@ def test_two_sides_that_did_different_work_are_off_the_chart():
     drawn = charted(_findings())
     assert "not_comparable" not in set(drawn["verdict"]) and not drawn["higher_is_better"].astype(bool).any()
     assert "mariadb-myrocks" in set(drawn["engine"])
+
+
+# FerretDB 1.24's explain of {"lo_custkey": 7} over an indexed collection, as a real one answered
+# it here (3,000 documents): the filter reached PostgreSQL as JSONB containment, which the B-tree
+# expression index on lo_custkey cannot serve.
+FERRETDB_EXPLAIN = {"queryPlanner": {"Plan": {
+    "Node Type": "Seq Scan", "Relation Name": "t_f10c3da3", "Schema": "bench", "Output": ["_jsonb"],
+    "Filter": "((t_f10c3da3._jsonb -> 'lo_custkey'::text) @> '7'::jsonb)"}},
+    "explainVersion": "1", "filterPushdown": True, "sortPushdown": False, "limitPushdown": False, "ok": 1.0}
+
+
+def test_a_fetch_whose_own_plan_names_no_index_is_said_so_beside_its_number():
+    """Hostile read 41 (07): FerretDB's fetch cost 160x PostgreSQL's engine CPU: did the filter reach
+    the index? FerretDB's own explain names the scan; one that names no index is cited beside the row."""
+    from benchlib.workloads.load_fetch.dialects import plan_nodes
+    from benchlib.workloads.load_fetch.report import names_no_index
+
+    assert plan_nodes(FERRETDB_EXPLAIN["queryPlanner"]) == ["Seq Scan"]
+    parallel = {"Plan": {"Node Type": "Gather", "Plans": [{"Node Type": "Parallel Seq Scan"}]}}
+    assert plan_nodes(parallel) == ["Gather", "Parallel Seq Scan"]
+    mongo = {"winningPlan": {"stage": "FETCH", "inputStage": {"stage": "IXSCAN"}}}
+    assert plan_nodes(mongo) == ["FETCH", "IXSCAN"]
+    assert names_no_index("Seq Scan") and names_no_index("Parallel Seq Scan") and names_no_index("COLLSCAN")
+    assert not names_no_index("Index Scan") and not names_no_index("Bitmap Index Scan") and not names_no_index("IXSCAN")

@@ -48,11 +48,21 @@ PHRASES = F.Phrases(
     unit_scale={"µs": (1e3, "ms of engine CPU"), "ms": (1.0, "ms latency"), "rows/s": (1.0, "rows/s loaded")})
 
 
+# A fetch whose engine's own explain names no index scan: the filter did not reach the index.
+NO_INDEX = "no-index"
+NO_INDEX_NOTE = "{engine}'s own explain of a fetch names a {plan}: the filter did not reach the lo_custkey index."
+
 # Decided rows the headline leaves out (another comparison's, or another step's): one line per
 # comparison, its decided rows as items, so that no decided comparison is missing from the answer.
 DECIDED_PHRASES = dataclasses.replace(
     PHRASES, line_by="engine", line="**{subject} vs {base}** ({regime}), told apart: {items}",
     item="{step} {metric} {ratio_only}")
+
+
+def names_no_index(plan: str) -> bool:
+    """Whether a fetch's access path, as its engine's plan names it, uses no index (a sequential or
+    collection scan): PostgreSQL's "Index Scan" / "Index Only Scan" / "Bitmap Index Scan", MongoDB's IXSCAN."""
+    return not any(word in plan.lower() for word in ("index", "ixscan"))
 
 
 def decided_elsewhere(found: pd.DataFrame) -> pd.DataFrame:
@@ -156,7 +166,21 @@ class LoadFetchReport(RunReport):
             drift={c: results.host_drift(self.measurements, [c.base, c.subject]) for c in self.compared},
             seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
         same = self._notes[1]
-        return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cited)) for cited in found["caveats"]])
+        # A fetch whose engine's own plan names no index scan says so beside its number.
+        scans = self._unindexed_fetches()
+        cited = [(*c, *[f"{NO_INDEX}:{e}:{r}" for e in (engine, base) if (e, r) in scans])
+                 if step == FETCH else c
+                 for c, step, engine, base, r in zip(found["caveats"], found["step"], found["engine"],
+                                                     found["base_engine"], found["regime"])]
+        return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cs)) for cs in cited])
+
+    def _unindexed_fetches(self) -> dict[tuple[str, str], str]:
+        """(engine, regime) -> the fetch plan an engine read of itself, where it names no index scan."""
+        s = self.summary
+        if s.empty or "plan" not in s:
+            return {}
+        fetch = s[(s["operation"] == FETCH) & s["plan"].map(lambda p: isinstance(p, str))]
+        return {(e, r): p for e, r, p in zip(fetch["engine"], fetch["regime"], fetch["plan"]) if names_no_index(p)}
 
     def findings(self) -> pd.DataFrame:
         return self._findings
@@ -215,6 +239,9 @@ class LoadFetchReport(RunReport):
                 for flag in [f for f in analysis.differences(base, subject).flags() if analysis.CHANGES[f]]:
                     notes.append(F.Caveat(analysis.caveat_id(flag, c, regime),
                                           self._difference_text(flag, {c.base: base, c.subject: subject}, t)))
+        for (engine, regime), plan in self._unindexed_fetches().items():
+            notes.append(F.Caveat(f"{NO_INDEX}:{engine}:{regime}", NO_INDEX_NOTE.format(
+                engine=engine_title(engine), plan=plan)))
         seeded = [c for c in self.compared if c.seed]
         if seeded:
             base, subject = seeded[0].seed

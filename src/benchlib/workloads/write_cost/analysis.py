@@ -334,7 +334,7 @@ def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -
     out = []
     for s in separability(cell_rows, exact=unit in F.COUNTED_UNITS):
         out.append(F.finding(
-            engine=s["engine"], base_engine=s["engine"], step=f"{s['top']} vs {s['second']}", metric=metric,
+            engine=s["engine"], base_engine=s["engine"], step=f"{s['top']} (largest) vs {s['second']}", metric=metric,
             unit=unit, contrast=s, caveats=(() if is_server(s["engine"]) else (EMBEDDED_DRIVER,))
             + (COUNTS_NO_WAITS,))
             | {"kind": DECOMPOSITION, "part": s["top"], "base_part": s["second"], "base_label": s["second"],
