@@ -56,7 +56,7 @@ NO_INDEX_NOTE = "{engine}'s own explain of a fetch names a {plan}: the filter di
 # comparison, its decided rows as items, so that no decided comparison is missing from the answer.
 DECIDED_PHRASES = dataclasses.replace(
     PHRASES, line_by="engine", line="**{subject} vs {base}** ({regime}), told apart: {items}",
-    item="{step} {metric} {ratio_only}")
+    item="{step} {metric} {ratio_only}{mark}")
 
 
 def names_no_index(plan: str) -> bool:
@@ -205,6 +205,8 @@ class LoadFetchReport(RunReport):
     def answer_lines(self) -> list[str]:
         """SCALE_LINE first where it holds, then the headline rows, then the decided rows they leave out."""
         scale, rows, elsewhere = self._answer_rows()
+        marks = self.caveat_marks(self.findings())  # a decided row's caveat (an unindexed fetch) beside its ratio
+        elsewhere = elsewhere.assign(mark=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
         return (scale + F.render_lines(rows, self.phrases) + F.render_lines(elsewhere, DECIDED_PHRASES)
                 )[:self.answer_limit]
 
