@@ -56,7 +56,7 @@ NO_INDEX_NOTE = "{engine}'s own explain of a fetch names a {plan}: the filter di
 # comparison, its decided rows as items, so that no decided comparison is missing from the answer.
 DECIDED_PHRASES = dataclasses.replace(
     PHRASES, line_by="engine", line="**{subject} vs {base}** ({regime}), told apart: {items}",
-    item="{step} {metric} {ratio_only}{mark}")
+    item="{step} {metric} {ratio}{mark}")
 
 
 def names_no_index(plan: str) -> bool:
