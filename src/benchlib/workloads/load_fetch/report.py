@@ -211,10 +211,11 @@ class LoadFetchReport(RunReport):
                 )[:self.answer_limit]
 
     def answer_support(self) -> list[int]:
-        """SCALE_LINE states no comparison: an index shows a comparison's line before it."""
+        """SCALE_LINE states no comparison, and the decided rows outside the headline answer another
+        question than the notebook's (FerretDB over its PostgreSQL): an index shows the question's line."""
         scale, rows, elsewhere = self._answer_rows()
-        decided = [F.Verdict.BETTER.support] * (elsewhere["engine"].nunique() if not elsewhere.empty else 0)
-        return ([0] * len(scale) + [F.Verdict(v).support for v in rows["verdict"]] + decided)[:self.answer_limit]
+        others = [0] * (elsewhere["engine"].nunique() if not elsewhere.empty else 0)
+        return ([0] * len(scale) + [F.Verdict(v).support for v in rows["verdict"]] + others)[:self.answer_limit]
 
     def caveat_notes(self) -> list[F.Caveat]:
         return self._notes[0]
