@@ -204,7 +204,7 @@ def test_a_difference_flagged_between_identical_reruns_is_counted_as_a_false_pos
     verdicts = report.findings().set_index("step")["verdict"].to_dict()
     assert verdicts == {"insert": "false_positive", "update": "noise"}
     assert not F.Verdict("false_positive").decided
-    assert report.answer_lines() == [F.FALSE_POSITIVE_LINE.format(flagged=1, n=2, rate=0.5, expected=0.1)]
+    assert report.answer_lines()[0] == F.FALSE_POSITIVE_LINE.format(flagged=1, n=2, rate=0.5, expected=0.1)
     html = report.ratio_table().to_html()
     assert "#c8e6c9" not in html and "#f4c7c3" not in html and html.count("#fff3c4") == 1
     chart = report.headline_figure()
@@ -231,3 +231,41 @@ def test_a_rerun_of_some_engines_says_how_many_it_started(tmp_path):
     assert report.is_rerun()
     [note] = report.caveat_notes()
     assert "started 1 of the base run's 2 engines" in note.text
+
+
+def test_a_rerun_that_flags_nothing_says_the_smallest_change_it_could_have_seen(tmp_path):
+    """Hostile read 41 (06): "0 of 8 flagged ... false-positive rate 0%" said nothing of what the
+    rerun could see. A change is flagged where its CI clears 1, so the smallest one a cell can flag
+    is sqrt(high / low) of its CI: the narrowest cell's and the median cell's stand beside the count."""
+    import pandas as pd
+
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+    from benchlib.compare.report import smallest_detectable
+
+    rows = pd.DataFrame({"ratio_low": [0.8, 0.25, 0.5, float("nan")], "ratio_high": [1.25, 4.0, 2.0, float("nan")]})
+    narrowest, median = smallest_detectable(rows)
+    assert narrowest == pytest.approx(1.25) and median == pytest.approx(2.0)
+    assert smallest_detectable(rows.assign(ratio_low=0.99, ratio_high=1.01))[0] == pytest.approx(1.05)  # the threshold
+    assert smallest_detectable(rows.iloc[3:]) is None
+
+    store = Store(tmp_path / "results")
+    write_run(store, "a", 1, {"postgres": {"insert": [1.0, 1.2, 0.8], "update": [2.0, 2.1, 1.9]}})
+    write_run(store, "b", 2, {"postgres": {"insert": [1.0, 1.25, 0.85], "update": [2.0, 2.05, 1.95]}})
+    report = ComparisonReport(["a", "b"], store=store)
+    assert report.is_rerun() and len(report.answer_lines()) == 2
+    assert "%" in report.answer_lines()[1]  # tight repetitions: a change under 2x, in per cent
+
+
+def test_the_spreadsheet_has_no_stray_index_header(tmp_path):
+    """Hostile read 41 (06): a lone "row" header (the pivot's index name) above the engines."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    write_run(store, "a", 1, {"postgres": {"insert": [1.0, 1.01, 0.99]}})
+    write_run(store, "b", 2, {"postgres": {"insert": [1.0, 1.02, 0.98]}})
+    table = ComparisonReport(["a", "b"], store=store).ratio_table().data
+    assert table.index.name is None and table.columns.name is None

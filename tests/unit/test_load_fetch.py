@@ -373,3 +373,56 @@ def test_a_ratio_within_the_hosts_drift_states_its_bound_and_the_drift():
     fields = F.fields_of(row, PHRASES)
     assert (fields["bound"], fields["drift_band"]) == ("≥1.67x", "±90%")
     assert PHRASES.template("drift") != PHRASES.default  # its own wording, not "not told apart"
+
+
+def test_every_decided_row_the_headline_leaves_out_is_stated_one_line_per_comparison():
+    """Hostile read 41 (07): the answer omitted every decided comparison (FerretDB against
+    PostgreSQL, 4 rows). Decided rows outside the headline are stated, one line per comparison; the
+    undecided and not-comparable ones stay in the table."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.load_fetch.report import DECIDED_PHRASES, decided_elsewhere
+
+    found = _findings()
+    assert decided_elsewhere(found).empty  # the only decided row (MyRocks' fetch CPU) is a headline row
+    fetch_cpu = (found["engine"] == "mariadb-myrocks") & (found["step"] == FETCH) & (found["metric"] == "engine CPU")
+    found.loc[fetch_cpu, "headline"] = False  # as another comparison's rows are (FerretDB's)
+    elsewhere = decided_elsewhere(found)
+    assert len(elsewhere) == 1 and elsewhere["verdict"].map(lambda v: F.Verdict(v).decided).all()
+    assert not elsewhere["headline"].any()
+    assert ("mariadb-myrocks", INSERT["random"], "engine CPU") not in set(zip(elsewhere["engine"], elsewhere["step"],
+                                                                             elsewhere["metric"]))  # within noise
+    lines = F.render_lines(elsewhere.assign(mark=""), DECIDED_PHRASES)
+    assert len(lines) == elsewhere["engine"].nunique()
+
+
+def test_two_sides_that_did_different_work_are_off_the_chart():
+    """Hostile read 41 (07): RocksDB/SQLite's not-comparable points were drawn on the main chart."""
+    from benchlib.workloads.load_fetch.report import charted
+
+    drawn = charted(_findings())
+    assert "not_comparable" not in set(drawn["verdict"]) and not drawn["higher_is_better"].astype(bool).any()
+    assert "mariadb-myrocks" in set(drawn["engine"])
+
+
+# FerretDB 1.24's explain of {"lo_custkey": 7} over an indexed collection, as a real one answered
+# it here (3,000 documents): the filter reached PostgreSQL as JSONB containment, which the B-tree
+# expression index on lo_custkey cannot serve.
+FERRETDB_EXPLAIN = {"queryPlanner": {"Plan": {
+    "Node Type": "Seq Scan", "Relation Name": "t_f10c3da3", "Schema": "bench", "Output": ["_jsonb"],
+    "Filter": "((t_f10c3da3._jsonb -> 'lo_custkey'::text) @> '7'::jsonb)"}},
+    "explainVersion": "1", "filterPushdown": True, "sortPushdown": False, "limitPushdown": False, "ok": 1.0}
+
+
+def test_a_fetch_whose_own_plan_names_no_index_is_said_so_beside_its_number():
+    """Hostile read 41 (07): FerretDB's fetch cost 160x PostgreSQL's engine CPU: did the filter reach
+    the index? FerretDB's own explain names the scan; one that names no index is cited beside the row."""
+    from benchlib.workloads.load_fetch.dialects import plan_nodes
+    from benchlib.workloads.load_fetch.report import names_no_index
+
+    assert plan_nodes(FERRETDB_EXPLAIN["queryPlanner"]) == ["Seq Scan"]
+    parallel = {"Plan": {"Node Type": "Gather", "Plans": [{"Node Type": "Parallel Seq Scan"}]}}
+    assert plan_nodes(parallel) == ["Gather", "Parallel Seq Scan"]
+    mongo = {"winningPlan": {"stage": "FETCH", "inputStage": {"stage": "IXSCAN"}}}
+    assert plan_nodes(mongo) == ["FETCH", "IXSCAN"]
+    assert names_no_index("Seq Scan") and names_no_index("Parallel Seq Scan") and names_no_index("COLLSCAN")
+    assert not names_no_index("Index Scan") and not names_no_index("Bitmap Index Scan") and not names_no_index("IXSCAN")

@@ -229,3 +229,41 @@ def test_the_sort_key_is_said_to_skip_only_where_the_rows_read_say_so(shares, sk
     read = pd.DataFrame({"query": ["Q1.1", *analysis.FINER_THAN_A_YEAR], "share": [1.0, *shares]})
     assert analysis.sort_key_skips(read) is skips
     assert analysis.sort_key_skips(read[read["query"] == "Q1.1"]) is None
+
+
+def test_a_group_holding_a_first_run_that_read_nothing_has_no_cold_figure():
+    """Hostile read 41 (08): first-run ratios where PostgreSQL read nothing from storage were called
+    cold. A group (a flight, all queries) holding a first run that read nothing has no cold row."""
+    w = _windows({("postgres", ""): 0.5, ("duckdb", ""): 0.02})
+    per_query = pd.concat([_per_query(e, {q: s for q in NAMES}) for e, s in (("postgres", 0.5), ("duckdb", 0.02))])
+    per_query["cold_s"] = per_query["hot_s"] * 3
+    warm = (per_query["engine"] == "postgres") & (per_query["query"] == "Q1.2")
+    per_query["cold_storage_read_bytes"] = [0.0 if w_ else 65536.0 for w_ in warm]
+    cold = analysis.cold_geomeans(per_query).set_index(["engine", "group"])
+    assert ("postgres", "flight Q1") not in cold.index and ("postgres", "all 13 queries") not in cold.index
+    assert ("postgres", "flight Q2") in cold.index and ("duckdb", "flight Q1") in cold.index
+    found = analysis.findings(w, per_query, pd.DataFrame(columns=["engine", "step", "rows_per_s"]),
+                              pd.DataFrame(columns=["engine", "table", "table_bytes"]), base="postgres",
+                              subjects=["duckdb"], drift={}, seed={})
+    first = found[found["regime"] == analysis.COLD_RUN]
+    assert set(first["step"]) == {"flight Q2", "flight Q3", "flight Q4"}
+
+
+def test_a_fixed_cost_that_dominates_a_query_is_said_once_in_the_answer():
+    """Hostile read 41 (08): at SF 0.002 a select 1 was 68% of DuckDB's query time and the answer
+    did not say so. A quarter or more of an engine's median hot query: one line naming the larger set."""
+    from benchlib.workloads.ssb.report import scale_lines
+
+    [line] = scale_lines(0.002, {"duckdb": 0.68, "postgres": 0.17, "chdb": float("nan")}, 0.5)
+    assert "DuckDB" in line and "68%" in line and "SF 0.5" in line
+    assert scale_lines(0.5, {"duckdb": 0.1, "postgres": 0.05}, 0.5) == []
+
+
+def test_the_chance_note_of_many_tests_goes_where_no_test_flagged():
+    """Hostile read 41 (08): "about one may differ by chance alone" beside 0 decided rows."""
+    from benchlib.workloads.ssb.report import without_unfounded_chance_note
+
+    found = _findings().assign(caveats=[("many-tests",)] * len(_findings()))
+    assert (without_unfounded_chance_note(found)["caveats"] == found["caveats"]).all()  # decided per-query rows here
+    undecided = found.assign(verdict="noise")
+    assert not any("many-tests" in c for c in without_unfounded_chance_note(undecided)["caveats"])

@@ -191,7 +191,7 @@ def _verdicts(cell_rows: pd.DataFrame) -> dict[str, str]:
 def test_the_largest_part_is_separable_when_it_clears_the_next_within_the_repetitions():
     # Commit 400 against statement ~90: apart in every repetition, whatever the spread of the whole.
     reps = [{(1, 1): 500 + d, (100, 1): 100 + d / 2, (100, 100): 10.0} for d in (-40.0, 0.0, 40.0)]
-    assert _verdicts(_cell_rows(reps)) == {"postgres": ("commit vs statement", "worse")}
+    assert _verdicts(_cell_rows(reps)) == {"postgres": ("commit (largest) vs statement", "worse")}
 
 
 def test_parts_that_cross_within_the_repetitions_are_not_separable():
@@ -202,7 +202,7 @@ def test_parts_that_cross_within_the_repetitions_are_not_separable():
 
 def test_parts_of_one_repetition_are_untested():
     reps = [{(1, 1): 500.0, (100, 1): 100.0, (100, 100): 10.0}]
-    assert _verdicts(_cell_rows(reps))["postgres"] == ("commit vs statement", "untested")
+    assert _verdicts(_cell_rows(reps))["postgres"] == ("commit (largest) vs statement", "untested")
 
 
 def test_parts_are_tested_paired_not_as_independent_means():

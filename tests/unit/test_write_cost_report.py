@@ -1,11 +1,13 @@
 """The write-cost report on runs written through the store with known figures (write_cost_runs):
 its findings rows and their rendering (one approved snapshot), and what its figures draw, or say
 instead, where there is nothing to draw."""
+import re
+
 import pytest
 
 from benchlib.data.store import Store
 from benchlib.workloads.write_cost import WriteCostReport
-from benchlib.workloads.write_cost.report import (CLUSTER_QUESTION, COUNTED_NOTE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
+from benchlib.workloads.write_cost.report import (BULK_PHRASES, CLUSTER_QUESTION, COUNTED_NOTE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
                                                   PARTS_PHRASES, SINGLE_NODE_QUESTION)
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
 from write_cost_runs import ENGINES, write_run
@@ -151,3 +153,28 @@ def test_the_parts_are_dots_on_their_axis_not_bars(report):
     """Hostile read 40 (05 item 2): bars on a log axis, whose heights mean nothing."""
     fig = report.parts_figure()
     assert {t.type for t in fig.data} == {"scatter"} and {t.mode for t in fig.data} == {"markers"}
+
+
+def test_the_bulk_row_compares_the_statements_and_sets_the_after_commit_work_beside_it(tmp_path):
+    """Hostile read 41 (05): "MySQL vs PostgreSQL 8.02x" was 68% MySQL's settle work after the
+    statements returned, in a 100-row cell. The ratio is the in-statement work's; what each side did
+    after the commit stands beside it as its own figure, never folded into the ratio."""
+    bulk = (100, 100, SERVER_GENERATOR)
+    engines = {"postgres": ENGINES["postgres"], "mysql": {**ENGINES["mysql"], "after": {bulk: 0.010}}}
+    store = Store(tmp_path / "results")
+    report = WriteCostReport(write_run(store, engines=engines), store)
+    found = report.findings()
+    row = found[(found["kind"] == "bulk") & (found["metric"] == report.metric)].iloc[0]
+    assert 1.05 < row["ratio"] < 1.25  # the statements' work alone: the settle's 10 µs/row would make it ~3.6x
+    assert row["after"] == pytest.approx(10e-6, rel=0.05)
+    assert row["base_after"] != row["base_after"]  # PostgreSQL's settle not above its idle rate: no figure
+    line = report.render(row.to_dict())
+    assert report.phrases_of(row.to_dict()) is BULK_PHRASES and "10" in line.rpartition("; seed")[0].rpartition(": ")[2]
+
+
+def test_no_engines_part_line_carries_a_part_ratio(report):
+    """Hostile read 41 (05): "statement / commit 3.22x" on one line, "commit / statement 1.79x" on the
+    next. A part line names its parts and whether the largest is told apart; no ratio, no direction."""
+    parts = report.findings()[report.findings()["kind"] == "decomposition"]
+    for row in parts.to_dict("records"):
+        assert not re.search(r"\dx\b", report.render(row)), report.render(row)

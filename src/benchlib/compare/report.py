@@ -16,6 +16,7 @@ from ..engines import engine_order, engine_title
 from ..present.plots import ratio_chart
 from ..present.report import RunReport, fmt, host_label, known
 from ..workloads import by_experiment, per_operation
+from ..workloads.reporting import finite
 from .selection import differ_by_time_only
 
 # Readings of a window compared beside its cost, and which way is better.
@@ -29,6 +30,25 @@ _COLOURS = {F.Verdict.WORSE.value: ("background-color: #f4c7c3", "red: dearer"),
             F.Verdict.FALSE_POSITIVE.value: ("background-color: #fff3c4", "yellow: flagged on identical reruns, a "
                                                                          "false positive")}
 BASE_RUN = "the base run"
+# What a comparison with nothing flagged could have seen: a change is flagged where its ratio's CI
+# clears 1, so the smallest one a cell can flag is its CI's half span on the log scale.
+DETECTABLE = "Changes under ~{smallest} cannot be told from noise here (the narrowest CI; the median cell's: ~{median})."
+
+
+def smallest_detectable(found: pd.DataFrame) -> tuple[float, float] | None:
+    """The smallest change (as a factor, 1.45 for 45%) the narrowest and the median of the rows'
+    95% CIs could flag: sqrt(high / low), never under the threshold's 1.05; None without a CI."""
+    spans = [(h / lo) ** 0.5 for lo, h in zip(found["ratio_low"], found["ratio_high"])
+             if finite(lo) and finite(h) and lo > 0] if not found.empty else []
+    if not spans:
+        return None
+    floor = 1 + F.THRESHOLD
+    return max(min(spans), floor), max(float(pd.Series(spans).median()), floor)
+
+
+def _change(factor: float) -> str:
+    """A factor as a change: `45%` under 2x, `11x` from there."""
+    return f"{(factor - 1) * 100:.2g}%" if factor < 2 else f"{factor:.2g}x"
 
 
 class ComparisonReport(RunReport):
@@ -154,7 +174,10 @@ class ComparisonReport(RunReport):
     def answer_lines(self) -> list[str]:
         """Identical reruns: the rule's false-positive count is the answer, no flagged row is."""
         if self.is_rerun() and not self.findings().empty:
-            return [F.false_positive_line(self.findings())]
+            found = self.findings()
+            detectable = smallest_detectable(found[found["metric"] == self.cost_label()])
+            return [F.false_positive_line(found)] + ([DETECTABLE.format(
+                smallest=_change(detectable[0]), median=_change(detectable[1]))] if detectable else [])
         return super().answer_lines()
 
     def headline_figure(self):
@@ -198,7 +221,9 @@ class ComparisonReport(RunReport):
         if found.empty:
             return None
         found = found.assign(row=[engine_title(e) for e in found["engine"]])
-        table = found.pivot_table(index="row", columns="step", values="ratio", sort=False)
+        # No index or column name: the engines and phases name themselves (a stray "row" header otherwise).
+        table = found.pivot_table(index="row", columns="step", values="ratio", sort=False).rename_axis(
+            index=None, columns=None)
         table["geometric mean (this engine's phases)"] = [results.geometric_mean(r.dropna()) for _, r in table.iterrows()]
 
         def colour(frame: pd.DataFrame) -> pd.DataFrame:

@@ -305,6 +305,16 @@ def document(row: tuple) -> dict[str, Any]:
     return doc
 
 
+def plan_nodes(plan: Any) -> list[str]:
+    """Every node an explain names, outermost first: PostgreSQL's "Node Type", MongoDB's "stage"."""
+    if isinstance(plan, dict):
+        own = [plan[k] for k in ("Node Type", "stage") if isinstance(plan.get(k), str)]
+        return own + [n for v in plan.values() for n in plan_nodes(v)]
+    if isinstance(plan, list):
+        return [n for v in plan for n in plan_nodes(v)]
+    return []
+
+
 @dataclass(frozen=True)
 class DocumentDialect:
     structure: str = "B-tree"
@@ -322,7 +332,14 @@ class DocumentDialect:
     kind = "document"
 
     def plan(self, h: Handle, table: str, custkey: int) -> str | None:
-        return None
+        """The fetch's access path by the server's own explain: FerretDB returns its PostgreSQL's
+        plan ("Node Type") and whether the filter reached it (filterPushdown); MongoDB its stages."""
+        out = h.side.raw.command({"explain": {"find": table, "filter": {"lo_custkey": custkey}},
+                                  "verbosity": "queryPlanner"})
+        scan = next((n for n in plan_nodes(out.get("queryPlanner", {})) if "SCAN" in n.upper()), None)
+        if scan is None:
+            return None
+        return scan + (", filter not pushed down" if out.get("filterPushdown") is False else "")
 
     def open(self, instance) -> Handle:
         return Handle(instance, instance.session(), instance.session())

@@ -4,6 +4,7 @@ chart, and the figures and tables that teach something beyond them; what every r
 in the appendix the shared layer draws."""
 from __future__ import annotations
 
+import dataclasses
 from functools import cached_property
 
 import pandas as pd
@@ -22,7 +23,7 @@ from .workload import FETCH, INSERT, OPERATIONS, REGIMES, WORKLOAD
 
 # The answer's first line where an LSM side's data fit in one memtable: the run cannot answer its title.
 SCALE_LINE = ("At {rows:,} rows the LSM data fit in one memtable ({sizes}): no compaction and no level below the "
-              "first, so B-tree against LSM at scale is not answered here.")
+              "first, so B-tree against LSM at scale is not answered here (`--set seed-like` asks it).")
 SEED_ROWS_TEXT = "44 M"  # the article's own figure; 44,951,022 is inferred (data/reference/README.md)
 
 # Values carry what they measure (the shared findings table has no metric column): latency at the
@@ -45,6 +46,37 @@ PHRASES = F.Phrases(
             "{words})",
     seed="seed 001: {seed_ratio:.3g}x, {seed_words}",
     unit_scale={"µs": (1e3, "ms of engine CPU"), "ms": (1.0, "ms latency"), "rows/s": (1.0, "rows/s loaded")})
+
+
+# A fetch whose engine's own explain names no index scan: the filter did not reach the index.
+NO_INDEX = "no-index"
+NO_INDEX_NOTE = "{engine}'s own explain of a fetch names a {plan}: the filter did not reach the lo_custkey index."
+
+# Decided rows the headline leaves out (another comparison's, or another step's): one line per
+# comparison, its decided rows as items, so that no decided comparison is missing from the answer.
+DECIDED_PHRASES = dataclasses.replace(
+    PHRASES, line_by="engine", line="**{subject} vs {base}** ({regime}), told apart: {items}",
+    item="{step} {metric} {ratio}{mark}")
+
+
+def names_no_index(plan: str) -> bool:
+    """Whether a fetch's access path, as its engine's plan names it, uses no index (a sequential or
+    collection scan): PostgreSQL's "Index Scan" / "Index Only Scan" / "Bitmap Index Scan", MongoDB's IXSCAN."""
+    return not any(word in plan.lower() for word in ("index", "ixscan"))
+
+
+def decided_elsewhere(found: pd.DataFrame) -> pd.DataFrame:
+    """Decided rows the headline does not state (DECIDED_PHRASES)."""
+    if found.empty:
+        return found
+    return found[(found["headline"] != True) & found["verdict"].map(lambda v: F.Verdict(v).decided)]  # noqa: E712
+
+
+def charted(found: pd.DataFrame) -> pd.DataFrame:
+    """The rows the headline chart draws: times and CPU (below 1 favours the subject), never two
+    sides that did different work (off the chart, as off the answer)."""
+    return found[(found["higher_is_better"] != True)  # noqa: E712 (object column)
+                 & (found["verdict"] != F.Verdict.NOT_COMPARABLE.value)]
 
 
 def _dialect(key: str):
@@ -134,7 +166,21 @@ class LoadFetchReport(RunReport):
             drift={c: results.host_drift(self.measurements, [c.base, c.subject]) for c in self.compared},
             seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
         same = self._notes[1]
-        return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cited)) for cited in found["caveats"]])
+        # A fetch whose engine's own plan names no index scan says so beside its number.
+        scans = self._unindexed_fetches()
+        cited = [(*c, *[f"{NO_INDEX}:{e}:{r}" for e in (engine, base) if (e, r) in scans])
+                 if step == FETCH else c
+                 for c, step, engine, base, r in zip(found["caveats"], found["step"], found["engine"],
+                                                     found["base_engine"], found["regime"])]
+        return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cs)) for cs in cited])
+
+    def _unindexed_fetches(self) -> dict[tuple[str, str], str]:
+        """(engine, regime) -> the fetch plan an engine read of itself, where it names no index scan."""
+        s = self.summary
+        if s.empty or "plan" not in s:
+            return {}
+        fetch = s[(s["operation"] == FETCH) & s["plan"].map(lambda p: isinstance(p, str))]
+        return {(e, r): p for e, r, p in zip(fetch["engine"], fetch["regime"], fetch["plan"]) if names_no_index(p)}
 
     def findings(self) -> pd.DataFrame:
         return self._findings
@@ -149,16 +195,27 @@ class LoadFetchReport(RunReport):
         return [SCALE_LINE.format(rows=self.rows, sizes=", ".join(
             f"{engine_title(e)} {s.mib:.3g} of {s.memtable_mib:g} MiB" for e, s in small.items()))] if small else []
 
+    def _answer_rows(self) -> tuple[list[str], pd.DataFrame, pd.DataFrame]:
+        """SCALE_LINE where it holds, the headline rows that fit, and the decided rows left out of them
+        (one line per comparison): a decided line takes the place of a headline row that decides nothing."""
+        scale, elsewhere = self._scale_lines(), decided_elsewhere(self.findings())
+        lines = elsewhere["engine"].nunique() if not elsewhere.empty else 0
+        return scale, F.headline(self.findings(), max(self.answer_limit - len(scale) - lines, 1)), elsewhere
+
     def answer_lines(self) -> list[str]:
-        """SCALE_LINE first where it holds, then the headline rows."""
-        scale = self._scale_lines()
-        return scale + F.render_lines(F.headline(self.findings(), self.answer_limit - len(scale)), self.phrases)
+        """SCALE_LINE first where it holds, then the headline rows, then the decided rows they leave out."""
+        scale, rows, elsewhere = self._answer_rows()
+        marks = self.caveat_marks(self.findings())  # a decided row's caveat (an unindexed fetch) beside its ratio
+        elsewhere = elsewhere.assign(mark=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
+        return (scale + F.render_lines(rows, self.phrases) + F.render_lines(elsewhere, DECIDED_PHRASES)
+                )[:self.answer_limit]
 
     def answer_support(self) -> list[int]:
-        """SCALE_LINE states no comparison: an index shows a comparison's line before it."""
-        scale = self._scale_lines()
-        rows = F.headline(self.findings(), self.answer_limit - len(scale))
-        return [0] * len(scale) + [F.Verdict(v).support for v in rows["verdict"]] if not rows.empty else [0] * len(scale)
+        """SCALE_LINE states no comparison, and the decided rows outside the headline answer another
+        question than the notebook's (FerretDB over its PostgreSQL): an index shows the question's line."""
+        scale, rows, elsewhere = self._answer_rows()
+        others = [0] * (elsewhere["engine"].nunique() if not elsewhere.empty else 0)
+        return ([0] * len(scale) + [F.Verdict(v).support for v in rows["verdict"]] + others)[:self.answer_limit]
 
     def caveat_notes(self) -> list[F.Caveat]:
         return self._notes[0]
@@ -185,6 +242,9 @@ class LoadFetchReport(RunReport):
                 for flag in [f for f in analysis.differences(base, subject).flags() if analysis.CHANGES[f]]:
                     notes.append(F.Caveat(analysis.caveat_id(flag, c, regime),
                                           self._difference_text(flag, {c.base: base, c.subject: subject}, t)))
+        for (engine, regime), plan in self._unindexed_fetches().items():
+            notes.append(F.Caveat(f"{NO_INDEX}:{engine}:{regime}", NO_INDEX_NOTE.format(
+                engine=engine_title(engine), plan=plan)))
         seeded = [c for c in self.compared if c.seed]
         if seeded:
             base, subject = seeded[0].seed
@@ -218,7 +278,7 @@ class LoadFetchReport(RunReport):
         """The comparisons whose ratio below 1 favours the subject (times and CPU): one direction on
         one axis; a load rate, higher when faster, has its own chart (load_figure)."""
         found = self.findings()
-        found = found[found["higher_is_better"] != True]  # noqa: E712 (object column)
+        found = charted(found)
         if found.empty:
             return None
         short = {analysis.LOAD_STEP: "load", INSERT["key"]: "insert, key order", INSERT["random"]: "insert, random",
@@ -302,7 +362,8 @@ class LoadFetchReport(RunReport):
             "time shuffled / key": o["time_ratio"].map(fmt), "B/row key": o["key_bytes_per_row"].map(fmt),
             "B/row shuffled": o["random_bytes_per_row"].map(fmt), "size shuffled / key": o["size_ratio"].map(fmt),
         }).style.hide(axis="index").set_caption("Shuffled rows against primary-key order, one load each (seed 001: "
-                                                "MySQL almost 6x faster in key order)")
+                                                "MySQL almost 6x faster in key order). Key order always loads "
+                                                "first: a faster shuffled load may owe it to going second.")
 
     def seed_table(self):
         """Seed 001's table with this run's engines beside the systems they stand beside, raw."""

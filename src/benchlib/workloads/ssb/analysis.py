@@ -188,12 +188,16 @@ def hot_geomeans(w: pd.DataFrame) -> pd.DataFrame:
 
 
 def cold_geomeans(per_query: pd.DataFrame) -> pd.DataFrame:
-    """Per engine and query group: the geometric mean of the cold runs (one each) over the group."""
-    cold = per_query[(per_query["variant"] == "") & per_query["cold_s"].notna()]
+    """Per engine and query group: the geometric mean of the cold runs (one each) over the group,
+    where every one of its first runs read from storage: a first run that read nothing found its
+    data in a cache, and is not cold (a group holding one has no cold figure)."""
+    first = per_query[(per_query["variant"] == "") & per_query["cold_s"].notna()]
+    groups = query_groups(first["query"])
+    cold = first[first["cold_storage_read_bytes"].fillna(0) > 0] if "cold_storage_read_bytes" in first else first
     rows = []
     for engine, g in cold.groupby("engine", sort=False):
         times = g.set_index("query")["cold_s"]
-        for group, members in query_groups(cold["query"]).items():
+        for group, members in groups.items():
             if set(members) <= set(times.index):
                 rows.append({"engine": engine, "group": group, "seconds": results.geometric_mean(times[members])})
     return pd.DataFrame(rows, columns=["engine", "group", "seconds"])

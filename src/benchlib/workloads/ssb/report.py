@@ -9,8 +9,10 @@ import json
 from functools import cached_property
 
 import pandas as pd
+import yaml
 
 from ...data import findings as F
+from ...core.settings import get_settings
 from ...data import results
 from ...present.plots import bars_by_phase, ratio_chart
 from ...engines import engine_order, engine_title
@@ -46,6 +48,16 @@ HEADLINE_PHRASES = dataclasses.replace(
                         for k, v in PHRASES.templates.items()},
     default=PHRASES.default + "; `select 1` alone: {floor} against {base_floor} {shown_unit}", values=("floor", "base_floor"))
 
+# One note for every engine's fixed cost per query (a `select 1` through the queries' path).
+FLOOR_NOTE = ("A `select 1` takes {each} (share of the engine's median hot query): a fixed cost under every query "
+              "at this scale.")
+FLOOR_EACH = "{engine} {ms:.2g} ms ({share:.0%})"
+# The answer's first line where that fixed cost is most of a query: this scale cannot answer.
+SCALE_LINE = ("At SF {sf:g} a `select 1` is {share:.0%} of {engine}'s median hot query: fixed per-query cost, not "
+              "the layout, sets much of each time; `--set default` (SF {default_sf:g}) answers the question.")
+# A fixed cost that is at least this share of an engine's median hot query sets much of its times.
+DOMINATES = 0.25
+
 # The rows-read table's caption: what the sort key skipped, by the table's own column.
 SKIPS = ("What ClickHouse's sort key (order date, order key) skips: the filters finer than a year ({queries}) read "
          "{low:.1%}-{high:.1%} of the table, the mechanism seed 001 names for ClickHouse's wins over BigQuery.")
@@ -71,6 +83,23 @@ def condition_cache_off(reading: str) -> bool | None:
     """Whether ClickHouse's query condition cache was off by a start's reading; None: not read."""
     value = settings_of(reading).get("use_query_condition_cache")
     return None if value is None else value.lower() in ("0", "false")
+
+
+def scale_lines(sf: float, shares: dict[str, float], default_sf: float) -> list[str]:
+    """SCALE_LINE where an engine's `select 1` is at least DOMINATES of its median hot query
+    (`shares`: engine -> that share), naming the engine where it is largest; else nothing."""
+    measured = {e: v for e, v in shares.items() if v == v}
+    engine = max(measured, key=measured.get, default=None)
+    if engine is None or measured[engine] < DOMINATES:
+        return []
+    return [SCALE_LINE.format(sf=sf, share=measured[engine], engine=engine_title(engine), default_sf=default_sf)]
+
+
+def without_unfounded_chance_note(found: pd.DataFrame) -> pd.DataFrame:
+    """Many per-query tests make some flag by chance: the note says so only where one flagged."""
+    if found.empty or found[found["step"].isin(NAMES)]["verdict"].map(lambda v: F.Verdict(v).decided).any():
+        return found
+    return found.assign(caveats=[tuple(c for c in cs if c != "many-tests") for cs in found["caveats"]])
 
 
 class SsbReport(RunReport):
@@ -115,12 +144,6 @@ class SsbReport(RunReport):
         pq = self.per_query
         return float(pq[(pq["engine"] == engine) & (pq["variant"] == "")]["hot_s"].median())
 
-    def _warm_cold(self, engine: str) -> int:
-        """How many of the engine's cold runs read nothing from storage (a cold run only in name)."""
-        pq = self.per_query
-        cold = pq[(pq["engine"] == engine) & (pq["variant"] == "")]["cold_storage_read_bytes"]
-        return int((cold.fillna(0) <= 0).sum())
-
     def caveats_of(self, engine: str, step: str, regime: str) -> list[str]:
         """The caveat ids that bear on one findings row (their sentences: caveat_notes)."""
         query_row = regime not in (analysis.ONE_LOAD, analysis.AFTER_LOAD)
@@ -128,18 +151,21 @@ class SsbReport(RunReport):
         if query_row:
             if "max_threads" in settings_of(self.settings.get(engine, "")):
                 ids.append(f"threads:{engine}")
-            for e in (engine, self.base):
-                if e in self.floors.index and self.floors.at[e, "floor_s"] >= FLOOR_SHARE * self._hot_median_s(e):
-                    ids.append(f"floor:{e}")
+            if any(self._floor_share(e) >= FLOOR_SHARE for e in (engine, self.base)):
+                ids.append("floor")
             if condition_cache_off(self.settings.get(engine, "")) is not None and regime.startswith(analysis.HOT_RUN):
                 ids.append(f"condition-cache:{engine}")
-            if regime == analysis.COLD_RUN:
-                ids += [f"warm-cold:{e}" for e in (engine, self.base) if self._warm_cold(e)]
             if step in NAMES:
                 ids.append("many-tests")
         if (engine, step, regime) in self.seed_ratios():
             ids.append("seed")
         return list(dict.fromkeys(ids))
+
+    def _floor_share(self, engine: str) -> float:
+        """The engine's `select 1` as a share of its median hot query (NaN where it ran none)."""
+        if engine not in self.floors.index:
+            return float("nan")
+        return float(self.floors.at[engine, "floor_s"] / self._hot_median_s(engine))
 
     @cached_property
     def _findings(self) -> pd.DataFrame:
@@ -150,7 +176,7 @@ class SsbReport(RunReport):
             drift={e: results.host_drift(self.measurements, [e, self.base]) for e in self.engines},
             seed=self.seed_ratios(), wrong=self.wrong_answers(), caveats=self.caveats_of,
             floors=self.floors["floor_s"].to_dict())
-        return found
+        return without_unfounded_chance_note(found)
 
     def findings(self) -> pd.DataFrame:
         return self._findings
@@ -166,11 +192,6 @@ class SsbReport(RunReport):
                 notes.append(F.Caveat(f"threads:{e}", f"{t} ran its queries with max_threads={read['max_threads']} on "
                                                       f"this host's {self.info.get('cpu_cores')} cores; the seed's "
                                                       "ClickHouse server had 8 vCPU."))
-            if e in self.floors.index:
-                floor, median = self.floors.at[e, "floor_s"], self._hot_median_s(e)
-                notes.append(F.Caveat(f"floor:{e}", f"A `select 1` takes {t} {floor * 1e3:.2g} ms through its path, "
-                                                    f"{floor / median:.0%} of its median hot query: a fixed cost "
-                                                    "under every query at this scale."))
             off = condition_cache_off(self.settings.get(e, ""))
             if off is not None:
                 setting = f"use_query_condition_cache={read.get('use_query_condition_cache')}"
@@ -179,21 +200,34 @@ class SsbReport(RunReport):
                     "as in the seed's 2022 ClickHouse." if off else
                     f"{t}'s query condition cache was on ({setting}, read at the start): a hot run may skip granules "
                     "an earlier run found empty.")))
-            warm = self._warm_cold(e)
-            d = _dialect(e)
-            if warm:
-                notes.append(F.Caveat(f"warm-cold:{e}", f"{warm} of {t}'s first runs read nothing from storage (not cold)"
-                                                        + (f": {d.cold_note}." if d and d.cold_note else ".")))
+        floored = [e for e in self.engines if e in self.floors.index]
+        if floored:
+            notes.append(F.Caveat("floor", FLOOR_NOTE.format(each=", ".join(
+                FLOOR_EACH.format(engine=engine_title(e), ms=self.floors.at[e, "floor_s"] * 1e3,
+                                  share=self._floor_share(e)) for e in floored))))
         notes.append(F.Caveat("many-tests", f"{len(NAMES)} per-query tests per engine at 5%: about one may "
                                             "differ by chance alone."))
         notes.append(F.Caveat("seed", f"Seed 001: ClickHouse's load against AlloyDB's, 2 B rows from disk; here SF "
                                       f"{self.sf:g} ({self.lineorders:,} line orders) in memory."))
         return notes
 
+    def answer_lines(self) -> list[str]:
+        """SCALE_LINE first where a fixed cost per query dominates an engine's queries, then the rows."""
+        return (self._scale_lines() + super().answer_lines())[:self.answer_limit]
+
+    def answer_support(self) -> list[int]:
+        """SCALE_LINE states no comparison: an index shows a comparison's line before it."""
+        return ([0] * len(self._scale_lines()) + super().answer_support())[:self.answer_limit]
+
+    def _scale_lines(self) -> list[str]:
+        default = yaml.safe_load((get_settings().params_dir / "08-star-schema" / "default.yaml").read_text())
+        return scale_lines(self.sf, {e: self._floor_share(e) for e in self.engines}, default["scale_factor"])
+
     def headline_figure(self):
         found = self.findings()
         groups = list(analysis.query_groups(self.per_query["query"])) if not self.per_query.empty else []
-        shown = found[found["step"].isin(groups)]
+        # The row store against itself under a setting (jit=off) answers nothing the chart asks.
+        shown = found[found["step"].isin(groups) & (found["engine"] != self.base)]
         if shown.empty:
             return None
         return ratio_chart(
@@ -211,9 +245,10 @@ class SsbReport(RunReport):
         # A CI reaching below 0 (two runs' t-quantile) stops at 0: a time is never negative.
         df = pq.assign(phase=pq["query"], v=pq["hot_s"] * 1e3, e=pq["hot_ci95"] * 1e3,
                        below=(pq["hot_ci95"].clip(upper=pq["hot_s"] * 0.999)) * 1e3)
+        # Dots, not bars: on a log axis a bar's height means nothing, and a wide CI hides it.
         fig = bars_by_phase(df, "v", error="e", error_minus="below", unit="ms", name="ssb-hot-query-times",
-                            phases=list(NAMES), log_y=True,
-                            title=f"Each query hot (mean, bars: 95% CI), SF {self.sf:g}")
+                            phases=list(NAMES), log_y=True, markers=True,
+                            title=f"Each query hot (mean, whiskers: 95% CI), SF {self.sf:g}")
         return fig.update_xaxes(title_text="query")
 
     def load_figure(self):
@@ -233,17 +268,21 @@ class SsbReport(RunReport):
         pq = self.per_query
         if pq.empty:
             return None
+        on_disk = self.sizes.groupby("engine")["table_bytes"].sum().to_dict() if not self.sizes.empty else {}
         pq = pq.assign(_q=pq["query"].map({q: i for i, q in enumerate(NAMES)}),
                        _e=pq["engine"].map({e: i for i, e in enumerate(self.engines)})).sort_values(["_q", "_e", "variant"])
         return pd.DataFrame({
             "query": pq["query"], "engine": [engine_title(e) + (f" ({v})" if v else "")
                                              for e, v in zip(pq["engine"], pq["variant"])],
             "first run ms": [fmt(v * 1e3) for v in pq["cold_s"]],
-            "first run storage reads": [reporting.size_text(v) for v in pq["cold_storage_read_bytes"]],
+            # More than the engine's data on disk is its library's pages, not the table's: left blank.
+            "first run storage reads": [reporting.size_text(v) if not v > on_disk.get(e, float("inf")) else ""
+                                        for e, v in zip(pq["engine"], pq["cold_storage_read_bytes"])],
             "hot ms": [fmt_ci(v * 1e3, h * 1e3) for v, h in zip(pq["hot_s"], pq["hot_ci95"])], "hot runs": pq["n"],
             "engine CPU ms (hot)": [fmt(v * 1e3) for v in pq["hot_cpu_s"]],
             "rows read (first run)": [fmt(v) if v == v else "" for v in pq["cold_rows_read"]],
-        }).style.hide(axis="index").set_caption("Each query: its first run (one), the hot runs' mean ± 95% CI")
+        }).style.hide(axis="index").set_caption("Each query: its first run (one), the hot runs' mean ± 95% CI; reads "
+                                                "blank: more than the engine's data on disk (library pages)")
 
     def size_table(self):
         s = self.sizes
@@ -265,6 +304,10 @@ class SsbReport(RunReport):
         if not frames:
             return None
         d = pd.concat(frames, ignore_index=True)
+        if d["share"].round(3).nunique() == 1:  # every query read the same share: a sentence, not a table
+            from IPython.display import Markdown
+
+            return Markdown(self.rows_read_caption(d))
         return pd.DataFrame({"engine": d["engine"], "query": d["query"], "rows read (first run)": d["rows_read"].map(fmt),
                              "share of lineorder_flat": d["share"].map(lambda v: f"{v:.1%}")}
                             ).style.hide(axis="index").set_caption(self.rows_read_caption(d))

@@ -5,6 +5,8 @@ shares in the appendix. Costs are in the run's cost metric (`results.cost_metric
 unit, and so how they are shown, changes with it."""
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
 from ...data import findings as F
@@ -35,18 +37,27 @@ CLUSTER_QUESTION = "What does replication add to a row write?"
 # Engines against a base (bulk, replication): one sentence per row.
 COMPARISON = F.Phrases(default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words})",
                        seed="seed 000: {seed_ratio:.2f}x, {seed_words}", unit_scale=analysis.UNIT_SCALE)
-# One line per engine: its one-row insert's parts in one order, then its largest part against
-# the next largest (two parts of one cost: told apart or not, never better or worse).
+# The bulk row: the engine's work while its statements ran against the base's, and beside it what
+# each did after the commit (settle), in the same unit: two figures, never one sum.
+BULK_PHRASES = dataclasses.replace(
+    COMPARISON, default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words}); after the "
+                        "commit, {shown_unit} per row: {after} vs {base_after}", values=("after", "base_after"),
+    missing="none above idle")
+
+
+# One line per engine: its one-row insert's parts in one order, then whether its largest part is
+# told apart from the next (two parts of one cost: told apart or not, never better or worse). No
+# part ratio: its direction would follow whichever part is largest, engine by engine; the
+# findings table holds it as largest / next.
 def _parts_phrases(subject: str) -> F.Phrases:
     each = subject + ", one-row insert, {shown_unit} per row: commit {commit}, statement {statement}, row {row}"
-    parts = each + "; {part} / {base_part} {ratio}"
     return F.Phrases(templates={
-        F.Verdict.WORSE.value: parts + ": separable ({words})",
-        F.Verdict.BETTER.value: parts + ": separable ({words})",
-        F.Verdict.SAME.value: parts + ": about equal ({words})",
-        F.Verdict.NOISE.value: parts + ": not separable at this precision ({words})",
+        F.Verdict.WORSE.value: each + "; {part} largest, separable ({words})",
+        F.Verdict.BETTER.value: each + "; {part} largest, separable ({words})",
+        F.Verdict.SAME.value: each + "; {part} and {base_part} about equal ({words})",
+        F.Verdict.NOISE.value: each + "; {part} and {base_part} not separable ({words})",
         F.Verdict.NA.value: each,
-    }, default=parts + " ({words})", unit_scale=analysis.UNIT_SCALE, values=PARTS,
+    }, default=each + " ({words})", unit_scale=analysis.UNIT_SCALE, values=PARTS,
         missing="not above 0", directed=False)
 
 
@@ -155,6 +166,8 @@ class WriteCostReport(RunReport):
         return f"**This run asks:** {self.question}" if self.asks_replication else NO_CLUSTER
 
     def phrases_of(self, row) -> F.Phrases:
+        if row["kind"] == analysis.BULK and row["metric"] == self.metric:
+            return BULK_PHRASES
         if row["kind"] != DECOMPOSITION:
             return self.phrases
         return EMBEDDED_PARTS_PHRASES if row.get("embedded") else PARTS_PHRASES
