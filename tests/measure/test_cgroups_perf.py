@@ -8,6 +8,7 @@ import pytest
 
 import benchlib
 from benchlib.host import cgroups, perf
+from benchlib.run.measure import CLOCK_TICKS, host_steal_ticks
 
 # Real cgroups and perf on this host (root, a writable cgroup hierarchy, linux-perf).
 pytestmark = pytest.mark.perf
@@ -137,16 +138,22 @@ def test_perf_task_clock_and_cgroup_cpu_agree_within_2_percent_on_a_1s_phase():
         conn = eng.session()
         window = perf.PerfWindow(cgroup=eng.cgroup).prepare()
         before = eng.scope.sample()
+        steal_before = host_steal_ticks()
         window.enable()
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < 1.0:
             eng.query("select count(*) from generate_series(1, 2000000)", conn)
         window.disable()
+        steal = (host_steal_ticks() - steal_before) / CLOCK_TICKS
         after = eng.scope.sample()
         clock = window.result()["task-clock"].value / 1e3
     cgroup_cpu = (after.cpu_ns - before.cpu_ns) / 1e9
     assert cgroup_cpu > 0.8
-    assert abs(clock - cgroup_cpu) / cgroup_cpu < 0.02, (clock, cgroup_cpu)
+    # Time the hypervisor stole while the backend ran is in perf's task-clock (sched_clock) but not
+    # in the cgroup's usage (the scheduler's task clock, steal taken out by paravirt steal
+    # accounting): one full suite run read 1.48 s against 1.34 s. The window's host-wide steal
+    # bounds what the backend lost.
+    assert -0.02 * cgroup_cpu < clock - cgroup_cpu < 0.02 * cgroup_cpu + steal, (clock, cgroup_cpu, steal)
 
 
 def test_probe_reports_each_event():
