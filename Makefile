@@ -4,6 +4,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 SET ?= default
 
+# Python caches each module's bytecode as it first imports it. Where PYTHONDONTWRITEBYTECODE is set
+# (this project's machines set it) nothing was cached, and every interpreter these targets start
+# (each notebook kernel, CLI and Dask worker) compiled plotly, pandas and Jupyter from source again:
+# ~3 s each. Compiling the whole virtualenv at install instead took 55 s, most of it never imported.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: setup report test test-fast test-engines test-notebooks lab images clean-containers
 
 setup:

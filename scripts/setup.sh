@@ -95,11 +95,8 @@ python_setup() {
   fi
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
   log "installing Python dependencies into $VENV"
-  # Bytecode compiled once here: where PYTHONDONTWRITEBYTECODE is set (this project's machines set
-  # it) nothing is cached later, and every interpreter the suite starts (each notebook kernel, CLI
-  # and Dask worker) compiled plotly, pandas and Jupyter from source again: ~3 s each.
   if "$VENV/bin/python" -m pip install -q --disable-pip-version-check uv 2>/dev/null; then
-    "$VENV/bin/python" -m uv pip install -q --compile-bytecode --python "$VENV/bin/python" -e "$ROOT"
+    "$VENV/bin/python" -m uv pip install -q --python "$VENV/bin/python" -e "$ROOT"
   else
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$ROOT"
   fi
@@ -121,15 +118,9 @@ python_setup() {
   echo "$want" > "$stamp"
 }
 
-# benchlib's own modules change with every checkout: compiled on each set-up (up-to-date files are
-# skipped), for the reason given at the install above.
-compile_src() {
-  "$VENV/bin/python" -m compileall -q "$ROOT/src" >/dev/null || log "note: could not compile $ROOT/src"
-}
-
 case "${1:-all}" in
   system) system_setup ;;
-  python) python_setup && compile_src ;;
-  all) system_setup; python_setup && compile_src ;;
+  python) python_setup ;;
+  all) system_setup; python_setup ;;
   *) echo "usage: $0 [all|system|python]" >&2; exit 2 ;;
 esac
