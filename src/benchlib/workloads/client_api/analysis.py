@@ -150,6 +150,12 @@ def seed_contended_ratios() -> dict[str, float]:
     return {e: float(ref[BASE_ENGINE] / s) for e, s in ref.items() if e != BASE_ENGINE}
 
 
+# The caveat on every server CPU row: the cgroup's CPU holds the server's background work (no idle
+# rate is subtracted), not only the request path's.
+SERVER_BACKGROUND = "server-background"
+SERVER_METRIC = "server CPU per operation"
+
+
 def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, *, drift=lambda engine, base: 0.0,
              operation: str = "load", headline_limit: int = 5) -> pd.DataFrame:
     """The findings rows (findings.FINDING_COLUMNS plus `kind` and `layer`):
@@ -171,12 +177,13 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
         if "driver" not in by.index:
             continue
         figures = (("process_us", "in-process CPU per operation"),) if local == "in-process" else (
-            ("client_us", "client CPU per operation"), ("server_us", "server CPU per operation"))
+            ("client_us", "client CPU per operation"), ("server_us", SERVER_METRIC))
         for layer in [x for x in LAYER_NAMES if x in by.index and x != "driver"]:
             for column, metric in figures:
                 rows.append({**F.finding(engine=engine, base_engine=engine, step=operation, metric=metric, unit="µs",
                                          contrast=results.contrast(by.loc["driver"], by.loc[layer], column),
-                                         regime=f"{metric.split(' per ')[0]}, {layer} vs driver ({local})"),
+                                         regime=f"{metric.split(' per ')[0]}, {layer} vs driver ({local})",
+                                         caveats=[SERVER_BACKGROUND] if metric == SERVER_METRIC else []),
                              "kind": LAYER, "layer": layer, "base_label": "driver"})
     rows += _order_rows(s, engines, drift)
     rows += _transport_rows(s, engines)
@@ -275,7 +282,7 @@ def _headline(found: pd.DataFrame, limit: int) -> list:
     layers = found[found["kind"] == LAYER]
     engine = BASE_ENGINE if BASE_ENGINE in set(layers["engine"]) else next(iter(layers["engine"]), None)
     mine = layers[layers["engine"] == engine]
-    cost = mine[mine["metric"] != "server CPU per operation"].sort_values(
+    cost = mine[mine["metric"] != SERVER_METRIC].sort_values(
         "ratio", ascending=False, key=lambda r: r.map(lambda x: x if x == x else -math.inf))
     for layer in cost["layer"]:
         picked += [i for i in mine.index[mine["layer"] == layer] if i not in picked]

@@ -62,6 +62,7 @@ def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 class ClusteredReport(RunReport):
     workload = WORKLOAD
+    seed_set = "seed-scale"
     # The answer's lines: one findings row each, the test and its class said by the line itself.
     phrases = F.Phrases(templates={
         "better": "{regime}: {subject} ahead, {ratio} {base}'s {metric}",
@@ -91,6 +92,9 @@ class ClusteredReport(RunReport):
                                              conditions=self.conditions(), seed=analysis.seed_figures())
                            if self.base else F.table([]))
         return self._found
+
+    def counted_findings(self) -> pd.DataFrame:
+        return shown_rows(self.findings())[0]
 
     def conditions(self) -> analysis.Conditions:
         """What the starts read that changes what a comparison means (analysis.Conditions)."""

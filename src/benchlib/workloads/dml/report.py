@@ -38,6 +38,7 @@ HYPOTHESES_CAPTION = ("{other} / {base} per phase, read each way this run can: a
 
 class DmlReport(RunReport):
     workload = WORKLOAD
+    seed_set = "article"
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -152,9 +153,9 @@ class DmlReport(RunReport):
 
     def caveat_notes(self) -> list[F.Caveat]:
         rows = self.param("rows")
-        notes = [F.Caveat("cpu-not-instructions", f"Seed 000 counted user-space instructions at {SEED_ROWS:,} rows; "
-                                                  f"this run CPU seconds at {rows:,} rows: compare ratios, not "
-                                                  "absolute figures."),
+        notes = [F.Caveat("cpu-not-instructions", f"Seed 000 counted user-space instructions (kernel time left out) "
+                                                  f"at {SEED_ROWS:,} rows; this is user + kernel CPU at {rows:,} rows: "
+                                                  "the hypotheses table's user-CPU row is the one to set beside it."),
                  F.Caveat("embedded", "An embedded engine's cost includes its Python driver (one process), as does "
                                       "the base's beside it; it has no settle window."),
                  F.Caveat("keys", key_note(self.engines, self.param("pk_kind", "uuid")))]

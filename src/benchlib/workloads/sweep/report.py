@@ -37,6 +37,7 @@ ANSWERING_SET, ANSWERING_THREADS = "default", "1-128"  # papermill_params/03-con
 
 class SweepReport(RunReport):
     workload = WORKLOAD
+    seed_set = "seed-like"
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
