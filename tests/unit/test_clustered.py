@@ -584,3 +584,16 @@ def test_the_answers_counts_leave_out_the_storage_rows_the_table_hides():
     counted = ClusteredReport.counted_findings(SimpleNamespace(findings=lambda: found))
     assert not out.empty and len(counted) == len(shown) < len(found)
     assert F.count_line(counted).endswith(f"of {len(shown)} decided")
+
+
+def test_rows_measured_once_are_said_once_with_the_hosts_drift():
+    """Hostile read 42 (02 #1): '(measured once: noise unknown)' four times, though the host's drift was known."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.clustered.report import ClusteredReport, once_line
+
+    rows = F.table([{"verdict": Verdict.UNTESTED.value, "drift": d, "ratio": 1.03, "engine": "postgres",
+                     "base_engine": "mariadb", "unit": "ops/s", "regime": "cached", "metric": "QPS", "seed": "no_seed"} for d in (0.1, 0.2)])
+    assert "20%" in once_line(rows)
+    assert once_line(rows.assign(verdict=Verdict.NOISE.value)) is None
+    assert once_line(rows.assign(drift=0.0)) == "Each ratio above measured once, so no noise estimate."
+    assert "once" not in F.render(rows.iloc[0], ClusteredReport.phrases)
