@@ -282,3 +282,13 @@ def test_a_seed_figure_left_untested_says_why_and_which_set_tests_it():
     line = F.seed_line(pd.DataFrame([wide, wide, once, floor]), tested_by="article")
     assert "2 CI over 10x wide" in line and "--set article" in line
     assert "--set" not in F.seed_line(pd.DataFrame([wide]))
+
+
+def test_at_the_floor_is_defined_by_its_threshold_where_it_is_counted():
+    """Hostile read 42 (01 #3): 'at the floor' was defined nowhere."""
+    row = F.finding(engine="mysql", base_engine="postgres", step="select", metric="cpu_time", unit="s",
+                    contrast={"ratio": 0.704, "ratio_low": 0.249, "ratio_high": 1.99, "beyond_noise": False,
+                              "mean": 0.0008, "base_mean": 0.0012, "n": 2, "base_n": 2}, floor=F.CPU_FLOOR_SECONDS)
+    assert row["verdict"] == Verdict.FLOOR.value
+    assert "under 2 ms" in F.certainty(F.table([row]))
+    assert "under" not in F.certainty(F.table([{**row, "verdict": Verdict.NOISE.value}]))

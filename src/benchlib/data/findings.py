@@ -268,6 +268,7 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
                  SeedAgreement.UNTESTED if judged in UNTESTABLE else
                  against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
         "caveats": tuple(caveats), "headline": headline,
+        **({"floor": floor} if floor is not None else {}),
     }
 
 
@@ -503,8 +504,23 @@ def certainty(findings: pd.DataFrame) -> str:
         return "no comparison measured"
     counts = findings["verdict"].value_counts()
     decided = sum(int(counts.get(v.value, 0)) for v in Verdict if v.decided)
-    rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" for v in Verdict if not v.decided and counts.get(v.value)]
+    rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" + (_floor_clause(findings) if v == Verdict.FLOOR else "")
+            for v in Verdict if not v.decided and counts.get(v.value)]
     return f"{decided} of {len(findings)} comparisons decided" + (f" ({', '.join(rest)})" if rest else "")
+
+
+FLOOR_CLAUSE = ": a side under {floor}, a window's fixed cost"
+
+
+def _floor_clause(findings: pd.DataFrame) -> str:
+    """What `at the floor` means, with its threshold, where the rows carry it."""
+    at = findings[findings["verdict"] == Verdict.FLOOR.value]
+    floors = at[["floor", "unit"]].dropna().drop_duplicates() if "floor" in at else at.iloc[0:0]
+    if len(floors) != 1:
+        return ""
+    floor, unit = floors.iloc[0]
+    shown = f"{fmt_number(floor * 1e3)} ms" if unit == "s" and floor < 1 else f"{fmt_number(floor)} {unit}"
+    return FLOOR_CLAUSE.format(floor=shown)
 
 
 def count_line(findings: pd.DataFrame) -> str:
