@@ -231,3 +231,16 @@ def test_engines_sharing_a_key_generator_are_named_together_and_it_is_said_once(
     note = key_note(["postgres", "mysql", "mariadb"], "uuid")
     shared = dialect_for(get_engine("mysql")).keys["uuid"]
     assert shared == dialect_for(get_engine("mariadb")).keys["uuid"] and note.count(shared) == 1
+
+
+def test_the_cost_chart_cuts_error_bars_at_zero_and_labels_an_embedded_engine_with_its_driver(store):
+    """Hostile read 42 (01 #5): bars of 0.0743 ± 0.282 s reached below zero; SQLite's bar held its driver unlabelled."""
+    costs = {**COSTS, "mysql": {**COSTS["mysql"], "insert": [0.1, 2.5, 0.1]}}  # a CI far wider than its mean
+    report = DmlReport(_run(store, costs=costs), store)
+    fig = report.cost_figure()
+    names = {t.name for t in fig.data}
+    assert f"{engine_title('sqlite')} + driver" in names and engine_title("mysql") in names
+    for t in fig.data:
+        lows = [y - m for y, m in zip(t.y, t.error_y.arrayminus) if y == y and m == m]
+        assert min(lows) >= -1e-12
+    assert "cut at 0" in fig.layout.title.text

@@ -32,6 +32,7 @@ SETTLE_AT_CAP = "settle windows: {hit} of {total} ran to the {cap:g} s cap"
 WITH_DRIVER = "{base} engine + driver"
 CHART_LINE = "{engine} (÷ {base})"
 HYPOTHESES_HEADING = "Why the ratios differ from the seed's"
+EMBEDDED_LABEL = "{engine} + driver"  # an embedded engine's cost holds its Python driver (one process)
 HYPOTHESES_CAPTION = ("{other} / {base} per phase, read each way this run can: a reading that brings seed 000's ratio "
                       "({seeds}) inside the CI names a likely cause")
 
@@ -317,8 +318,13 @@ class DmlReport(RunReport):
         df = df[df["phase"] != PHASES[0]]  # the idle baseline: a sliver beside any phase, and subtracted in net
         label = {"value": "phase", "with_settle": "phase + settle", "net_with_settle": "phase + settle − idle"}[value]
         what = "instructions" if self.metric == "instructions_user" else "CPU"
-        return bars_by_phase(df, "v", error="err", unit=f"{self.unit}", name=f"dml-{value.replace('_', '-')}",
-                             phases=DML_PHASES, title=f"Engine {what} per phase ({label}; error bars: 95% CI)")
+        # A cost is not below zero: a CI wider than its bar is cut at 0, and the title says so.
+        df = df.assign(err_minus=df["err"].clip(upper=df["v"].clip(lower=0)))
+        cut = bool((df["err_minus"] < df["err"]).any())
+        labels = {e: EMBEDDED_LABEL.format(engine=engine_title(e)) for e in self.engines if _embedded(e)}
+        return bars_by_phase(df, "v", error="err", error_minus="err_minus", unit=f"{self.unit}",
+                             name=f"dml-{value.replace('_', '-')}", phases=DML_PHASES, labels=labels,
+                             title=f"Engine {what} per phase ({label}; error bars: 95% CI{', cut at 0' * cut})")
 
     def profile_figure(self):
         """Where each phase's instructions went, by subsystem, where valgrind counted them (None
