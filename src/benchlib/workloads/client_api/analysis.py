@@ -154,10 +154,14 @@ def seed_contended_ratios() -> dict[str, float]:
 # rate is subtracted), not only the request path's.
 SERVER_BACKGROUND = "server-background"
 SERVER_METRIC = "server CPU per operation"
+# The caveat on the SQLAlchemy layers' rows of an engine whose driver would prepare by itself
+# (psycopg after 5 executions): those layers send plain statements, as the raw driver does.
+PLAIN_STATEMENTS = "plain-statements"
+SQLALCHEMY_LAYERS = frozenset({"core", "orm_object", "orm_batch"})
 
 
 def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, *, drift=lambda engine, base: 0.0,
-             operation: str = "load", headline_limit: int = 5) -> pd.DataFrame:
+             operation: str = "load", headline_limit: int = 5, plain=frozenset()) -> pd.DataFrame:
     """The findings rows (findings.FINDING_COLUMNS plus `kind` and `layer`):
     - per engine, on its most local transport, each layer against the raw driver: client CPU and
       server CPU per `operation` (in-process CPU for an embedded engine);
@@ -166,7 +170,8 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
     - per server engine, TCP against its Unix socket through the raw driver, with the seed's
       remote / local ratio;
     - the contended test per mode against PostgreSQL's, with the seed's ratio.
-    `drift(engine, base)`: how far the host's speed moved between the two (results.host_drift)."""
+    `drift(engine, base)`: how far the host's speed moved between the two (results.host_drift);
+    `plain`: the engines whose SQLAlchemy layers turn their driver's own preparing off (PLAIN_STATEMENTS)."""
     s = summary[(summary["phase"] == operation) & (summary["layer"] != HARNESS)]
     engines = list(dict.fromkeys(s["engine"]))
     rows = []
@@ -183,7 +188,8 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
                 rows.append({**F.finding(engine=engine, base_engine=engine, step=operation, metric=metric, unit="µs",
                                          contrast=results.contrast(by.loc["driver"], by.loc[layer], column),
                                          regime=f"{metric.split(' per ')[0]}, {layer} vs driver ({local})",
-                                         caveats=[SERVER_BACKGROUND] if metric == SERVER_METRIC else []),
+                                         caveats=[SERVER_BACKGROUND] * (metric == SERVER_METRIC)
+                                         + [PLAIN_STATEMENTS] * (engine in plain and layer in SQLALCHEMY_LAYERS)),
                              "kind": LAYER, "layer": layer, "base_label": "driver"})
     rows += _order_rows(s, engines, drift)
     rows += _transport_rows(s, engines)

@@ -46,7 +46,20 @@ class ClientApiReport(RunReport):
         self.summary = analysis.summarize(self.per_op)
         self.contended = analysis.contended(self.m)
         self.found = analysis.findings(self.summary, self.contended,
-                                       drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]))
+                                       drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]),
+                                       plain=frozenset(e for e, d in self._dialects().items() if d.sqlalchemy_plain))
+
+    def _dialects(self) -> dict:
+        """Each engine of the run that has this workload's dialect, with it."""
+        out = {}
+        for key in self.engines:
+            try:
+                dialect = dialect_for(get_engine(key))
+            except UnknownEngineError:
+                continue
+            if dialect is not None:
+                out[key] = dialect
+        return out
 
     # -- findings ----------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
@@ -72,6 +85,9 @@ class ClientApiReport(RunReport):
             F.Caveat(analysis.SERVER_BACKGROUND, "Server CPU is the engine's whole cgroup over the window, no idle "
                                                  "rate subtracted: it includes background work, so client + server "
                                                  "can exceed the wall time."),
+            F.Caveat(analysis.PLAIN_STATEMENTS, "psycopg would prepare a statement after its 5th execution; "
+                                                "Core and the ORM turn that off (prepare_threshold=None), as the "
+                                                "raw driver does: plain statements."),
             F.Caveat("short-window", f"A window under {analysis.SHORT_WINDOW_S:g} s (this set's scale): the workers' "
                                      "start and finish weigh in its throughput."),
         ]
@@ -193,13 +209,7 @@ class ClientApiReport(RunReport):
     def caveats(self, extra=()) -> str:
         """The run's conditions, with the layers each engine skipped and why."""
         notes = []
-        for key in self.engines:
-            try:
-                dialect = dialect_for(get_engine(key))
-            except UnknownEngineError:
-                continue
-            if dialect is None:
-                continue
+        for key, dialect in self._dialects().items():
             skipped = [f"`{layer}` ({layer_skip_reason(key, layer)})" for layer in self.param("layers", [])
                        if layer_skip_reason(key, layer)]
             if skipped:
