@@ -308,3 +308,16 @@ def test_an_undecided_layer_ratio_too_wide_to_print_is_said_by_its_two_values():
                               "base_n": 2, "mean": 499.0, "base_mean": 166.0})
     said = F.render(row, PHRASES)
     assert "3x" not in said and "499 µs" in said and "166 µs" in said
+
+
+def test_a_layer_row_too_wide_to_read_cites_the_window_size_and_plain_statements_where_set():
+    """Hostile read 42 (04 #2, #4): SQLite's '19.1x (0.0885-4,108)' said nothing of why; psycopg's
+    auto-prepare for Core and the ORM was unstated."""
+    wide = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE, spread=(0.2, 3.0))),
+                             drift=lambda e, b: 0.0)
+    narrow = analysis.findings(_summary(_windows("postgres", "unix", PG)), plain=frozenset({"postgres"}))
+    layer_rows = wide[wide["kind"] == "layer"]
+    assert not layer_rows.empty and all(analysis.FEW_OBJECTS in ids for ids in layer_rows["caveats"])
+    assert not any(analysis.FEW_OBJECTS in ids for ids in narrow["caveats"])
+    cited = {(r["layer"], analysis.PLAIN_STATEMENTS in r["caveats"]) for r in narrow.to_dict("records")}
+    assert ("core", True) in cited and ("prepared", False) in cited and ("prepared", True) not in cited

@@ -88,6 +88,9 @@ class ClientApiReport(RunReport):
             F.Caveat(analysis.PLAIN_STATEMENTS, "psycopg would prepare a statement after its 5th execution; "
                                                 "Core and the ORM turn that off (prepare_threshold=None), as the "
                                                 "raw driver does: plain statements."),
+            F.Caveat(analysis.FEW_OBJECTS, f"CI over {F.SEED_TESTABLE_SPAN:g}x wide: {self.param('objects', 0):,} "
+                                           "objects a window leave the work about as large as the window's fixed "
+                                           "cost; --set default (300) and seed-like run more."),
             F.Caveat("short-window", f"A window under {analysis.SHORT_WINDOW_S:g} s (this set's scale): the workers' "
                                      "start and finish weigh in its throughput."),
         ]
