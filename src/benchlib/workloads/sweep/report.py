@@ -95,6 +95,9 @@ class SweepReport(RunReport):
                                          "goal set."),
             F.Caveat("goal-split", "Repetitions disagree about the goal at a step (some p95 under it, some over): "
                                    "where it binds is not located."),
+            F.Caveat(analysis.SATURATED, f"Engine + sysbench used {analysis.SATURATED_SHARE:.0%} or more of the "
+                                         "host's cores here (sysbench shares them): CPU per transaction includes "
+                                         "contention for the cores."),
             F.Caveat("one-price", "One hourly price for both: the USD ratio is the inverse of the throughput ratio."),
             F.Caveat("durability", "A write test whose servers commit under different durability defaults (appendix): "
                                    "part of the gap is those settings."),
