@@ -550,3 +550,20 @@ def test_cpu_per_transaction_on_a_saturated_host_cites_it():
     assert not cost(busy).empty and all(analysis.SATURATED in ids for ids in cost(busy)["caveats"])
     assert not any(analysis.SATURATED in ids for ids in cost(idle)["caveats"])
     assert not any(analysis.SATURATED in ids for ids in busy[busy["kind"] != analysis.COST]["caveats"])
+
+
+def test_the_step_table_keeps_one_p95_at_two_repetitions_and_a_blank_gain_says_why(tmp_path):
+    """Hostile read 42 (03 #2): at n=2 the mean and median p95 columns were always equal; a gain cell was blank."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    def report(spread, name):
+        rows = _reps("postgres", "oltp_point_select", PG, spread=spread) + \
+            _reps("mysql", "oltp_point_select", MY, cpu=0.03, spread=spread)
+        return SweepReport(write_sweep_run(Store(tmp_path / name), rows), Store(tmp_path / name))
+
+    two, three = report((1.0, 1.01), "two"), report((1.0, 1.01, 0.99), "three")
+    assert "p95 ms, median of reps" not in two.step_table().data and "p95 ms" in two.step_table().data
+    assert "p95 ms, median of reps" in three.step_table().data
+    gains = list(three.knee_table().data["next gain per doubling (95% CI)"])
+    assert gains and all(gains)  # every cell a gain or the reason it has none (NO_GAIN)
