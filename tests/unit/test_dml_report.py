@@ -244,3 +244,24 @@ def test_the_cost_chart_cuts_error_bars_at_zero_and_labels_an_embedded_engine_wi
         lows = [y - m for y, m in zip(t.y, t.error_y.arrayminus) if y == y and m == m]
         assert min(lows) >= -1e-12
     assert "cut at 0" in fig.layout.title.text
+
+
+def test_settle_readings_are_left_out_where_every_settle_window_ran_to_its_cap(store):
+    """Hostile read 42 (01 #4): 16 of 16 settle windows at the 1 s cap, and 'phase + settle − idle' went negative."""
+    run_id = _run(store)
+    extra = []
+    for engine, phases in COSTS.items():
+        for rep in (1, 2, 3):
+            common = {"run_id": run_id, "instance_id": f"{engine}-{rep:04d}", "engine": engine, "experiment": "dml",
+                      "repetition": rep, "status": "ok", "started_at": T0, "ended_at": T0, "labels": "{}",
+                      "scope": "server", "window": "settle"}
+            for phase in phases:
+                extra += [{**common, "phase": phase, "metric": m, "value": v, "unit": "s", "source": src}
+                          for m, v, src in (("wall_time", 1.01, "clock"), ("cpu_time", 0.001, "cgroup"))]
+    store.append_measurements(run_id, 5000, extra)
+    store.compact(run_id)
+    report = DmlReport(run_id, store)
+    report.info["parameters"]["max_settle_seconds"] = 1
+    hit, total = report.settle_at_cap()
+    assert total and hit == total
+    assert not any("settle" in m for m in report.hypotheses["metric"])

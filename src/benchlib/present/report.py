@@ -341,7 +341,7 @@ class RunReport:
                 html = body.to_html()
             else:
                 html = str(body)
-            parts.append(f"<h4>{heading}</h4>{html}")
+            parts.append(f"<h4>{_inline(heading)}</h4>{html}")
         return HTML('<details class="benchlib-appendix"><summary>About this run: host, engines, images, '
                     f"conditions, problems</summary>{''.join(parts)}</details>")
 
@@ -427,7 +427,11 @@ class RunReport:
         note = self.info.get("status_note") or ""
         if note and self.info["status"] != "ok":  # an ok run's note is in the caveats
             lines.append(f"**Status note:** {note}")
-        elif (outcome := self.precision_outcome()) is not None and not outcome.met:
+        elif (outcome := self.precision_outcome()) is not None and not outcome.met \
+                and int(self.param("max_repetitions") or 0) < 2:  # one value has no CI to be wide
+            lines.append(f"**Precision target not tested:** {outcome.targeted} phase windows with a target ran "
+                         "once (max_repetitions = 1): one value has no CI.")
+        elif outcome is not None and not outcome.met:
             lines.append(f"**Precision target not met:** {outcome.wide} of {outcome.targeted} phase windows with a "
                          f"target still had a 95% CI wider than ±{float(self.param('ci_target')):.0%} after "
                          f"{plural(int(self.param('max_repetitions') or 0), 'repetition')}.")

@@ -348,7 +348,7 @@ class ClusteredReport(RunReport):
         if not rows:
             return None
         return pd.DataFrame(rows).style.hide(axis="index").set_caption(
-            "Within one engine: a heap fetches `c` from its heap, a clustered PK holds it in the leaf it read.")
+            "Within one engine: a heap fetches <code>c</code> from its heap, a clustered PK holds it in the leaf it read.")
 
     def _figure(self, regime: str, engine: str, step: str, figure: str) -> float:
         s = self.steps
