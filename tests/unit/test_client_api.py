@@ -207,13 +207,13 @@ def test_seed_002s_order_is_judged_on_the_odb_like_layer_with_the_seeds_ratio():
     found = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE), _windows("postgres", "unix", PG),
                                        _windows("mariadb", "unix", MYSQL)), drift=lambda e, b: 0.0)
     order = found[found["kind"] == "order"].set_index("engine")
-    # One layer on both sides, the first ODB-like layer both ran (hostile read 40: SQLite's driver against
-    # PostgreSQL's prepared changed engine and layer at once): here the raw driver each.
-    assert set(order["layer"]) == {"driver"}
-    assert order.loc["sqlite", "ratio"] == pytest.approx(30 / 330) and order.loc["sqlite", "verdict"] == "better"
+    # Each side's own ODB-like layer, as seed 002 ran ODB's prepared statements on each (hostile read 42:
+    # the raw psycopg driver is not PostgreSQL's ODB; SQLite's driver, which caches its statements, is SQLite's).
+    assert dict(order["layer"]) == {"sqlite": "driver", "mariadb": "c_prepared"}
+    assert order.loc["sqlite", "ratio"] == pytest.approx(30 / 290) and order.loc["sqlite", "verdict"] == "better"
     assert order.loc["sqlite", "seed_ratio"] == pytest.approx(17 / 65)
-    assert order.loc["mariadb", "ratio"] == pytest.approx(400 / 330, rel=1e-6)
-    assert order.loc["mariadb", "verdict"] == "worse" and "stand-in" in order.loc["mariadb", "caveats"]
+    assert order.loc["mariadb", "ratio"] == pytest.approx(280 / 290, rel=1e-6)
+    assert "stand-in" in order.loc["mariadb", "caveats"]
     assert order.loc["mariadb", "seed_ratio"] == pytest.approx(55 / 65)  # MySQL's, which MariaDB stands in for
     # With MySQL in the run, MariaDB has no seed figure and no order row of its own.
     both = analysis.findings(_summary(_windows("postgres", "unix", PG), _windows("mysql", "unix", MYSQL),
@@ -308,3 +308,16 @@ def test_an_undecided_layer_ratio_too_wide_to_print_is_said_by_its_two_values():
                               "base_n": 2, "mean": 499.0, "base_mean": 166.0})
     said = F.render(row, PHRASES)
     assert "3x" not in said and "499 µs" in said and "166 µs" in said
+
+
+def test_a_layer_row_too_wide_to_read_cites_the_window_size_and_plain_statements_where_set():
+    """Hostile read 42 (04 #2, #4): SQLite's '19.1x (0.0885-4,108)' said nothing of why; psycopg's
+    auto-prepare for Core and the ORM was unstated."""
+    wide = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE, spread=(0.2, 3.0))),
+                             drift=lambda e, b: 0.0)
+    narrow = analysis.findings(_summary(_windows("postgres", "unix", PG)), plain=frozenset({"postgres"}))
+    layer_rows = wide[wide["kind"] == "layer"]
+    assert not layer_rows.empty and all(analysis.FEW_OBJECTS in ids for ids in layer_rows["caveats"])
+    assert not any(analysis.FEW_OBJECTS in ids for ids in narrow["caveats"])
+    cited = {(r["layer"], analysis.PLAIN_STATEMENTS in r["caveats"]) for r in narrow.to_dict("records")}
+    assert ("core", True) in cited and ("prepared", False) in cited and ("prepared", True) not in cited

@@ -570,3 +570,30 @@ def test_storage_rows_below_the_floor_leave_the_findings_table_and_are_counted()
     assert all(analysis.BELOW_FLOOR in ids for ids in out["caveats"])
     assert not any(analysis.BELOW_FLOOR in ids for ids in shown["caveats"])
     assert set(shown[shown["regime"] == "io-bound"]["column"]) >= {"pages/o", "QPS"}  # storage read: kept
+
+
+def test_the_answers_counts_leave_out_the_storage_rows_the_table_hides():
+    """Hostile read 42 (02 #2): '0 of 20 comparisons decided' counted the 10 hidden storage rows."""
+    from types import SimpleNamespace
+
+    from benchlib.data import findings as F
+    from benchlib.workloads.clustered.report import ClusteredReport, shown_rows
+
+    found = analysis.findings(_battery(pg_pages=1.0), "mysql")
+    shown, out = shown_rows(found)
+    counted = ClusteredReport.counted_findings(SimpleNamespace(findings=lambda: found))
+    assert not out.empty and len(counted) == len(shown) < len(found)
+    assert F.count_line(counted).endswith(f"of {len(shown)} decided")
+
+
+def test_rows_measured_once_are_said_once_with_the_hosts_drift():
+    """Hostile read 42 (02 #1): '(measured once: noise unknown)' four times, though the host's drift was known."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.clustered.report import ClusteredReport, once_line
+
+    rows = F.table([{"verdict": Verdict.UNTESTED.value, "drift": d, "ratio": 1.03, "engine": "postgres",
+                     "base_engine": "mariadb", "unit": "ops/s", "regime": "cached", "metric": "QPS", "seed": "no_seed"} for d in (0.1, 0.2)])
+    assert "20%" in once_line(rows)
+    assert once_line(rows.assign(verdict=Verdict.NOISE.value)) is None
+    assert once_line(rows.assign(drift=0.0)) == "Each ratio above measured once, so no noise estimate."
+    assert "once" not in F.render(rows.iloc[0], ClusteredReport.phrases)

@@ -165,26 +165,31 @@ def test_the_indexes_show_the_first_decided_answer_line(tmp_path):
     assert report.index_line(lines) == lines[1].replace("**", "") and lines[0].startswith("MySQL")
 
 
+def _server_windows(run_id):
+    """(engine, repetition, the fields every extra row of that window shares) over COSTS' engines."""
+    for engine in COSTS:
+        for rep in (1, 2, 3):
+            yield engine, rep, {"run_id": run_id, "instance_id": f"{engine}-{rep:04d}", "engine": engine,
+                                "experiment": "dml", "repetition": rep, "status": "ok", "started_at": T0,
+                                "ended_at": T0, "labels": "{}", "scope": "server"}
+
+
 def test_the_hypotheses_read_one_way_drop_ticked_user_cpu_and_count_settle_windows_at_the_cap(store):
     """Hostile read 40 (01): the grid read PostgreSQL / MySQL where the answer read MySQL / PostgreSQL;
     user CPU of a few 4 ms ticks made ratios like 0.198x (4.68e-07-84,070); every settle window
     ran to the 1 s cap while the method said they ended near idle."""
     run_id = _run(store)
     extra = []
-    for engine, phases in COSTS.items():
-        for rep in (1, 2, 3):
-            common = {"run_id": run_id, "instance_id": f"{engine}-{rep:04d}", "engine": engine, "experiment": "dml",
-                      "repetition": rep, "status": "ok", "started_at": T0, "ended_at": T0, "labels": "{}",
-                      "scope": "server"}
-            for phase, values in phases.items():
-                # User CPU: insert well above the floor on both sides, select a few ticks.
-                user = values[rep - 1] * 0.8 if phase == "insert" else 0.004 * rep
-                extra.append({**common, "phase": phase, "window": "phase", "metric": "cpu_user_time", "value": user,
-                              "unit": "s", "source": "cgroup"})
-                extra += [{**common, "phase": phase, "window": "settle", "metric": metric, "value": value, "unit": "s",
-                           "source": source}
-                          for metric, value, source in (("wall_time", 1.01 if phase != "delete" else 0.4, "clock"),
-                                                        ("cpu_time", 0.001, "cgroup"))]
+    for engine, rep, common in _server_windows(run_id):
+        for phase, values in COSTS[engine].items():
+            # User CPU: insert well above the floor on both sides, select a few ticks.
+            user = values[rep - 1] * 0.8 if phase == "insert" else 0.004 * rep
+            extra.append({**common, "phase": phase, "window": "phase", "metric": "cpu_user_time", "value": user,
+                          "unit": "s", "source": "cgroup"})
+            extra += [{**common, "phase": phase, "window": "settle", "metric": metric, "value": value, "unit": "s",
+                       "source": source}
+                      for metric, value, source in (("wall_time", 1.01 if phase != "delete" else 0.4, "clock"),
+                                                    ("cpu_time", 0.001, "cgroup"))]
     store.append_measurements(run_id, 5000, extra)
     store.compact(run_id)
     report = DmlReport(run_id, store)
@@ -195,6 +200,7 @@ def test_the_hypotheses_read_one_way_drop_ticked_user_cpu_and_count_settle_windo
     user = h[h["metric"] == "user-mode CPU only"]
     assert list(user["step"]) == ["insert"]  # the ticked phases are left out
     assert report.settle_at_cap() == (3 * 3 * 3, 3 * 3 * 4)  # 3 engines x 3 repetitions x 3 capped phases
+    assert any("settle" in m for m in h["metric"])  # not every window at the cap: the settle readings stay
     assert "27 of 36" in report.hypotheses_table().data
 
 
@@ -231,3 +237,31 @@ def test_engines_sharing_a_key_generator_are_named_together_and_it_is_said_once(
     note = key_note(["postgres", "mysql", "mariadb"], "uuid")
     shared = dialect_for(get_engine("mysql")).keys["uuid"]
     assert shared == dialect_for(get_engine("mariadb")).keys["uuid"] and note.count(shared) == 1
+
+
+def test_the_cost_chart_cuts_error_bars_at_zero_and_labels_an_embedded_engine_with_its_driver(store):
+    """Hostile read 42 (01 #5): bars of 0.0743 ± 0.282 s reached below zero; SQLite's bar held its driver unlabelled."""
+    costs = {**COSTS, "mysql": {**COSTS["mysql"], "insert": [0.1, 2.5, 0.1]}}  # a CI far wider than its mean
+    report = DmlReport(_run(store, costs=costs), store)
+    fig = report.cost_figure()
+    names = {t.name for t in fig.data}
+    assert f"{engine_title('sqlite')} + driver" in names and engine_title("mysql") in names
+    for t in fig.data:
+        lows = [y - m for y, m in zip(t.y, t.error_y.arrayminus) if y == y and m == m]
+        assert min(lows) >= -1e-12
+    assert "cut at 0" in fig.layout.title.text
+
+
+def test_settle_readings_are_left_out_where_every_settle_window_ran_to_its_cap(store):
+    """Hostile read 42 (01 #4): 16 of 16 settle windows at the 1 s cap, and 'phase + settle − idle' went negative."""
+    run_id = _run(store)
+    extra = [{**common, "window": "settle", "phase": phase, "metric": m, "value": v, "unit": "s", "source": src}
+             for engine, _, common in _server_windows(run_id) for phase in COSTS[engine]
+             for m, v, src in (("wall_time", 1.01, "clock"), ("cpu_time", 0.001, "cgroup"))]
+    store.append_measurements(run_id, 5000, extra)
+    store.compact(run_id)
+    report = DmlReport(run_id, store)
+    report.info["parameters"]["max_settle_seconds"] = 1
+    hit, total = report.settle_at_cap()
+    assert total and hit == total
+    assert not any("settle" in m for m in report.hypotheses["metric"])

@@ -262,3 +262,33 @@ def test_a_count_reads_singular_or_plural():
 
     assert (plural(1, "repetition"), plural(2, "repetition"), plural(1_000, "row")) == (
         "1 repetition", "2 repetitions", "1,000 rows")
+
+
+def test_a_seed_figure_left_untested_says_why_and_which_set_tests_it():
+    """Hostile read 42: 'untested against the seed (4)' gave no reason and no parameter set."""
+    wide = F.finding(engine="mysql", base_engine="postgres", step="insert", metric="cpu_time", unit="s",
+                     contrast={"ratio": 0.333, "ratio_low": 0.00463, "ratio_high": 23.9, "beyond_noise": False,
+                               "n": 2, "base_n": 2}, seed_ratio=1.29)
+    once = F.finding(engine="mysql", base_engine="postgres", step="load", metric="tps", unit="1/s",
+                     contrast={"ratio": 1.45, "beyond_noise": None, "n": 1, "base_n": 1}, seed_ratio=0.597)
+    floor = F.finding(engine="mysql", base_engine="postgres", step="select", metric="cpu_time", unit="s",
+                      contrast={"ratio": 0.704, "ratio_low": 0.249, "ratio_high": 1.99, "beyond_noise": False,
+                                "mean": 0.0008, "base_mean": 0.0012, "n": 2, "base_n": 2},
+                      seed_ratio=2.39, floor=F.CPU_FLOOR_SECONDS)
+    assert [r["seed"] for r in (wide, once, floor)] == [SeedAgreement.UNTESTED.value] * 3
+    reasons = [F.seed_untested_reason(r) for r in (wide, once, floor)]
+    assert reasons == ["CI over 10x wide", F.VERDICT_WORDS[Verdict.UNTESTED], F.VERDICT_WORDS[Verdict.FLOOR]]
+    assert all(reason in F.seed_words(r) for reason, r in zip(reasons, (wide, once, floor)))
+    line = F.seed_line(pd.DataFrame([wide, wide, once, floor]), tested_by="article")
+    assert "2 CI over 10x wide" in line and "--set article" in line
+    assert "--set" not in F.seed_line(pd.DataFrame([wide]))
+
+
+def test_at_the_floor_is_defined_by_its_threshold_where_it_is_counted():
+    """Hostile read 42 (01 #3): 'at the floor' was defined nowhere."""
+    row = F.finding(engine="mysql", base_engine="postgres", step="select", metric="cpu_time", unit="s",
+                    contrast={"ratio": 0.704, "ratio_low": 0.249, "ratio_high": 1.99, "beyond_noise": False,
+                              "mean": 0.0008, "base_mean": 0.0012, "n": 2, "base_n": 2}, floor=F.CPU_FLOOR_SECONDS)
+    assert row["verdict"] == Verdict.FLOOR.value
+    assert "under 2 ms" in F.certainty(F.table([row]))
+    assert "under" not in F.certainty(F.table([{**row, "verdict": Verdict.NOISE.value}]))

@@ -302,11 +302,13 @@ def _reps(engine, test, steps, *, cpu=0.02, p95=None, spread=(1.0, 1.01, 0.99)):
     return rows
 
 
-def _analysed(rows, goal=60.0, prices=None, base="postgres", **kw):
+def _analysed(rows, goal=60.0, prices=None, base="postgres", wall=1.0, **kw):
+    """`wall`: each step's seconds, beside 1 s of engine and 1 s of sysbench CPU on 2 cores (1.0: saturated)."""
     steps = pd.DataFrame(rows)
     for col in ("qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_s", "client_cpu_s", "wall_s",
                 "engine_phase_cpu_s", "client_phase_cpu_s"):
         steps[col] = 1.0
+    steps["wall_s"] = wall
     steps["cpu_ms_per_txn"] = steps["engine_cpu_ms_per_txn"] + steps["client_cpu_ms_per_txn"]
     summary = analysis.summarize(steps, cores=2)
     knees = analysis.knee(summary, step_rows=steps)
@@ -538,3 +540,30 @@ def test_with_no_knee_located_the_answer_gives_cpu_per_transaction_and_says_why(
     lines = report.answer_lines()
     assert len(lines) == 3 and "lies between" not in " ".join(lines)
     assert all("CPU per transaction" in line for line in lines[:2]) and "No knee" in lines[2]
+
+
+def test_cpu_per_transaction_on_a_saturated_host_cites_it():
+    """Hostile read 42 (03 #1): engine + sysbench at 91-99% of the host's cores, unsaid beside CPU per transaction."""
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", MY, cpu=0.03)
+    busy, idle = _analysed(rows), _analysed(rows, wall=4.0)  # 100% and 25% of 2 cores
+    cost = lambda found: found[found["kind"] == analysis.COST]  # noqa: E731
+    assert not cost(busy).empty and all(analysis.SATURATED in ids for ids in cost(busy)["caveats"])
+    assert not any(analysis.SATURATED in ids for ids in cost(idle)["caveats"])
+    assert not any(analysis.SATURATED in ids for ids in busy[busy["kind"] != analysis.COST]["caveats"])
+
+
+def test_the_step_table_keeps_one_p95_at_two_repetitions_and_a_blank_gain_says_why(tmp_path):
+    """Hostile read 42 (03 #2): at n=2 the mean and median p95 columns were always equal; a gain cell was blank."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    def report(spread, name):
+        rows = _reps("postgres", "oltp_point_select", PG, spread=spread) + \
+            _reps("mysql", "oltp_point_select", MY, cpu=0.03, spread=spread)
+        return SweepReport(write_sweep_run(Store(tmp_path / name), rows), Store(tmp_path / name))
+
+    two, three = report((1.0, 1.01), "two"), report((1.0, 1.01, 0.99), "three")
+    assert "p95 ms, median of reps" not in two.step_table().data and "p95 ms" in two.step_table().data
+    assert "p95 ms, median of reps" in three.step_table().data
+    gains = list(three.knee_table().data["next gain per doubling (95% CI)"])
+    assert gains and all(gains)  # every cell a gain or the reason it has none (NO_GAIN)

@@ -149,7 +149,8 @@ class SeedAgreement(str, enum.Enum):
 
 SEED_WORDS = {
     SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
-    SeedAgreement.OPPOSITE: "opposite to the seed", SeedAgreement.UNTESTED: "untested against the seed",
+    SeedAgreement.OPPOSITE: "opposite to the seed",
+    SeedAgreement.UNTESTED: "not testable here",  # with its reason (`seed_untested_reason`)
     SeedAgreement.NOT_COMPARABLE: "not comparable with the seed",
     SeedAgreement.UNDETERMINED: "direction undetermined, the seed's outside the CI", SeedAgreement.NO_SEED: "no seed figure",
 }
@@ -159,6 +160,26 @@ SEED_WORDS = {
 SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
               SeedAgreement.UNTESTED: "", SeedAgreement.NOT_COMPARABLE: "", SeedAgreement.UNDETERMINED: "?",
               SeedAgreement.NO_SEED: ""}
+
+
+def seed_untested_reason(row: Mapping[str, Any]) -> str:
+    """Why a row with a seed figure does not test it, in a few words: its verdict's where that
+    tests nothing (measured once, at the floor, no ratio, different work), else its CI's width."""
+    verdict = Verdict(row["verdict"])
+    if verdict in UNTESTABLE:
+        return VERDICT_WORDS[verdict]
+    if any(_finite(row.get(k)) and row.get(k) < 2 for k in ("n", "base_n")) or not _finite(row.get("ratio_low")):
+        return VERDICT_WORDS[Verdict.UNTESTED]
+    if row.get("ratio_low") <= 0:
+        return VERDICT_WORDS[Verdict.NA]
+    return f"CI over {SEED_TESTABLE_SPAN:g}x wide"
+
+
+def seed_words(row: Mapping[str, Any]) -> str:
+    """A row's agreement with the seed in words; an untested one says why."""
+    agreement = SeedAgreement(row.get("seed") or SeedAgreement.NO_SEED.value)
+    words = SEED_WORDS[agreement]
+    return f"{words}: {seed_untested_reason(row)}" if agreement == SeedAgreement.UNTESTED else words
 
 
 # A stored metric's name in words, where a findings table or line names it.
@@ -247,6 +268,7 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
                  SeedAgreement.UNTESTED if judged in UNTESTABLE else
                  against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
         "caveats": tuple(caveats), "headline": headline,
+        **({"floor": floor} if floor is not None else {}),
     }
 
 
@@ -368,7 +390,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "ratio_only": "" if verdict == Verdict.FLOOR else ratio_text if ratio_text == NET_NOT_POSITIVE else
         WIDE_CI if _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
-        "words": _words(row, verdict), "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
+        "words": _words(row, verdict), "seed_words": seed_words(row),
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
         # The CI's end nearest 1 as a bound ("≥1.67x"), and the host's drift it lies within (`drift` verdict).
         "bound": _bound(ratio, row.get("ratio_low"), row.get("ratio_high")),
@@ -482,8 +504,23 @@ def certainty(findings: pd.DataFrame) -> str:
         return "no comparison measured"
     counts = findings["verdict"].value_counts()
     decided = sum(int(counts.get(v.value, 0)) for v in Verdict if v.decided)
-    rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" for v in Verdict if not v.decided and counts.get(v.value)]
+    rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" + (_floor_clause(findings) if v == Verdict.FLOOR else "")
+            for v in Verdict if not v.decided and counts.get(v.value)]
     return f"{decided} of {len(findings)} comparisons decided" + (f" ({', '.join(rest)})" if rest else "")
+
+
+FLOOR_CLAUSE = ": a side under {floor}, a window's fixed cost"
+
+
+def _floor_clause(findings: pd.DataFrame) -> str:
+    """What `at the floor` means, with its threshold, where the rows carry it."""
+    at = findings[findings["verdict"] == Verdict.FLOOR.value]
+    floors = at[["floor", "unit"]].dropna().drop_duplicates() if "floor" in at else at.iloc[0:0]
+    if len(floors) != 1:
+        return ""
+    floor, unit = floors.iloc[0]
+    shown = f"{fmt_number(floor * 1e3)} ms" if unit == "s" and floor < 1 else f"{fmt_number(floor)} {unit}"
+    return FLOOR_CLAUSE.format(floor=shown)
 
 
 def count_line(findings: pd.DataFrame) -> str:
@@ -492,13 +529,26 @@ def count_line(findings: pd.DataFrame) -> str:
     return f"{decided} of {len(findings)} decided"
 
 
-def seed_line(findings: pd.DataFrame) -> str:
-    """The comparison with the seed in one line: how many of the rows that have a seed figure agree."""
+# Beside the seed's untested rows: the parameter set whose scale tests them.
+SEED_TESTED_BY = "--set {name} tests them"
+
+
+def seed_line(findings: pd.DataFrame, tested_by: str | None = None) -> str:
+    """The comparison with the seed in one line: how many of the rows that have a seed figure agree.
+    `tested_by`: the parameter set that tests the seed's figures this run could not (said beside
+    the untested count)."""
     with_seed = findings[findings["seed"].fillna(SeedAgreement.NO_SEED.value) != SeedAgreement.NO_SEED.value]
     if with_seed.empty:
         return ""
     counts = with_seed["seed"].value_counts()
-    parts = [f"{SEED_WORDS[a]} ({int(counts[a.value])})" for a in SeedAgreement if counts.get(a.value)]
+    parts = [f"{SEED_WORDS[a]} ({int(counts[a.value])})" for a in SeedAgreement
+             if counts.get(a.value) and a != SeedAgreement.UNTESTED]
+    untested = with_seed[with_seed["seed"] == SeedAgreement.UNTESTED.value]
+    if not untested.empty:
+        reasons = pd.Series([seed_untested_reason(r) for r in untested.to_dict("records")]).value_counts(sort=False)
+        parts.append(f"{SEED_WORDS[SeedAgreement.UNTESTED]} ("
+                     + ", ".join(f"{int(k)} {reason}" for reason, k in reasons.items())
+                     + (f"; {SEED_TESTED_BY.format(name=tested_by)}" if tested_by else "") + ")")
     ratios = "ratio" if len(with_seed) == 1 else "ratios"
     return f"Against the seed's {len(with_seed)} {ratios}: " + "; ".join(parts) + "."
 

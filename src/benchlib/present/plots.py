@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import re
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -89,12 +89,13 @@ def _note_undrawable(fig, unit: str) -> None:
 
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
                   name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None,
-                  error_minus: str | None = None, markers: bool = False):
+                  error_minus: str | None = None, markers: bool = False, labels: Mapping[str, str] | None = None):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
     its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces.
     `error`: the error bar's length above the bar, and below it too unless `error_minus` gives that
     (a ratio's CI on the log scale is not symmetric). `markers`: a dot per value instead of a bar,
-    for values far apart: on a log axis a bar's height means nothing (its foot is arbitrary)."""
+    for values far apart: on a log axis a bar's height means nothing (its foot is arbitrary).
+    `labels`: an engine's name in the legend where it is not its title (an engine with its driver)."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
@@ -102,7 +103,7 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
     for engine in engine_order(df["engine"]):
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)
         (fig.add_scatter if markers else fig.add_bar)(
-            name=engine_title(engine), x=present, y=sub[value], marker_color=engine_color(engine),
+            name=(labels or {}).get(engine, engine_title(engine)), x=present, y=sub[value], marker_color=engine_color(engine),
             error_y=dict(type="data", array=sub[error], visible=True, symmetric=error_minus is None,
                          arrayminus=sub[error_minus] if error_minus else None) if error else None,
             hovertemplate=f"{engine_title(engine)} %{{x}}: %{{y:.4g}} {unit}<extra></extra>",

@@ -143,6 +143,7 @@ class RunReport:
     phrases: F.Phrases = F.DEFAULT_PHRASES
     answer_limit = 5  # lines of the answer on the first screen
     workload = None  # the workload whose precision rule (floor, per) the run's repetitions followed
+    seed_set: str | None = None  # the parameter set at the seed's scale: it tests what this run cannot
 
     def __init__(self, run_id: str, store=None):
         self.run_id = run_id
@@ -167,6 +168,11 @@ class RunReport:
     def headline_figure(self):
         """The one chart that shows the answer (a plotly figure), or None."""
         return None
+
+    def counted_findings(self) -> pd.DataFrame:
+        """The rows the answer's counts (how sure, against the seed) count: those the findings
+        table shows (a workload that leaves rows out of its table leaves them out here too)."""
+        return self.findings()
 
     def phrases_of(self, row) -> F.Phrases:
         """The phrase table of one findings row (a workload with rows of several kinds picks by kind)."""
@@ -207,10 +213,10 @@ class RunReport:
         lines travel to the batch and site indexes through the output's metadata."""
         from IPython.display import HTML, display
 
-        found = self.findings()
+        found = self.counted_findings()
         lines = self.answer_lines()
         sure = F.certainty(found)
-        seed = F.seed_line(found)
+        seed = F.seed_line(found, self.seed_set)
         shown = lines or ["This run measured no comparison to answer with; see the tables below."]
         items = "".join(f"<li>{_inline(line)}</li>" for line in shown)
         html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it
@@ -335,7 +341,7 @@ class RunReport:
                 html = body.to_html()
             else:
                 html = str(body)
-            parts.append(f"<h4>{heading}</h4>{html}")
+            parts.append(f"<h4>{_inline(heading)}</h4>{html}")
         return HTML('<details class="benchlib-appendix"><summary>About this run: host, engines, images, '
                     f"conditions, problems</summary>{''.join(parts)}</details>")
 
@@ -421,7 +427,11 @@ class RunReport:
         note = self.info.get("status_note") or ""
         if note and self.info["status"] != "ok":  # an ok run's note is in the caveats
             lines.append(f"**Status note:** {note}")
-        elif (outcome := self.precision_outcome()) is not None and not outcome.met:
+        elif (outcome := self.precision_outcome()) is not None and not outcome.met \
+                and int(self.param("max_repetitions") or 0) < 2:  # one value has no CI to be wide
+            lines.append(f"**Precision target not tested:** {outcome.targeted} phase windows with a target ran "
+                         "once (max_repetitions = 1): one value has no CI.")
+        elif outcome is not None and not outcome.met:
             lines.append(f"**Precision target not met:** {outcome.wide} of {outcome.targeted} phase windows with a "
                          f"target still had a 95% CI wider than ±{float(self.param('ci_target')):.0%} after "
                          f"{plural(int(self.param('max_repetitions') or 0), 'repetition')}.")

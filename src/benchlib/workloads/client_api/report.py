@@ -19,7 +19,7 @@ from .workload import HARNESS, LAYER_NAMES, OPERATIONS, WORKLOAD, layer_skip_rea
 CLIENT_COLOR, SERVER_COLOR, EMBEDDED_COLOR = "#F2A541", "#3B6EA5", "#7A9E7E"
 TRANSPORT_COLORS = {"in-process": EMBEDDED_COLOR, "unix": "#4C9F70", "tcp": "#C8553D"}
 SEGMENTS = {"client": ("client CPU (Python, driver)", CLIENT_COLOR),
-            "server": ("server CPU (engine cgroup)", SERVER_COLOR),
+            "server": ("server CPU (engine cgroup, with its background work)", SERVER_COLOR),
             "embedded": ("in-process CPU (Python + engine)", EMBEDDED_COLOR)}
 
 CONTENDED_HEADINGS = {"completion_s": "completion (s)", "ops_per_s": "operations/s", "engine_cpu_s": "engine CPU (s)",
@@ -36,6 +36,7 @@ WIDEST_ITEM = "{subject} {regime} {ratio_only}"
 
 class ClientApiReport(RunReport):
     workload = WORKLOAD
+    seed_set = "seed-like"
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -45,7 +46,20 @@ class ClientApiReport(RunReport):
         self.summary = analysis.summarize(self.per_op)
         self.contended = analysis.contended(self.m)
         self.found = analysis.findings(self.summary, self.contended,
-                                       drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]))
+                                       drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]),
+                                       plain=frozenset(e for e, d in self._dialects().items() if d.sqlalchemy_plain))
+
+    def _dialects(self) -> dict:
+        """Each engine of the run that has this workload's dialect, with it."""
+        out = {}
+        for key in self.engines:
+            try:
+                dialect = dialect_for(get_engine(key))
+            except UnknownEngineError:
+                continue
+            if dialect is not None:
+                out[key] = dialect
+        return out
 
     # -- findings ----------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
@@ -68,6 +82,15 @@ class ClientApiReport(RunReport):
                                         "bridge on this host."),
             F.Caveat("contended", "One window per mode, the raw driver (PyMySQL for the MySQL protocol), one round "
                                   "with a connection per worker, where ODB ran prepared statements in four rounds."),
+            F.Caveat(analysis.SERVER_BACKGROUND, "Server CPU is the engine's whole cgroup over the window, no idle "
+                                                 "rate subtracted: it includes background work, so client + server "
+                                                 "can exceed the wall time."),
+            F.Caveat(analysis.PLAIN_STATEMENTS, "psycopg would prepare a statement after its 5th execution; "
+                                                "Core and the ORM turn that off (prepare_threshold=None), as the "
+                                                "raw driver does: plain statements."),
+            F.Caveat(analysis.FEW_OBJECTS, f"CI over {F.SEED_TESTABLE_SPAN:g}x wide: {self.param('objects', 0):,} "
+                                           "objects a window leave the work about as large as the window's fixed "
+                                           "cost; --set default (300) and seed-like run more."),
             F.Caveat("short-window", f"A window under {analysis.SHORT_WINDOW_S:g} s (this set's scale): the workers' "
                                      "start and finish weigh in its throughput."),
         ]
@@ -189,13 +212,7 @@ class ClientApiReport(RunReport):
     def caveats(self, extra=()) -> str:
         """The run's conditions, with the layers each engine skipped and why."""
         notes = []
-        for key in self.engines:
-            try:
-                dialect = dialect_for(get_engine(key))
-            except UnknownEngineError:
-                continue
-            if dialect is None:
-                continue
+        for key, dialect in self._dialects().items():
             skipped = [f"`{layer}` ({layer_skip_reason(key, layer)})" for layer in self.param("layers", [])
                        if layer_skip_reason(key, layer)]
             if skipped:

@@ -48,6 +48,20 @@ ANSWERING_ROWS = 2_000_000
 # The seed's summary row was IO-bound on 400M rows: a cached regime's geometric mean is another measurement.
 SEED_OTHER_REGIME = F.VERDICT_WORDS[F.Verdict.NOT_COMPARABLE] + " (the seed ran IO-bound, 400M rows)"
 LEFT_OUT = "{n} storage rows not shown: both engines read under {floor} storage pages per operation."
+# Said once under answer lines measured once, instead of on each: what noise the run does know.
+ONCE = "Each ratio above measured once, so no noise estimate; the host's own speed moved {drift:.0%} between the engines."
+ONCE_NO_DRIFT = "Each ratio above measured once, so no noise estimate."
+
+
+def once_line(rows: pd.DataFrame) -> str | None:
+    """One line for the answer's rows measured once (`Verdict.UNTESTED`): their largest host drift."""
+    once = rows[rows["verdict"] == F.Verdict.UNTESTED.value] if not rows.empty else rows
+    if once.empty:
+        return None
+    drift = pd.to_numeric(once["drift"], errors="coerce").max()
+    return ONCE.format(drift=drift) if drift == drift and drift > 0 else ONCE_NO_DRIFT
+
+
 KEY_KINDS_ONLY = "{engines}: seed 001's key kinds only (no sysbench driver), in the appendix."
 
 
@@ -62,12 +76,13 @@ def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 class ClusteredReport(RunReport):
     workload = WORKLOAD
+    seed_set = "seed-scale"
     # The answer's lines: one findings row each, the test and its class said by the line itself.
     phrases = F.Phrases(templates={
         "better": "{regime}: {subject} ahead, {ratio} {base}'s {metric}",
         "worse": "{regime}: {base} ahead, {subject} at {ratio} its {metric}",
         "same": "{regime}: a tie, {subject} {ratio} {base}'s {metric} ({words})",
-        "untested": "{regime}: {subject} {ratio} {base}'s {metric} ({words}: noise unknown)",
+        "untested": "{regime}: {subject} {ratio} {base}'s {metric}",  # `once_line` says "measured once" once
         "n/a": "{regime}: {metric} {words}",
         F.WIDE: "{regime}: {subject} {metric} {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)",
     }, default="{regime}: {subject} {ratio} {base}'s {metric} ({words})",
@@ -91,6 +106,9 @@ class ClusteredReport(RunReport):
                                              conditions=self.conditions(), seed=analysis.seed_figures())
                            if self.base else F.table([]))
         return self._found
+
+    def counted_findings(self) -> pd.DataFrame:
+        return shown_rows(self.findings())[0]
 
     def conditions(self) -> analysis.Conditions:
         """What the starts read that changes what a comparison means (analysis.Conditions)."""
@@ -170,6 +188,9 @@ class ClusteredReport(RunReport):
         Where the seed's regime did not run, a last line says what cannot show and which set shows it."""
         found = self.findings()
         lines = class_lines(found, self.phrases, self.caveat_marks(shown_rows(found)[0]))
+        once = once_line(found[found["headline"] == True]) if not found.empty else None  # noqa: E712
+        if once:
+            lines.append(once)
         if self.battery_engines and analysis.SEED_REGIME not in self.regimes:
             lines.append(NO_SEED_REGIME.format(rows=int(self.param("table_size")), answering=ANSWERING_SET,
                                                answering_rows=ANSWERING_ROWS))
@@ -327,7 +348,7 @@ class ClusteredReport(RunReport):
         if not rows:
             return None
         return pd.DataFrame(rows).style.hide(axis="index").set_caption(
-            "Within one engine: a heap fetches `c` from its heap, a clustered PK holds it in the leaf it read.")
+            "Within one engine: a heap fetches <code>c</code> from its heap, a clustered PK holds it in the leaf it read.")
 
     def _figure(self, regime: str, engine: str, step: str, figure: str) -> float:
         s = self.steps

@@ -264,6 +264,12 @@ def no_knee(knees: pd.DataFrame) -> pd.Series:
     return knees["knee_threads"].isna() & knees["knee_high"].isna() if not knees.empty else pd.Series(dtype=bool)
 
 
+# A step where engine + sysbench used at least this share of the host's cores: the host, not only the
+# engine, is saturated, and what a transaction costs includes waiting for and sharing the cores.
+SATURATED_SHARE = 0.9
+SATURATED = "host-saturated"
+
+
 def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFrame, *, base_engine: str,
              goal_ms: float, prices: dict[str, float] | None = None, drift=lambda engine, base: 0.0,
              commits: dict[str, str] | None = None, headline_limit: int = 5) -> pd.DataFrame:
@@ -305,9 +311,11 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
             for kind, metric, column, unit, better in ((CAPACITY, "throughput", "tps", "TPS", True),
                                                        (COST, "engine CPU per transaction", "engine_cpu_ms_per_txn",
                                                         "ms", False)):
+                saturated = kind == COST and any(
+                    (x.get("host_cpu_util") or 0) >= SATURATED_SHARE for x in (se, sb))
                 rows.append({**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better,
                                          contrast=results.contrast(sb, se, column), regime=f"{metric} {where}",
-                                         caveats=at_knee + common),
+                                         caveats=at_knee + common + [SATURATED] * saturated),
                              "kind": kind, "threads": te, "base_threads": tb})
             price = _price_row(shared, price_of.loc[(engine, test)], price_of.loc[(base_engine, test)], step_of,
                                goal_ms, prices, common)

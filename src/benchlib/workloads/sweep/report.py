@@ -35,8 +35,13 @@ NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate no
 ANSWERING_SET, ANSWERING_THREADS = "default", "1-128"  # papermill_params/03-concurrency-sweep/default.yaml
 
 
+# Why a knee's next gain is blank: no knee located, or no step run after it.
+NO_GAIN = {False: "n/a: no knee", True: "n/a: no step after the knee"}
+
+
 class SweepReport(RunReport):
     workload = WORKLOAD
+    seed_set = "seed-like"
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -94,6 +99,9 @@ class SweepReport(RunReport):
                                          "goal set."),
             F.Caveat("goal-split", "Repetitions disagree about the goal at a step (some p95 under it, some over): "
                                    "where it binds is not located."),
+            F.Caveat(analysis.SATURATED, f"Engine + sysbench used {analysis.SATURATED_SHARE:.0%} or more of the "
+                                         "host's cores here (sysbench shares them): CPU per transaction includes "
+                                         "contention for the cores."),
             F.Caveat("one-price", "One hourly price for both: the USD ratio is the inverse of the throughput ratio."),
             F.Caveat("durability", "A write test whose servers commit under different durability defaults (appendix): "
                                    "part of the gap is those settings."),
@@ -117,8 +125,9 @@ class SweepReport(RunReport):
                 "" if knee == knee else f"{int(lo)} and {int(hi)}" if hi == hi else "not located in the steps run"
                 for knee, lo, hi in zip(k["knee_threads"], k["knee_low"], k["knee_high"])],
             "TPS at knee": k["knee_tps"], "p95 ms at knee (median)": k["knee_p95_ms"],
-            "next gain per doubling (95% CI)": [gain_ci(g, lo, hi) if s else "" for g, lo, hi, s in zip(
-                k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"], k["gain_steps"])],
+            "next gain per doubling (95% CI)": [gain_ci(g, lo, hi) if s else NO_GAIN[knee == knee] for g, lo, hi, s, knee
+                                                in zip(k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"],
+                                                       k["gain_steps"], k["knee_threads"])],
             "between threads": k["gain_steps"], "left out up to (threads)": k["slow_start_threads"],
             "peak TPS": k["peak_tps"], "at threads": k["peak_threads"],
         }).style.format("{:,.0f}", na_rep="n/a", subset=["TPS at knee", "peak TPS"]) \
@@ -168,8 +177,10 @@ class SweepReport(RunReport):
             "engine CPU ms/txn": s["engine_cpu_ms_per_txn"], "client CPU ms/txn": s["client_cpu_ms_per_txn"],
             "engine + sysbench CPU (share of host cores)": s["host_cpu_util"], "errors (mean count per step)": s["errors"], "n": s["n"],
         })
-        numeric = ["avg ms", "p95 ms, mean of reps", "p95 ms, median of reps", "p99 ms", "engine CPU ms/txn",
-                   "client CPU ms/txn", "errors (mean count per step)"]
+        if not (s["n"] > 2).any():  # the median of two is their mean: one column says it
+            out = out.drop(columns=["p95 ms, median of reps"]).rename(columns={"p95 ms, mean of reps": "p95 ms"})
+        numeric = [c for c in ("avg ms", "p95 ms", "p95 ms, mean of reps", "p95 ms, median of reps", "p99 ms",
+                               "engine CPU ms/txn", "client CPU ms/txn", "errors (mean count per step)") if c in out]
         return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric).format("{:,.0f}", na_rep="n/a", subset=["QPS"])
                 .format("{:.0%}", subset=["engine + sysbench CPU (share of host cores)"]).hide(axis="index"))
 
