@@ -426,3 +426,19 @@ def test_a_fetch_whose_own_plan_names_no_index_is_said_so_beside_its_number():
     assert plan_nodes(mongo) == ["FETCH", "IXSCAN"]
     assert names_no_index("Seq Scan") and names_no_index("Parallel Seq Scan") and names_no_index("COLLSCAN")
     assert not names_no_index("Index Scan") and not names_no_index("Bitmap Index Scan") and not names_no_index("IXSCAN")
+
+
+def test_an_unindexed_fetch_is_blamed_on_the_filter_only_where_the_plan_says_so():
+    """Hostile read 42 (07 #1): a Seq Scan for a fetch matching ~10% of the rows is the planner's
+    own choice as likely as a missed index; only FerretDB's filterPushdown=false says the filter
+    never reached the index."""
+    from benchlib.workloads.load_fetch.report import NO_INDEX_NOTES, no_index_note
+
+    def which(plan, share):
+        return next(k for k, t in NO_INDEX_NOTES.items()
+                    if t.format(engine="E", plan=plan, share=share or 0) == no_index_note("E", plan, share))
+
+    assert which("Seq Scan", 297 / 3000) == "share"
+    assert which("Seq Scan", 1 / 44_000) == "selective"
+    assert which("Seq Scan", None) == "plan"
+    assert which("Seq Scan, filter not pushed down", 297 / 3000) == "not_pushed"
