@@ -267,3 +267,19 @@ def test_the_chance_note_of_many_tests_goes_where_no_test_flagged():
     assert (without_unfounded_chance_note(found)["caveats"] == found["caveats"]).all()  # decided per-query rows here
     undecided = found.assign(verdict="noise")
     assert not any("many-tests" in c for c in without_unfounded_chance_note(undecided)["caveats"])
+
+
+def test_an_undecided_ratio_whose_ci_spans_over_10x_prints_no_point():
+    """Hostile read 42 (08 #1): the answer printed 0.647x (0.0373-11.3) and 2.69x (0.0312-232).
+    Such a row takes the shared WIDE phrase (as 01-04 do), in the answer's phrases too."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.ssb.report import HEADLINE_PHRASES, PHRASES
+
+    found = _findings(floors={"chdb": 0.0036, "duckdb": 0.0015, "postgres": 0.0009})
+    lead = found[found["headline"] == True].iloc[0].to_dict()  # noqa: E712
+    wide = {**lead, "verdict": F.Verdict.NOISE.value, "ratio": 0.647, "ratio_low": 0.0373, "ratio_high": 11.3}
+    narrow = {**wide, "ratio_low": 0.5, "ratio_high": 0.9}
+    for phrases in (PHRASES, HEADLINE_PHRASES):
+        assert phrases.template_of(F.fields_of(wide, phrases)) == phrases.templates[F.WIDE]
+        assert phrases.template_of(F.fields_of(narrow, phrases)) != phrases.templates[F.WIDE]
+    assert "0.647" not in F.render(wide, HEADLINE_PHRASES)

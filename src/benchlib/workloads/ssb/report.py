@@ -36,6 +36,9 @@ PHRASES = F.Phrases(
         "untested": "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio} (one each, "
                     "so no test)",
         "not_comparable": "**{subject}**, {step} ({regime}): not compared, an answer differed from the reference",
+        # A CI over 10x wide says nothing by its point: no ratio printed, as in 01-04.
+        F.WIDE: "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}{mark} ({words}, CI over "
+                "10x wide)",
     },
     default="**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio}, {words}",
     seed="seed 001: {seed_ratio:.3g}x, {seed_words}", unit_scale={"bytes": (2 ** 20, "MiB")})
