@@ -396,7 +396,9 @@ class LoadFetchReport(RunReport):
         f = analysis.beside_seed(results.reference("seed001_load_fetch"), self.loads, self.summary)
         return pd.DataFrame({
             "seed 001 system": f["system"], "source": f["source"],
-            "engine that ran": [engine_title(e) if isinstance(e, str) else "none (cloud service)" for e in f["engine"]],
+            # The seed's own rows ran the system named: a stand-in is this run's alone.
+            "stand-in here": ["" if src == "seed 001" else engine_title(e) if isinstance(e, str) else
+                              "none (cloud service)" for e, src in zip(f["engine"], f["source"])],
             "rows": [SEED_ROWS_TEXT if src == "seed 001" else f"{r:,.0f}" for r, src in zip(f["rows"], f["source"])],
             "load rows/s": f["load_rows_per_s"].map(fmt), "load rate": f["rate_source"],
             "insert one row ms": [("< " if b == "<" else "") + fmt(v) for v, b in zip(f["insert_ms"], f["insert_bound"])],
