@@ -391,8 +391,11 @@ def test_every_decided_row_the_headline_leaves_out_is_stated_one_line_per_compar
     assert not elsewhere["headline"].any()
     assert ("mariadb-myrocks", INSERT["random"], "engine CPU") not in set(zip(elsewhere["engine"], elsewhere["step"],
                                                                              elsewhere["metric"]))  # within noise
-    lines = F.render_lines(elsewhere.assign(mark=""), DECIDED_PHRASES)
+    lines = F.render_lines(elsewhere.assign(cite=""), DECIDED_PHRASES)
     assert len(lines) == elsewhere["engine"].nunique()
+    # Hostile read 42 (07 #2): the row's footnote mark (FerretDB's Seq Scan note) sits beside its ratio.
+    marked = F.render_lines(elsewhere.assign(cite="<sup>4</sup>"), DECIDED_PHRASES)
+    assert [m.count("<sup>4</sup>") for m in marked] == [len(elsewhere)]
 
 
 def test_two_sides_that_did_different_work_are_off_the_chart():

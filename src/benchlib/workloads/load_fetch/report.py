@@ -79,7 +79,7 @@ def no_index_note(engine: str, plan: str, share: float | None) -> str:
 # comparison, its decided rows as items, so that no decided comparison is missing from the answer.
 DECIDED_PHRASES = dataclasses.replace(
     PHRASES, line_by="engine", line="**{subject} vs {base}** ({regime}), told apart: {items}",
-    item="{step} {metric} {ratio}{mark}")
+    item="{step} {metric} {ratio}{cite}")  # `cite`: the row's footnote marks (fields_of resets `mark`)
 
 
 def names_no_index(plan: str) -> bool:
@@ -233,7 +233,7 @@ class LoadFetchReport(RunReport):
         """SCALE_LINE first where it holds, then the headline rows, then the decided rows they leave out."""
         scale, rows, elsewhere = self._answer_rows()
         marks = self.caveat_marks(self.findings())  # a decided row's caveat (an unindexed fetch) beside its ratio
-        elsewhere = elsewhere.assign(mark=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
+        elsewhere = elsewhere.assign(cite=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
         return (scale + F.render_lines(rows, self.phrases) + F.render_lines(elsewhere, DECIDED_PHRASES)
                 )[:self.answer_limit]
 
