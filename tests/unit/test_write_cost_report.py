@@ -178,3 +178,15 @@ def test_no_engines_part_line_carries_a_part_ratio(report):
     parts = report.findings()[report.findings()["kind"] == "decomposition"]
     for row in parts.to_dict("records"):
         assert not re.search(r"\dx\b", report.render(row)), report.render(row)
+
+
+def test_a_row_measured_once_leaves_measured_once_to_the_count_line():
+    """Hostile read 42 (05 #2): "(measured once)" repeated on all 7 answer lines; the count line
+    ("0 of 12 comparisons decided (12 measured once)") says it once. Decided rows keep their words."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.write_cost.report import COMPARISON, PARTS_PHRASES
+
+    for phrases in (COMPARISON, BULK_PHRASES, PARTS_PHRASES, EMBEDDED_PARTS_PHRASES):
+        assert "{words}" not in phrases.template(F.Verdict.UNTESTED.value)
+        assert "{words}" in phrases.template(F.Verdict.WORSE.value)
+    assert "{after}" in BULK_PHRASES.template(F.Verdict.UNTESTED.value)

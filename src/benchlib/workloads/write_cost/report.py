@@ -35,13 +35,16 @@ SINGLE_NODE_QUESTION = "Where does an insert's cost go: to the commit, the state
 CLUSTER_QUESTION = "What does replication add to a row write?"
 
 # Engines against a base (bulk, replication): one sentence per row.
-COMPARISON = F.Phrases(default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words})",
+# A row measured once says nothing of its own certainty: the answer's count line says it once for all.
+EACH = "{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio}"
+COMPARISON = F.Phrases(default=EACH + " ({words})", templates={F.Verdict.UNTESTED.value: EACH},
                        seed="seed 000: {seed_ratio:.2f}x, {seed_words}", unit_scale=analysis.UNIT_SCALE)
 # The bulk row: the engine's work while its statements ran against the base's, and beside it what
 # each did after the commit (settle), in the same unit: two figures, never one sum.
+AFTER = "; after the commit, {shown_unit} per row: {after} vs {base_after}"
 BULK_PHRASES = dataclasses.replace(
-    COMPARISON, default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words}); after the "
-                        "commit, {shown_unit} per row: {after} vs {base_after}", values=("after", "base_after"),
+    COMPARISON, default=EACH + " ({words})" + AFTER, templates={F.Verdict.UNTESTED.value: EACH + AFTER},
+    values=("after", "base_after"),
     missing="not resolved")  # not above zero, or within the idle rate's noise (analysis.bulk_findings)
 
 
@@ -57,6 +60,7 @@ def _parts_phrases(subject: str) -> F.Phrases:
         F.Verdict.SAME.value: each + "; {part} and {base_part} about equal ({words})",
         F.Verdict.NOISE.value: each + "; {part} and {base_part} not separable ({words})",
         F.Verdict.NA.value: each,
+        F.Verdict.UNTESTED.value: each,  # measured once: said once, by the answer's count line
     }, default=each + " ({words})", unit_scale=analysis.UNIT_SCALE, values=PARTS,
         missing="not above 0", directed=False)
 
@@ -65,7 +69,7 @@ PARTS_PHRASES = _parts_phrases("{subject}")
 # An embedded engine's count holds its Python driver (it runs in the notebook's process): said in its line.
 EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)")
 # The question's second half, where no cluster ran: said in one line, not left unanswered.
-NO_CLUSTER = "**Replication:** no cluster ran in this run (`clusters` is empty), so what it adds is not measured."
+NO_CLUSTER = "**Replication:** not measured here (no cluster ran); `--set clusters` measures it."
 
 
 class Note(str):
