@@ -283,3 +283,17 @@ def test_an_undecided_ratio_whose_ci_spans_over_10x_prints_no_point():
         assert phrases.template_of(F.fields_of(wide, phrases)) == phrases.templates[F.WIDE]
         assert phrases.template_of(F.fields_of(narrow, phrases)) != phrases.templates[F.WIDE]
     assert "0.647" not in F.render(wide, HEADLINE_PHRASES)
+
+
+def test_sizes_within_a_few_allocation_units_get_no_ratio():
+    """Hostile read 42 (08 #2): DuckDB reported 256 KiB for a 4-row table and 512 KiB for both
+    lineorder and lineorder_flat: its blocks, not compression. Such sizes get no size ratio."""
+    kib = 1024
+    sizes = pd.DataFrame({"engine": ["duckdb"] * 3 + ["postgres"] * 3,
+                          "table": ["supplier", "lineorder", "lineorder_flat"] * 2,
+                          "table_bytes": [256 * kib, 512 * kib, 512 * kib, 8 * kib, 1730 * kib, 5170 * kib]})
+    assert analysis.allocation_bound(sizes) == {("duckdb", "supplier"), ("duckdb", "lineorder"),
+                                                ("duckdb", "lineorder_flat"), ("postgres", "supplier")}
+    bigger = sizes.assign(table_bytes=[256 * kib, 90 * 2 ** 20, 300 * 2 ** 20, 8 * kib, 400 * 2 ** 20, 900 * 2 ** 20])
+    assert analysis.allocation_bound(bigger) == {("duckdb", "supplier"), ("postgres", "supplier")}
+    assert analysis.allocation_bound(sizes[sizes["table"] != "supplier"]) == set()  # two tables show no unit
