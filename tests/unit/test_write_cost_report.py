@@ -153,6 +153,14 @@ def test_the_parts_are_dots_on_their_axis_not_bars(report):
     """Hostile read 40 (05 item 2): bars on a log axis, whose heights mean nothing."""
     fig = report.parts_figure()
     assert {t.type for t in fig.data} == {"scatter"} and {t.mode for t in fig.data} == {"markers"}
+    # Hostile read 42 (05 #4): an embedded engine's points hold its driver; its legend says so.
+    from benchlib.engines import engine_title, is_server
+    from benchlib.workloads.write_cost.report import WITH_DRIVER
+
+    names = {t.name for t in fig.data}
+    embedded = [e for e in report.parts["engine"] if not is_server(e)]
+    assert embedded and {WITH_DRIVER.format(engine=engine_title(e)) for e in embedded} <= names
+    assert all(engine_title(e) in names for e in report.parts["engine"] if is_server(e))
 
 
 def test_the_bulk_row_compares_the_statements_and_sets_the_after_commit_work_beside_it(tmp_path):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...data import findings as F
 from ...data import results
-from ...engines import get_engine, is_cluster
+from ...engines import get_engine, is_cluster, is_server
 from ...core.errors import UnknownEngineError
 from ...run.measure import cluster_instance_of
 from ...present.plots import bars_by_phase, heatmaps, stacked_bars
@@ -68,6 +68,7 @@ def _parts_phrases(subject: str) -> F.Phrases:
 PARTS_PHRASES = _parts_phrases("{subject}")
 # An embedded engine's count holds its Python driver (it runs in the notebook's process): said in its line.
 EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)")
+WITH_DRIVER = "{engine} + driver"  # its legend entry where a chart sets it beside servers without theirs
 # The question's second half, where no cluster ran: said in one line, not left unanswered.
 NO_CLUSTER = "**Replication:** not measured here (no cluster ran); `--set clusters` measures it."
 
@@ -240,6 +241,9 @@ class WriteCostReport(RunReport):
                             unit=f"{self.shown_unit} per row", markers=True,
                             title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row)<br><sup>"
                                   f"{self.spread_words()}; a part not above 0 is not drawn</sup>")
+        # An embedded engine's bars hold its Python driver; a server's driver is not in them.
+        embedded = {engine_title(e) for e in p["engine"] if not is_server(e)}
+        fig.for_each_trace(lambda t: t.update(name=WITH_DRIVER.format(engine=t.name)) if t.name in embedded else None)
         return fig.update_xaxes(title_text="part of a one-row insert")
 
     def spread_words(self) -> str:
