@@ -198,3 +198,16 @@ def test_a_row_measured_once_leaves_measured_once_to_the_count_line():
         assert "{words}" not in phrases.template(F.Verdict.UNTESTED.value)
         assert "{words}" in phrases.template(F.Verdict.WORSE.value)
     assert "{after}" in BULK_PHRASES.template(F.Verdict.UNTESTED.value)
+
+
+def test_appendix_tables_print_numbers_as_the_page_does_not_raw_pandas(report):
+    """Hostile read 42 (05 #5): an index column 0-17, "51.337917" and "3.281e+04" in the appendix."""
+    import re
+
+    cells = report.cell_table().to_html()
+    amplification = dict(report.appendix_parts())["Bytes per byte of row"].to_html()
+    for html in (cells, amplification):
+        assert not re.search(r">\s*-?\d+\.\d{5,}\s*<|\de[+-]\d", html)
+    part = dict(report.appendix_parts())["Bytes per byte of row"]
+    assert all(part.hide_index_)  # no 0-17 index column
+    assert part.data["log bytes / row byte"].map(lambda v: isinstance(v, str)).all()  # fmt's, not 51.337917

@@ -397,7 +397,7 @@ class WriteCostReport(RunReport):
         })
         numeric = [f"engine {u}/row", f"client {u}/row", f"engine + driver {u}/row", "wall µs/row",
                    "engine + driver × PostgreSQL", "log B/row", "io write B/row"]
-        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric)
+        return (out.style.format(lambda v: fmt(v, digits=4), subset=numeric)  # 32,810, never 3.281e+04
                 .format("{:.0%}", na_rep="n/a", subset=["of which after commit"]).hide(axis="index"))
 
     def amplification_table(self) -> pd.DataFrame:
@@ -412,9 +412,9 @@ class WriteCostReport(RunReport):
             status = df["log_status"].iloc[0]
             for r in df.sort_values(["rows_per_txn", "rows_per_stmt"]).itertuples():
                 rows.append({"engine": engine_title(engine), "rows/txn": r.rows_per_txn, "rows/stmt": r.rows_per_stmt,
-                             "log bytes / row byte": r.log_amplification if status == "ok" else NOT_REPORTED,
+                             "log bytes / row byte": fmt(r.log_amplification) if status == "ok" else NOT_REPORTED,
                              # A scope whose writes were charged elsewhere reads 0: not measured, never 0.
-                             "I/O bytes / row byte": r.io_amplification if r.io_amplification else "not measured"})
+                             "I/O bytes / row byte": fmt(r.io_amplification) if r.io_amplification else "not measured"})
         return pd.DataFrame(rows)
 
     def reference_only_table(self) -> pd.DataFrame:
@@ -486,7 +486,7 @@ class WriteCostReport(RunReport):
 
     def appendix_parts(self) -> list:
         return [("How each cell was measured", self.method_notes()), ("Every cell", self.cell_table()),
-                ("Bytes per byte of row", self.amplification_table()),
+                ("Bytes per byte of row", self.amplification_table().style.hide(axis="index")),
                 ("Seed 000's engines this run did not measure", self.reference_only_table()),
                 *super().appendix_parts()]
 
