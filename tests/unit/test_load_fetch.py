@@ -445,3 +445,14 @@ def test_an_unindexed_fetch_is_blamed_on_the_filter_only_where_the_plan_says_so(
     assert which("Seq Scan", 1 / 44_000) == "selective"
     assert which("Seq Scan", None) == "plan"
     assert which("Seq Scan, filter not pushed down", 297 / 3000) == "not_pushed"
+
+
+def test_the_findings_table_leaves_out_the_rows_of_two_sides_that_did_different_work():
+    """Hostile read 42 (07 #5): six not-comparable RocksDB/SQLite rows filled the findings table."""
+    from benchlib.workloads.load_fetch.report import shown_rows
+
+    found = _findings()
+    different = int((found["verdict"] == "not_comparable").sum())
+    shown, out = shown_rows(found)
+    assert different > 0 and len(out) == different and len(shown) == len(found) - different
+    assert (out["verdict"] == "not_comparable").all() and not (shown["verdict"] == "not_comparable").any()

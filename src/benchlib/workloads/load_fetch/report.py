@@ -95,6 +95,19 @@ def decided_elsewhere(found: pd.DataFrame) -> pd.DataFrame:
     return found[(found["headline"] != True) & found["verdict"].map(lambda v: F.Verdict(v).decided)]  # noqa: E712
 
 
+# The findings table's line for the rows it leaves out: two sides that did different work have no
+# ratio to read; their notes (the caveats) say what differed, and the appendix holds them.
+LEFT_OUT = "{n} rows not shown: the two sides did different work (not comparable); every row is in the appendix."
+
+
+def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings rows the table shows, and the not-comparable ones it leaves out."""
+    if found.empty:
+        return found, found
+    out = found["verdict"] == F.Verdict.NOT_COMPARABLE.value
+    return found[~out], found[out]
+
+
 def charted(found: pd.DataFrame) -> pd.DataFrame:
     """The rows the headline chart draws: times and CPU (below 1 favours the subject), never two
     sides that did different work (off the chart, as off the answer)."""
@@ -427,8 +440,19 @@ class LoadFetchReport(RunReport):
             return pd.DataFrame({"": ["the generator was not measured"]})
         return g.style.format(fmt, subset=[c for c in g.columns if c != "order"]).hide(axis="index")
 
+    def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None):
+        """The shared table without the not-comparable rows (shown_rows), one line counting them."""
+        from IPython.display import HTML
+
+        shown, out = shown_rows(self.findings() if found is None else found)
+        if out.empty or shown.empty:
+            return super().findings_table(limit, found)
+        table = super().findings_table(limit, shown)
+        return HTML(table.data + f'<p class="benchlib-legend">{LEFT_OUT.format(n=len(out))}</p>')
+
     def appendix_parts(self):
-        return [*super().appendix_parts(), ("Every load (a negative data directory growth: earlier tables compacted "
+        return [*super().appendix_parts(), ("Every comparison, the not comparable too", super().findings_table().data),
+                ("Every load (a negative data directory growth: earlier tables compacted "
                                             "during this load)", self.load_table()),
                 ("The generator alone (rows made ~65,000 at a time: peak memory flat in the row count)",
                  self.generator_table())]
