@@ -391,8 +391,11 @@ def test_every_decided_row_the_headline_leaves_out_is_stated_one_line_per_compar
     assert not elsewhere["headline"].any()
     assert ("mariadb-myrocks", INSERT["random"], "engine CPU") not in set(zip(elsewhere["engine"], elsewhere["step"],
                                                                              elsewhere["metric"]))  # within noise
-    lines = F.render_lines(elsewhere.assign(mark=""), DECIDED_PHRASES)
+    lines = F.render_lines(elsewhere.assign(cite=""), DECIDED_PHRASES)
     assert len(lines) == elsewhere["engine"].nunique()
+    # Hostile read 42 (07 #2): the row's footnote mark (FerretDB's Seq Scan note) sits beside its ratio.
+    marked = F.render_lines(elsewhere.assign(cite="<sup>4</sup>"), DECIDED_PHRASES)
+    assert [m.count("<sup>4</sup>") for m in marked] == [len(elsewhere)]
 
 
 def test_two_sides_that_did_different_work_are_off_the_chart():
@@ -426,3 +429,30 @@ def test_a_fetch_whose_own_plan_names_no_index_is_said_so_beside_its_number():
     assert plan_nodes(mongo) == ["FETCH", "IXSCAN"]
     assert names_no_index("Seq Scan") and names_no_index("Parallel Seq Scan") and names_no_index("COLLSCAN")
     assert not names_no_index("Index Scan") and not names_no_index("Bitmap Index Scan") and not names_no_index("IXSCAN")
+
+
+def test_an_unindexed_fetch_is_blamed_on_the_filter_only_where_the_plan_says_so():
+    """Hostile read 42 (07 #1): a Seq Scan for a fetch matching ~10% of the rows is the planner's
+    own choice as likely as a missed index; only FerretDB's filterPushdown=false says the filter
+    never reached the index."""
+    from benchlib.workloads.load_fetch.report import NO_INDEX_NOTES, no_index_note
+
+    def which(plan, share):
+        return next(k for k, t in NO_INDEX_NOTES.items()
+                    if t.format(engine="E", plan=plan, share=share or 0) == no_index_note("E", plan, share))
+
+    assert which("Seq Scan", 297 / 3000) == "share"
+    assert which("Seq Scan", 1 / 44_000) == "selective"
+    assert which("Seq Scan", None) == "plan"
+    assert which("Seq Scan, filter not pushed down", 297 / 3000) == "not_pushed"
+
+
+def test_the_findings_table_leaves_out_the_rows_of_two_sides_that_did_different_work():
+    """Hostile read 42 (07 #5): six not-comparable RocksDB/SQLite rows filled the findings table."""
+    from benchlib.workloads.load_fetch.report import shown_rows
+
+    found = _findings()
+    different = int((found["verdict"] == "not_comparable").sum())
+    shown, out = shown_rows(found)
+    assert different > 0 and len(out) == different and len(shown) == len(found) - different
+    assert (out["verdict"] == "not_comparable").all() and not (shown["verdict"] == "not_comparable").any()

@@ -267,3 +267,33 @@ def test_the_chance_note_of_many_tests_goes_where_no_test_flagged():
     assert (without_unfounded_chance_note(found)["caveats"] == found["caveats"]).all()  # decided per-query rows here
     undecided = found.assign(verdict="noise")
     assert not any("many-tests" in c for c in without_unfounded_chance_note(undecided)["caveats"])
+
+
+def test_an_undecided_ratio_whose_ci_spans_over_10x_prints_no_point():
+    """Hostile read 42 (08 #1): the answer printed 0.647x (0.0373-11.3) and 2.69x (0.0312-232).
+    Such a row takes the shared WIDE phrase (as 01-04 do), in the answer's phrases too."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.ssb.report import HEADLINE_PHRASES, PHRASES
+
+    found = _findings(floors={"chdb": 0.0036, "duckdb": 0.0015, "postgres": 0.0009})
+    lead = found[found["headline"] == True].iloc[0].to_dict()  # noqa: E712
+    wide = {**lead, "verdict": F.Verdict.NOISE.value, "ratio": 0.647, "ratio_low": 0.0373, "ratio_high": 11.3}
+    narrow = {**wide, "ratio_low": 0.5, "ratio_high": 0.9}
+    for phrases in (PHRASES, HEADLINE_PHRASES):
+        assert phrases.template_of(F.fields_of(wide, phrases)) == phrases.templates[F.WIDE]
+        assert phrases.template_of(F.fields_of(narrow, phrases)) != phrases.templates[F.WIDE]
+    assert "0.647" not in F.render(wide, HEADLINE_PHRASES)
+
+
+def test_sizes_within_a_few_allocation_units_get_no_ratio():
+    """Hostile read 42 (08 #2): DuckDB reported 256 KiB for a 4-row table and 512 KiB for both
+    lineorder and lineorder_flat: its blocks, not compression. Such sizes get no size ratio."""
+    kib = 1024
+    sizes = pd.DataFrame({"engine": ["duckdb"] * 3 + ["postgres"] * 3,
+                          "table": ["supplier", "lineorder", "lineorder_flat"] * 2,
+                          "table_bytes": [256 * kib, 512 * kib, 512 * kib, 8 * kib, 1730 * kib, 5170 * kib]})
+    assert analysis.allocation_bound(sizes) == {("duckdb", "supplier"), ("duckdb", "lineorder"),
+                                                ("duckdb", "lineorder_flat"), ("postgres", "supplier")}
+    bigger = sizes.assign(table_bytes=[256 * kib, 90 * 2 ** 20, 300 * 2 ** 20, 8 * kib, 400 * 2 ** 20, 900 * 2 ** 20])
+    assert analysis.allocation_bound(bigger) == {("duckdb", "supplier"), ("postgres", "supplier")}
+    assert analysis.allocation_bound(sizes[sizes["table"] != "supplier"]) == set()  # two tables show no unit

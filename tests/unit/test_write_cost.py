@@ -385,3 +385,26 @@ def test_a_ratio_heatmap_is_diverging_and_centred_at_one_other_heatmaps_sequenti
     assert ratio.cmin == pytest.approx(-math.log10(4.0)) and "1x" in ratio.colorbar.ticktext
     plain = heatmaps(df, log_color=True, **kw).layout.coloraxis
     assert plain.cmin == pytest.approx(math.log10(0.5)) and plain.cmax == pytest.approx(math.log10(4.0))
+
+
+def test_work_after_the_commit_below_the_idle_noise_is_not_resolved():
+    """Hostile read 42 (05 #1): 127 µs/row after a 100-row commit was 12.7 ms in a 1 s settle window,
+    within MySQL's idle noise. The idle windows' spread sets the noise per row; below it, no figure."""
+    cell = {"rows_per_txn": 100, "rows_per_stmt": 100, "rows_from": SERVER_GENERATOR}
+    rows = []
+    for seq, idle in enumerate((0.009, 0.030, 0.012), start=1):  # one after each cell: 2 sd ~ 23 ms/s
+        after_cell = {**cell, "rows_per_stmt": seq}
+        rows += [_rows("mysql", after_cell, "baseline", "cpu_time", idle, phase="idle", seq=seq),
+                 _rows("mysql", after_cell, "baseline", "wall_time", 1.0, phase="idle", seq=seq)]
+    rows += [_rows("mysql", cell, window, metric, value, seq=9, check=100)
+             for window, metric, value in (("phase", "cpu_time", 0.05), ("phase", "wall_time", 0.05),
+                                           ("settle", "cpu_time", 0.025), ("settle", "wall_time", 1.0))]
+    got = analysis.cells(pd.DataFrame(rows), row_bytes=24).iloc[0]
+    assert got["after_noise_per_row"] == pytest.approx(2 * pd.Series([9e-3, 30e-3, 12e-3]).std() / 100)
+    assert 0 < got["after_per_row"] < got["after_noise_per_row"]
+    after = analysis.resolved_after(got["after_per_row"], float("nan"), got["phase_per_row"],
+                                    got["after_noise_per_row"])
+    assert after != after
+    # The same work over an idle rate that held still is resolved; unknown noise blanks nothing.
+    assert analysis.resolved_after(got["after_per_row"], float("nan"), got["phase_per_row"], 1e-6) > 0
+    assert analysis.resolved_after(got["after_per_row"], float("nan"), got["phase_per_row"], float("nan")) > 0

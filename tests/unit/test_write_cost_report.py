@@ -153,6 +153,14 @@ def test_the_parts_are_dots_on_their_axis_not_bars(report):
     """Hostile read 40 (05 item 2): bars on a log axis, whose heights mean nothing."""
     fig = report.parts_figure()
     assert {t.type for t in fig.data} == {"scatter"} and {t.mode for t in fig.data} == {"markers"}
+    # Hostile read 42 (05 #4): an embedded engine's points hold its driver; its legend says so.
+    from benchlib.engines import engine_title, is_server
+    from benchlib.workloads.write_cost.report import WITH_DRIVER
+
+    names = {t.name for t in fig.data}
+    embedded = [e for e in report.parts["engine"] if not is_server(e)]
+    assert embedded and {WITH_DRIVER.format(engine=engine_title(e)) for e in embedded} <= names
+    assert all(engine_title(e) in names for e in report.parts["engine"] if is_server(e))
 
 
 def test_the_bulk_row_compares_the_statements_and_sets_the_after_commit_work_beside_it(tmp_path):
@@ -178,3 +186,28 @@ def test_no_engines_part_line_carries_a_part_ratio(report):
     parts = report.findings()[report.findings()["kind"] == "decomposition"]
     for row in parts.to_dict("records"):
         assert not re.search(r"\dx\b", report.render(row)), report.render(row)
+
+
+def test_a_row_measured_once_leaves_measured_once_to_the_count_line():
+    """Hostile read 42 (05 #2): "(measured once)" repeated on all 7 answer lines; the count line
+    ("0 of 12 comparisons decided (12 measured once)") says it once. Decided rows keep their words."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.write_cost.report import COMPARISON, PARTS_PHRASES
+
+    for phrases in (COMPARISON, BULK_PHRASES, PARTS_PHRASES, EMBEDDED_PARTS_PHRASES):
+        assert "{words}" not in phrases.template(F.Verdict.UNTESTED.value)
+        assert "{words}" in phrases.template(F.Verdict.WORSE.value)
+    assert "{after}" in BULK_PHRASES.template(F.Verdict.UNTESTED.value)
+
+
+def test_appendix_tables_print_numbers_as_the_page_does_not_raw_pandas(report):
+    """Hostile read 42 (05 #5): an index column 0-17, "51.337917" and "3.281e+04" in the appendix."""
+    import re
+
+    cells = report.cell_table().to_html()
+    amplification = dict(report.appendix_parts())["Bytes per byte of row"].to_html()
+    for html in (cells, amplification):
+        assert not re.search(r">\s*-?\d+\.\d{5,}\s*<|\de[+-]\d", html)
+    part = dict(report.appendix_parts())["Bytes per byte of row"]
+    assert all(part.hide_index_)  # no 0-17 index column
+    assert part.data["log bytes / row byte"].map(lambda v: isinstance(v, str)).all()  # fmt's, not 51.337917

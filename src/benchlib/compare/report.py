@@ -7,6 +7,7 @@ the same rows."""
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 
@@ -30,9 +31,43 @@ _COLOURS = {F.Verdict.WORSE.value: ("background-color: #f4c7c3", "red: dearer"),
             F.Verdict.FALSE_POSITIVE.value: ("background-color: #fff3c4", "yellow: flagged on identical reruns, a "
                                                                          "false positive")}
 BASE_RUN = "the base run"
+# A rerun's caveat: what differs between the runs (a rerun may start fewer engines).
+RERUN_NOTES = {"same": "Same work per engine, host, code and builds: only time differs.",
+               "fewer": "Same work per engine, host, code and builds: only time and the engine set differ (the rerun "
+                        "started {rerun} of the base run's {base} engines)."}
 # What a comparison with nothing flagged could have seen: a change is flagged where its ratio's CI
 # clears 1, so the smallest one a cell can flag is its CI's half span on the log scale.
 DETECTABLE = "Changes under ~{smallest} cannot be told from noise here (the narrowest CI; the median cell's: ~{median})."
+
+
+# Identical reruns with too few tested cells: the count, never a rate (0 of 8 bounds it only below ~37%).
+FEW_CELLS_LINE = ("{flagged} of {n} flagged on identical reruns: too few cells to estimate a false-positive rate "
+                  "(95% upper bound {upper:.0%})")
+RATE_BOUND = 0.10  # a rate is stated where its 95% upper bound is under twice the rule's 5% level
+
+
+def rate_upper_bound(flagged: int, n: int, alpha: float = 0.05) -> float:
+    """The exact (Clopper-Pearson) upper 95% bound of a rate seen as `flagged` of `n`: the p at
+    which `flagged` or fewer has probability alpha/2, by bisection on the binomial CDF."""
+    if n <= 0 or flagged >= n:
+        return 1.0
+    low, high = flagged / n, 1.0
+    for _ in range(60):
+        p = (low + high) / 2
+        cdf = sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(flagged + 1))
+        low, high = (p, high) if cdf > alpha / 2 else (low, p)
+    return high
+
+
+def rerun_line(found: pd.DataFrame) -> str:
+    """The rerun's answer: the shared false-positive line where the cells bound the rate under
+    RATE_BOUND, else FEW_CELLS_LINE."""
+    tested = found[~found["verdict"].isin([v.value for v in F.UNTESTABLE])]
+    flagged = int((tested["verdict"] == F.Verdict.FALSE_POSITIVE.value).sum())
+    upper = rate_upper_bound(flagged, len(tested))
+    if upper < RATE_BOUND:
+        return F.false_positive_line(found)
+    return FEW_CELLS_LINE.format(flagged=flagged, n=len(tested), upper=upper)
 
 
 def smallest_detectable(found: pd.DataFrame) -> tuple[float, float] | None:
@@ -167,8 +202,8 @@ class ComparisonReport(RunReport):
                                            "the host's.")]
         if self.is_rerun():
             base, rerun = ({*r.instances["engine"]} for r in self.reports)
-            fewer = f" The rerun started {len(rerun)} of the base run's {len(base)} engines." if rerun < base else ""
-            return [F.Caveat(RERUN, "Same work per engine, host, code and builds: only time differs." + fewer)]
+            key = "fewer" if rerun < base else "same"
+            return [F.Caveat(RERUN, RERUN_NOTES[key].format(rerun=len(rerun), base=len(base)))]
         return []
 
     def answer_lines(self) -> list[str]:
@@ -176,7 +211,7 @@ class ComparisonReport(RunReport):
         if self.is_rerun() and not self.findings().empty:
             found = self.findings()
             detectable = smallest_detectable(found[found["metric"] == self.cost_label()])
-            return [F.false_positive_line(found)] + ([DETECTABLE.format(
+            return [rerun_line(found)] + ([DETECTABLE.format(
                 smallest=_change(detectable[0]), median=_change(detectable[1]))] if detectable else [])
         return super().answer_lines()
 
@@ -288,8 +323,7 @@ class ComparisonReport(RunReport):
 
     def rules(self) -> str:
         lines = [f"**Metric:** {self.metric_explanation}, per {self.noun}: the engine's phase window divided by the "
-                 f"{self.noun}s it held (a fixed-duration window of a saturated engine costs cores x seconds whatever "
-                 "its throughput; per window a real change would read as 1.0).",
+                 f"{self.noun}s it held.",
                  "**Pairing:** " + ("engines by product across versions (postgres@15 with postgres@17)."
                                     if self.match == "product" else "the same engine key in every run.")]
         return "\n".join(f"- {line}" for line in lines)

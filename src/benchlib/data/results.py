@@ -287,8 +287,13 @@ INSTRUCTIONS_AGREE = 0.005
 
 def precision_outcome(run_id: str, ci_target: float, *, floor: float, per: str | None = None,
                       instance_id: str | None = None, measured_in: int | None = None,
-                      store: Store | None = None) -> PrecisionOutcome:
+                      store: Store | None = None, recurring_only: bool = False) -> PrecisionOutcome:
+    """`recurring_only`: leave out a phase measured once by an engine that repeated others (a
+    one-off step, a load say, can gain no second value): what the driver's `measured_in` leaves
+    out, for a whole run read afterwards."""
     p = precision(run_id, floor=floor, per=per, instance_id=instance_id, measured_in=measured_in, store=store)
+    if recurring_only and not p.empty:
+        p = p[~((p["n"] == 1) & (p.groupby("engine")["n"].transform("max") > 1))]
     # NaN (one repetition) counts as wide; instruction counts that agree within INSTRUCTIONS_AGREE
     # do not: one more repetition would count the same.
     p = p.assign(agree=(p["metric"] == "instructions_user") & (p["spread"] <= INSTRUCTIONS_AGREE))

@@ -352,7 +352,7 @@ class RunReport:
         if self.workload is None or target is None:
             return None
         return results.precision_outcome(self.run_id, float(target), floor=self.workload.precision_floor,
-                                         per=self.workload.precision_per, store=self.store)
+                                         per=self.workload.precision_per, store=self.store, recurring_only=True)
 
     def priced_as(self) -> str | None:
         """The instance a workload prices this host's throughput as (None: it prices nothing)."""

@@ -294,6 +294,10 @@ DUCKDB = SqlDialect(
     plan_pattern=r"Type:\s*(\w+ Scan)")
 
 
+# A document engine's plan suffix where its filter did not reach the backend (FerretDB's filterPushdown).
+NOT_PUSHED = "filter not pushed down"
+
+
 # -- MongoDB wire protocol ---------------------------------------------------------------------------------
 _KEY_FIELDS = TABLE.primary_key
 
@@ -339,7 +343,7 @@ class DocumentDialect:
         scan = next((n for n in plan_nodes(out.get("queryPlanner", {})) if "SCAN" in n.upper()), None)
         if scan is None:
             return None
-        return scan + (", filter not pushed down" if out.get("filterPushdown") is False else "")
+        return scan + (f", {NOT_PUSHED}" if out.get("filterPushdown") is False else "")
 
     def open(self, instance) -> Handle:
         return Handle(instance, instance.session(), instance.session())

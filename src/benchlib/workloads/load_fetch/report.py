@@ -18,7 +18,7 @@ from ...present.report import RunReport, fmt, fmt_ci
 from .. import reporting
 from ..reporting import finite
 from . import analysis
-from .dialects import COMPARISONS, QUESTIONS, STRUCTURE, dialect_for
+from .dialects import COMPARISONS, NOT_PUSHED, QUESTIONS, STRUCTURE, dialect_for
 from .workload import FETCH, INSERT, OPERATIONS, REGIMES, WORKLOAD
 
 # The answer's first line where an LSM side's data fit in one memtable: the run cannot answer its title.
@@ -48,15 +48,38 @@ PHRASES = F.Phrases(
     unit_scale={"µs": (1e3, "ms of engine CPU"), "ms": (1.0, "ms latency"), "rows/s": (1.0, "rows/s loaded")})
 
 
-# A fetch whose engine's own explain names no index scan: the filter did not reach the index.
+# A fetch whose engine's own explain names no index scan. The plan alone does not say the index was
+# missed: where a fetch matches a large share of the table a planner may prefer a scan itself, so
+# the note states the plan and that share; only a filter not pushed down (FerretDB's flag) kept
+# the index out of reach.
 NO_INDEX = "no-index"
-NO_INDEX_NOTE = "{engine}'s own explain of a fetch names a {plan}: the filter did not reach the lo_custkey index."
+NO_INDEX_NOTES = {
+    "not_pushed": "{engine}'s own explain of a fetch names a {plan}: the filter did not reach the lo_custkey index.",
+    "share": "{engine}'s own explain of a fetch names a {plan}; a fetch matches {share:.0%} of the rows, where a "
+             "planner may choose a scan itself (not the seed's selective lookup).",
+    "selective": "{engine}'s own explain of a fetch names a {plan} though a fetch matches {share:.2%} of the rows.",
+    "plan": "{engine}'s own explain of a fetch names a {plan}.",
+}
+# Above this share of the table per fetch a planner may well prefer a scan (PostgreSQL's costs
+# favour one from a few percent up); below it the plan is stated without that excuse.
+SCAN_SHARE = 0.02
+
+
+def no_index_note(engine: str, plan: str, share: float | None) -> str:
+    """NO_INDEX_NOTES' sentence for an unindexed fetch: the filter kept from the index where the plan
+    says so, else the plan and the share of rows a fetch matches (the planner's own choice)."""
+    if NOT_PUSHED in plan or share is None or not finite(share):
+        key = "not_pushed" if NOT_PUSHED in plan else "plan"
+    else:
+        key = "share" if share >= SCAN_SHARE else "selective"
+    return NO_INDEX_NOTES[key].format(engine=engine, plan=plan, share=share)
+
 
 # Decided rows the headline leaves out (another comparison's, or another step's): one line per
 # comparison, its decided rows as items, so that no decided comparison is missing from the answer.
 DECIDED_PHRASES = dataclasses.replace(
     PHRASES, line_by="engine", line="**{subject} vs {base}** ({regime}), told apart: {items}",
-    item="{step} {metric} {ratio}{mark}")
+    item="{step} {metric} {ratio}{cite}")  # `cite`: the row's footnote marks (fields_of resets `mark`)
 
 
 def names_no_index(plan: str) -> bool:
@@ -70,6 +93,19 @@ def decided_elsewhere(found: pd.DataFrame) -> pd.DataFrame:
     if found.empty:
         return found
     return found[(found["headline"] != True) & found["verdict"].map(lambda v: F.Verdict(v).decided)]  # noqa: E712
+
+
+# The findings table's line for the rows it leaves out: two sides that did different work have no
+# ratio to read; their notes (the caveats) say what differed, and the appendix holds them.
+LEFT_OUT = "{n} rows not shown: the two sides did different work (not comparable); every row is in the appendix."
+
+
+def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings rows the table shows, and the not-comparable ones it leaves out."""
+    if found.empty:
+        return found, found
+    out = found["verdict"] == F.Verdict.NOT_COMPARABLE.value
+    return found[~out], found[out]
 
 
 def charted(found: pd.DataFrame) -> pd.DataFrame:
@@ -174,13 +210,17 @@ class LoadFetchReport(RunReport):
                                                      found["base_engine"], found["regime"])]
         return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cs)) for cs in cited])
 
-    def _unindexed_fetches(self) -> dict[tuple[str, str], str]:
-        """(engine, regime) -> the fetch plan an engine read of itself, where it names no index scan."""
+    def _unindexed_fetches(self) -> dict[tuple[str, str], tuple[str, float | None]]:
+        """(engine, regime) -> the fetch plan an engine read of itself, where it names no index scan,
+        and the share of the loaded rows one fetch matched."""
         s = self.summary
         if s.empty or "plan" not in s:
             return {}
         fetch = s[(s["operation"] == FETCH) & s["plan"].map(lambda p: isinstance(p, str))]
-        return {(e, r): p for e, r, p in zip(fetch["engine"], fetch["regime"], fetch["plan"]) if names_no_index(p)}
+        shares = (fetch["rows_per_op"] / self.rows if self.rows and "rows_per_op" in fetch
+                  else pd.Series(None, index=fetch.index))
+        return {(e, r): (p, share) for e, r, p, share in zip(fetch["engine"], fetch["regime"], fetch["plan"], shares)
+                if names_no_index(p)}
 
     def findings(self) -> pd.DataFrame:
         return self._findings
@@ -206,7 +246,7 @@ class LoadFetchReport(RunReport):
         """SCALE_LINE first where it holds, then the headline rows, then the decided rows they leave out."""
         scale, rows, elsewhere = self._answer_rows()
         marks = self.caveat_marks(self.findings())  # a decided row's caveat (an unindexed fetch) beside its ratio
-        elsewhere = elsewhere.assign(mark=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
+        elsewhere = elsewhere.assign(cite=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
         return (scale + F.render_lines(rows, self.phrases) + F.render_lines(elsewhere, DECIDED_PHRASES)
                 )[:self.answer_limit]
 
@@ -242,9 +282,8 @@ class LoadFetchReport(RunReport):
                 for flag in [f for f in analysis.differences(base, subject).flags() if analysis.CHANGES[f]]:
                     notes.append(F.Caveat(analysis.caveat_id(flag, c, regime),
                                           self._difference_text(flag, {c.base: base, c.subject: subject}, t)))
-        for (engine, regime), plan in self._unindexed_fetches().items():
-            notes.append(F.Caveat(f"{NO_INDEX}:{engine}:{regime}", NO_INDEX_NOTE.format(
-                engine=engine_title(engine), plan=plan)))
+        for (engine, regime), (plan, share) in self._unindexed_fetches().items():
+            notes.append(F.Caveat(f"{NO_INDEX}:{engine}:{regime}", no_index_note(engine_title(engine), plan, share)))
         seeded = [c for c in self.compared if c.seed]
         if seeded:
             base, subject = seeded[0].seed
@@ -370,7 +409,9 @@ class LoadFetchReport(RunReport):
         f = analysis.beside_seed(results.reference("seed001_load_fetch"), self.loads, self.summary)
         return pd.DataFrame({
             "seed 001 system": f["system"], "source": f["source"],
-            "engine that ran": [engine_title(e) if isinstance(e, str) else "none (cloud service)" for e in f["engine"]],
+            # The seed's own rows ran the system named: a stand-in is this run's alone.
+            "stand-in here": ["" if src == "seed 001" else engine_title(e) if isinstance(e, str) else
+                              "none (cloud service)" for e, src in zip(f["engine"], f["source"])],
             "rows": [SEED_ROWS_TEXT if src == "seed 001" else f"{r:,.0f}" for r, src in zip(f["rows"], f["source"])],
             "load rows/s": f["load_rows_per_s"].map(fmt), "load rate": f["rate_source"],
             "insert one row ms": [("< " if b == "<" else "") + fmt(v) for v, b in zip(f["insert_ms"], f["insert_bound"])],
@@ -399,8 +440,19 @@ class LoadFetchReport(RunReport):
             return pd.DataFrame({"": ["the generator was not measured"]})
         return g.style.format(fmt, subset=[c for c in g.columns if c != "order"]).hide(axis="index")
 
+    def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None):
+        """The shared table without the not-comparable rows (shown_rows), one line counting them."""
+        from IPython.display import HTML
+
+        shown, out = shown_rows(self.findings() if found is None else found)
+        if out.empty or shown.empty:
+            return super().findings_table(limit, found)
+        table = super().findings_table(limit, shown)
+        return HTML(table.data + f'<p class="benchlib-legend">{LEFT_OUT.format(n=len(out))}</p>')
+
     def appendix_parts(self):
-        return [*super().appendix_parts(), ("Every load (a negative data directory growth: earlier tables compacted "
+        return [*super().appendix_parts(), ("Every comparison, the not comparable too", super().findings_table().data),
+                ("Every load (a negative data directory growth: earlier tables compacted "
                                             "during this load)", self.load_table()),
                 ("The generator alone (rows made ~65,000 at a time: peak memory flat in the row count)",
                  self.generator_table())]

@@ -36,6 +36,9 @@ PHRASES = F.Phrases(
         "untested": "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio} (one each, "
                     "so no test)",
         "not_comparable": "**{subject}**, {step} ({regime}): not compared, an answer differed from the reference",
+        # A CI over 10x wide says nothing by its point: no ratio printed, as in 01-04.
+        F.WIDE: "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}{mark} ({words}, CI over "
+                "10x wide)",
     },
     default="**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio}, {words}",
     seed="seed 001: {seed_ratio:.3g}x, {seed_words}", unit_scale={"bytes": (2 ** 20, "MiB")})
@@ -49,8 +52,9 @@ HEADLINE_PHRASES = dataclasses.replace(
     default=PHRASES.default + "; `select 1` alone: {floor} against {base_floor} {shown_unit}", values=("floor", "base_floor"))
 
 # One note for every engine's fixed cost per query (a `select 1` through the queries' path).
-FLOOR_NOTE = ("A `select 1` takes {each} (share of the engine's median hot query): a fixed cost under every query "
-              "at this scale.")
+# It is the harness's whole path per query (driver, client, timing), not the engine's round trip alone.
+FLOOR_NOTE = ("A `select 1` through this harness's per-query path takes {each} (share of the engine's median hot "
+              "query): a fixed cost under every query at this scale.")
 FLOOR_EACH = "{engine} {ms:.2g} ms ({share:.0%})"
 # The answer's first line where that fixed cost is most of a query: this scale cannot answer.
 SCALE_LINE = ("At SF {sf:g} a `select 1` is {share:.0%} of {engine}'s median hot query: fixed per-query cost, not "

@@ -67,6 +67,7 @@ def cells(measurements: pd.DataFrame, row_bytes: int, metric: str | None = None)
         return pd.DataFrame()
     metric = metric or results.cost_metric(measurements)[0]
     costs = results.phase_costs(measurements, metric)  # with the baselines: they give the idle rate
+    noise = idle_noise(costs)
     costs = costs[~costs["is_baseline"]]
     keys = ["engine", "repetition", "labels"]
     checks = m.drop_duplicates("seq").groupby(keys)["check_value"].first()
@@ -89,6 +90,9 @@ def cells(measurements: pd.DataFrame, row_bytes: int, metric: str | None = None)
     out["phase_per_row"] = out["net"] / rows
     out["after_per_row"] = (out["net_with_settle"] - out["net"]) / rows
     out.loc[out["settle_value"].isna(), "after_per_row"] = float("nan")  # no settle window: not zero
+    # What the idle rate's own spread makes of a settle window this long, per row: work after the
+    # commit below it is not resolved (NaN where fewer than two idle windows give no spread).
+    out["after_noise_per_row"] = out["engine"].map(noise) * out["settle_wall_s"] / rows
     out["engine_per_row"] = out["net_with_settle"] / rows
     out["client_per_row"] = out["client_cost"] / rows
     # The write path is the engine and the Python driver that feeds it: an embedded engine's process
@@ -240,6 +244,22 @@ def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row", *, exac
     return out
 
 
+def idle_noise(costs: pd.DataFrame) -> pd.Series:
+    """Per engine, twice the standard deviation of its idle windows' rates (metric per second): how
+    far one window's idle cost strays from the rate it is net of (~95%); NaN under two windows."""
+    idle = costs[costs["is_baseline"]]
+    rates = idle["value"] / idle["wall_s"].where(idle["wall_s"] > 0)
+    return 2 * rates.groupby(idle["engine"]).std(ddof=1)
+
+
+def resolved_after(value: float, half: float, during: float, noise: float) -> float:
+    """Work after the commit per row where it is resolved, else NaN: above zero, over 0.1% of the
+    statements' work (a net of two near-equal rates is no figure), and over the idle noise of its
+    settle window (`after_noise_per_row`; unknown noise does not blank it)."""
+    resolved = above_zero(value, half) and value > 1e-3 * during and not value <= noise
+    return value if resolved else float("nan")
+
+
 def above_zero(value: float, half: float) -> bool:
     """Whether a cost net of an idle rate is a cost: its 95% CI above zero (one repetition, no CI:
     the value itself). A cost not above zero is never drawn or printed as one."""
@@ -305,10 +325,13 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: 
     # The engine's work while its statements ran, compared; what it did after the commit (settle: a
     # fixed amount spread over few rows in a small cell) is set beside it, never folded into it.
     # Work under 0.1% of the statements' is none (a net of two near-equal rates is no figure).
+    # Work within what the idle rate's spread makes of the settle window is not resolved either.
     after = _stats(rows, "after_per_row", by=("engine",)).set_index("engine")
     during = _stats(rows, "phase_per_row", by=("engine",)).set_index("engine")["value"]
-    after = {e: r["value"] if above_zero(r["value"], r["value_ci95"]) and r["value"] > 1e-3 * during.get(e, 0.0)
-             else float("nan") for e, r in after.iterrows()}
+    noise = (rows.groupby("engine")["after_noise_per_row"].mean() if "after_noise_per_row" in rows
+             else pd.Series(dtype=float))
+    after = {e: resolved_after(r["value"], r["value_ci95"], during.get(e, 0.0), noise.get(e, float("nan")))
+             for e, r in after.iterrows()}
     for value, name, metric_unit, label, is_cost in (
             ("phase_per_row", metric, unit, f"bulk insert in statements ({where})", True),
             ("wall_per_row", "wall_time", "s", f"bulk insert's wall time ({where})", False)):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...data import findings as F
 from ...data import results
-from ...engines import get_engine, is_cluster
+from ...engines import get_engine, is_cluster, is_server
 from ...core.errors import UnknownEngineError
 from ...run.measure import cluster_instance_of
 from ...present.plots import bars_by_phase, heatmaps, stacked_bars
@@ -35,14 +35,17 @@ SINGLE_NODE_QUESTION = "Where does an insert's cost go: to the commit, the state
 CLUSTER_QUESTION = "What does replication add to a row write?"
 
 # Engines against a base (bulk, replication): one sentence per row.
-COMPARISON = F.Phrases(default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words})",
+# A row measured once says nothing of its own certainty: the answer's count line says it once for all.
+EACH = "{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio}"
+COMPARISON = F.Phrases(default=EACH + " ({words})", templates={F.Verdict.UNTESTED.value: EACH},
                        seed="seed 000: {seed_ratio:.2f}x, {seed_words}", unit_scale=analysis.UNIT_SCALE)
 # The bulk row: the engine's work while its statements ran against the base's, and beside it what
 # each did after the commit (settle), in the same unit: two figures, never one sum.
+AFTER = "; after the commit, {shown_unit} per row: {after} vs {base_after}"
 BULK_PHRASES = dataclasses.replace(
-    COMPARISON, default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words}); after the "
-                        "commit, {shown_unit} per row: {after} vs {base_after}", values=("after", "base_after"),
-    missing="none above idle")
+    COMPARISON, default=EACH + " ({words})" + AFTER, templates={F.Verdict.UNTESTED.value: EACH + AFTER},
+    values=("after", "base_after"),
+    missing="not resolved")  # not above zero, or within the idle rate's noise (analysis.bulk_findings)
 
 
 # One line per engine: its one-row insert's parts in one order, then whether its largest part is
@@ -57,6 +60,7 @@ def _parts_phrases(subject: str) -> F.Phrases:
         F.Verdict.SAME.value: each + "; {part} and {base_part} about equal ({words})",
         F.Verdict.NOISE.value: each + "; {part} and {base_part} not separable ({words})",
         F.Verdict.NA.value: each,
+        F.Verdict.UNTESTED.value: each,  # measured once: said once, by the answer's count line
     }, default=each + " ({words})", unit_scale=analysis.UNIT_SCALE, values=PARTS,
         missing="not above 0", directed=False)
 
@@ -64,8 +68,9 @@ def _parts_phrases(subject: str) -> F.Phrases:
 PARTS_PHRASES = _parts_phrases("{subject}")
 # An embedded engine's count holds its Python driver (it runs in the notebook's process): said in its line.
 EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)")
+WITH_DRIVER = "{engine} + driver"  # its legend entry where a chart sets it beside servers without theirs
 # The question's second half, where no cluster ran: said in one line, not left unanswered.
-NO_CLUSTER = "**Replication:** no cluster ran in this run (`clusters` is empty), so what it adds is not measured."
+NO_CLUSTER = "**Replication:** not measured here (no cluster ran); `--set clusters` measures it."
 
 
 class Note(str):
@@ -236,6 +241,9 @@ class WriteCostReport(RunReport):
                             unit=f"{self.shown_unit} per row", markers=True,
                             title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row)<br><sup>"
                                   f"{self.spread_words()}; a part not above 0 is not drawn</sup>")
+        # An embedded engine's bars hold its Python driver; a server's driver is not in them.
+        embedded = {engine_title(e) for e in p["engine"] if not is_server(e)}
+        fig.for_each_trace(lambda t: t.update(name=WITH_DRIVER.format(engine=t.name)) if t.name in embedded else None)
         return fig.update_xaxes(title_text="part of a one-row insert")
 
     def spread_words(self) -> str:
@@ -389,7 +397,7 @@ class WriteCostReport(RunReport):
         })
         numeric = [f"engine {u}/row", f"client {u}/row", f"engine + driver {u}/row", "wall µs/row",
                    "engine + driver × PostgreSQL", "log B/row", "io write B/row"]
-        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric)
+        return (out.style.format(lambda v: fmt(v, digits=4), subset=numeric)  # 32,810, never 3.281e+04
                 .format("{:.0%}", na_rep="n/a", subset=["of which after commit"]).hide(axis="index"))
 
     def amplification_table(self) -> pd.DataFrame:
@@ -404,9 +412,9 @@ class WriteCostReport(RunReport):
             status = df["log_status"].iloc[0]
             for r in df.sort_values(["rows_per_txn", "rows_per_stmt"]).itertuples():
                 rows.append({"engine": engine_title(engine), "rows/txn": r.rows_per_txn, "rows/stmt": r.rows_per_stmt,
-                             "log bytes / row byte": r.log_amplification if status == "ok" else NOT_REPORTED,
+                             "log bytes / row byte": fmt(r.log_amplification) if status == "ok" else NOT_REPORTED,
                              # A scope whose writes were charged elsewhere reads 0: not measured, never 0.
-                             "I/O bytes / row byte": r.io_amplification if r.io_amplification else "not measured"})
+                             "I/O bytes / row byte": fmt(r.io_amplification) if r.io_amplification else "not measured"})
         return pd.DataFrame(rows)
 
     def reference_only_table(self) -> pd.DataFrame:
@@ -478,7 +486,7 @@ class WriteCostReport(RunReport):
 
     def appendix_parts(self) -> list:
         return [("How each cell was measured", self.method_notes()), ("Every cell", self.cell_table()),
-                ("Bytes per byte of row", self.amplification_table()),
+                ("Bytes per byte of row", self.amplification_table().style.hide(axis="index")),
                 ("Seed 000's engines this run did not measure", self.reference_only_table()),
                 *super().appendix_parts()]
 
