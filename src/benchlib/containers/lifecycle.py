@@ -422,6 +422,18 @@ class Instance:
                 pass
         self._sessions.clear()
 
+    def log_tail(self, lines: int = 30) -> str | None:
+        """The server's last log lines (None: an embedded engine): a step that lost its connection
+        keeps what the server said as it went (a crash's signal, an out-of-memory kill)."""
+        if self.container_id is None:
+            return None
+        from ..host.docker_host import docker_client
+
+        try:
+            return _log_tail(docker_client().containers.get(self.container_id), lines)
+        except Exception as exc:
+            return f"(logs unavailable: {exc})"
+
     def __repr__(self) -> str:
         where = f"127.0.0.1:{self.port}" if self.port else "in-process"
         return f"<Instance {self.key} {where} {self.provenance.get('server_version')!r}>"

@@ -391,7 +391,8 @@ class _Driver:
                 if self.workload.measure(step_ctx, step) == END_SERIES and step.series is not None:
                     ended.add(step.series)
             except Exception as exc:
-                self.run.record_failure(f"{ctx.start.name} {step.name} {_repetition_text(repetition)}", exc)
+                self.run.record_failure(f"{ctx.start.name} {step.name} {_repetition_text(repetition)}", exc,
+                                        log=ctx.instance.log_tail())
                 if step.ends_start and not isinstance(exc, step.survives):
                     raise _StartAbandoned() from exc
 

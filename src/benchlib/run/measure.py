@@ -154,13 +154,15 @@ class Run:
         row's status_note when the run finishes."""
         self._notes.append(text)
 
-    def record_failure(self, what: str, error: BaseException | str) -> None:
+    def record_failure(self, what: str, error: BaseException | str, *, log: str | None = None) -> None:
         """One part (an engine start, a step) failed; the run goes on and ends `partial`. The
-        run's `error` holds one line per failure, its `failures` the full tracebacks: a bug in
-        benchlib must stay debuggable from the store (`benchlib runs --show <id>`)."""
+        run's `error` holds one line per failure, its `failures` the full tracebacks (and the
+        server's last log lines, `log`): a failure must stay debuggable from the store
+        (`benchlib runs --show <id>`)."""
         self.failures[what] = error if isinstance(error, str) else _one_line(error)
-        self.tracebacks[what] = error if isinstance(error, str) else "".join(
-            traceback.format_exception(type(error), error, error.__traceback__))
+        self.tracebacks[what] = (error if isinstance(error, str) else "".join(
+            traceback.format_exception(type(error), error, error.__traceback__))) + (
+            f"\nserver's last log lines:\n{log}" if log else "")
 
     def finish(self, error: str | None) -> None:
         status = "failed" if error else ("partial" if self.failures else "ok")
