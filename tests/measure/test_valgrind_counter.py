@@ -49,7 +49,9 @@ def test_two_tiny_runs_agree_phase_by_phase(store, benchlib_containers):
     before = benchlib_containers()
     params = dml.validate_parameters(TINY)
     first, second = dml.run(params, store=store), dml.run(params, store=store)
-    assert not first.errors and not second.errors, (first.errors, second.errors)
+    # A failure shows its traceback and the server's last log lines (a crash under valgrind says why).
+    assert not first.errors and not second.errors, [results.run_info(r.run_id, store)["failures"]
+                                                     for r in (first, second)]
     a, b = _phases(first.run_id, store), _phases(second.run_id, store)
     assert set(a) == set(b) == {(e, p) for e in TINY["engines"] for p in dml.PHASES[1:]}
     for (engine, phase), count in a.items():

@@ -30,7 +30,7 @@ class TinyParams(RunParameters):
 
     WORKLOAD = "tiny"
     rows: int = param(positive_int(), "rows per step")
-    trouble: str = param(one_of(("none", "step", "check")), "what goes wrong")
+    trouble: str = param(one_of(("none", "step", "check", "disconnect")), "what goes wrong")
 
 
 def _explode() -> None:
@@ -60,6 +60,8 @@ class Tiny(Workload):
             return
         if ctx.params.trouble == "step":
             _explode()
+        if ctx.params.trouble == "disconnect":  # the server ends the session, as a crashed backend would
+            session.execute("select pg_terminate_backend(pg_backend_pid())")
         check = (lambda: 1 / 0) if ctx.params.trouble == "check" else None
         with ctx.phase("count", check=check):
             session.execute("select count(*) from t")
@@ -115,6 +117,16 @@ def test_a_failed_step_keeps_its_traceback_and_the_other_engines_run(store):
     assert trace.startswith("Traceback") and "_explode" in trace and "ValueError: a bug in the workload" in trace
     df = results.measurements(result.run_id, store)
     assert set(df[df["phase"] == "insert"]["engine"]) == {"sqlite", "duckdb"}  # measured before the failure
+
+
+@pytest.mark.docker
+def test_a_step_whose_server_closed_the_connection_keeps_the_servers_last_log_lines(store):
+    result = _run(Tiny(), store, engines=["postgres"], trouble="disconnect")
+    trace = results.run_info(result.run_id, store)["failures"]["postgres count repetition 1"]
+    assert "server's last log lines:" in trace and "terminating connection due to administrator command" in trace
+    # An embedded engine has no server log: its traceback alone.
+    embedded = _run(Tiny(), store, engines=["sqlite"], trouble="step")
+    assert "server's last log lines" not in results.run_info(embedded.run_id, store)["failures"]["sqlite count repetition 1"]
 
 
 def test_a_check_that_raises_keeps_its_window(store):
