@@ -597,3 +597,14 @@ def test_rows_measured_once_are_said_once_with_the_hosts_drift():
     assert once_line(rows.assign(verdict=Verdict.NOISE.value)) is None
     assert once_line(rows.assign(drift=0.0)) == "Each ratio above measured once, so no noise estimate."
     assert "once" not in F.render(rows.iloc[0], ClusteredReport.phrases)
+
+
+def test_the_answer_states_the_load_too():
+    """Hostile read 43 (02 #3): the answer left out the load at 0.479x, the largest gap on its chart."""
+    rows = [r for regime in ("cached",) for rep, jitter in enumerate((0.99, 1.0, 1.01), 1)
+            for step, factor in (("insert", 0.9), ("load", 0.48))
+            for r in (_rows("mysql", regime, step, 1000 * jitter, 1000 * jitter, 1.0, 0, 0, repetition=rep)
+                      + _rows("postgres", regime, step, 1000 * factor * jitter, 1000 * factor * jitter, 1.0, 0, 0,
+                              repetition=rep))]
+    head = analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql").query("headline")
+    assert list(zip(head["step"], head["test_class"])) == [("insert", "inserts"), ("load", "loads")]
