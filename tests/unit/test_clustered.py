@@ -608,3 +608,13 @@ def test_the_answer_states_the_load_too():
                               repetition=rep))]
     head = analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql").query("headline")
     assert list(zip(head["step"], head["test_class"])) == [("insert", "inserts"), ("load", "loads")]
+
+
+def test_the_layout_table_says_when_both_layouts_pay_alike_for_c():
+    """Hostile read 43 (02 #2): the caption blamed the heap while MariaDB's covered / not covered (1.24)
+    matched PostgreSQL's (1.26): the cost was returning c, not the heap."""
+    from benchlib.workloads.clustered.report import LAYOUT_ALIKE, layout_caption
+
+    assert LAYOUT_ALIKE in layout_caption({("points-covered-pk.pre", "cached"): [1.26, 1.24]})
+    assert LAYOUT_ALIKE not in layout_caption({("points-covered-pk.pre", "cached"): [1.6, 1.24]})
+    assert LAYOUT_ALIKE not in layout_caption({("points-covered-pk.pre", "cached"): [1.26]})  # one engine: no pair
