@@ -445,6 +445,9 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     instructions = bool((p["metric"] == "instructions_user").all())
     cost = f"of {'instructions' if instructions else 'CPU'}{' per ' + per.rstrip('s') if per else ''}"
     target = p[p["targeted"]]
+    if not target.empty and (target["n"] < 2).all():  # no spread to hold against the target, nor counts to agree
+        return False, (f"{where}Repetitions: {repetitions}: one value per phase window has no 95% CI, so the "
+                       f"±{ci_target:.0%} target was not tested.")
     if instructions and not target.empty and target["agree"].all():
         apart = target.sort_values("spread", ascending=False).iloc[0]
         return True, (f"{where}Repetitions: {repetitions}, stopped when every phase's instruction counts agreed "

@@ -383,7 +383,7 @@ class ClusteredReport(RunReport):
             "buffer hits/op": s["buffer_hits_per_op"],
             "change-buffer merges/op (InnoDB)": s["change_buffer_merges_per_op"],
         })
-        return out.style.format("{:.4g}", na_rep="n/a", subset=list(out.columns[3:])).hide(axis="index")
+        return out.style.format(lambda v: fmt(v, digits=4), subset=list(out.columns[3:])).hide(axis="index")
 
     def settings_table(self):
         """Each start's readings the comparisons rest on: its durability and the dialect's settings."""
