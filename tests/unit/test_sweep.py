@@ -550,6 +550,9 @@ def test_cpu_per_transaction_on_a_saturated_host_cites_it():
     assert not cost(busy).empty and all(analysis.SATURATED in ids for ids in cost(busy)["caveats"])
     assert not any(analysis.SATURATED in ids for ids in cost(idle)["caveats"])
     assert not any(analysis.SATURATED in ids for ids in busy[busy["kind"] != analysis.COST]["caveats"])
+    # Hostile read 43 (03 #1): the answer's line says it too, not only the table's footnote.
+    assert all(r.endswith(analysis.SATURATED_REGIME) for r in cost(busy)["regime"])
+    assert not any(analysis.SATURATED_REGIME in r for r in cost(idle)["regime"])
 
 
 def test_the_step_table_keeps_one_p95_at_two_repetitions_and_a_blank_gain_says_why(tmp_path):

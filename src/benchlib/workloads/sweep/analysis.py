@@ -268,6 +268,7 @@ def no_knee(knees: pd.DataFrame) -> pd.Series:
 # engine, is saturated, and what a transaction costs includes waiting for and sharing the cores.
 SATURATED_SHARE = 0.9
 SATURATED = "host-saturated"
+SATURATED_REGIME = ", host saturated with sysbench"  # said in the row's regime, so its answer line says it too
 
 
 def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFrame, *, base_engine: str,
@@ -314,7 +315,8 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
                 saturated = kind == COST and any(
                     (x.get("host_cpu_util") or 0) >= SATURATED_SHARE for x in (se, sb))
                 rows.append({**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better,
-                                         contrast=results.contrast(sb, se, column), regime=f"{metric} {where}",
+                                         contrast=results.contrast(sb, se, column),
+                                         regime=f"{metric} {where}" + SATURATED_REGIME * saturated,
                                          caveats=at_knee + common + [SATURATED] * saturated),
                              "kind": kind, "threads": te, "base_threads": tb})
             price = _price_row(shared, price_of.loc[(engine, test)], price_of.loc[(base_engine, test)], step_of,
