@@ -570,3 +570,16 @@ def test_the_step_table_keeps_one_p95_at_two_repetitions_and_a_blank_gain_says_w
     assert "p95 ms, median of reps" in three.step_table().data
     gains = list(three.knee_table().data["next gain per doubling (95% CI)"])
     assert gains and all(gains)  # every cell a gain or the reason it has none (NO_GAIN)
+
+
+def test_an_engine_whose_repetitions_met_the_host_at_far_apart_speeds_is_cited_on_its_rows():
+    """Hostile read 43 (03 #2): MySQL's two repetitions ran on a host whose speed differed 1.87x, unsaid
+    beside the CIs it widened."""
+    loops = pd.DataFrame({"engine": ["mysql", "mysql", "postgres", "postgres"],
+                          "calibration_s": [0.081, 0.151, 0.146, 0.148]})
+    assert analysis.unsteady(loops) == {"mysql": pytest.approx(0.151 / 0.081)}
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", MY)
+    found = _analysed(rows, unsteady_engines=frozenset(analysis.unsteady(loops)))
+    assert all(f"{analysis.UNSTEADY}:mysql" in ids for ids in found["caveats"])
+    assert not any(f"{analysis.UNSTEADY}:postgres" in ids for ids in found["caveats"])
+    assert not any(analysis.UNSTEADY in " ".join(ids) for ids in _analysed(rows)["caveats"])

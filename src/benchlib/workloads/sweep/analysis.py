@@ -271,15 +271,31 @@ SATURATED = "host-saturated"
 SATURATED_REGIME = ", host saturated with sysbench"  # said in the row's regime, so its answer line says it too
 
 
+# An engine whose own repetitions met the host at speeds further apart than this (its calibration
+# loops' slowest over fastest): much of its figures' CI width is the host's. Cited per engine.
+UNSTEADY_SPREAD = 1.10
+UNSTEADY = "host-unsteady"
+
+
+def unsteady(calibrations: pd.DataFrame) -> dict[str, float]:
+    """Per engine whose calibration loops (results.calibrations) span over UNSTEADY_SPREAD, their
+    slowest over their fastest."""
+    c = calibrations.dropna(subset=["calibration_s"])
+    spread = c.groupby("engine")["calibration_s"].agg(lambda s: s.max() / s.min() if s.min() > 0 else float("nan"))
+    return {e: float(x) for e, x in spread.items() if x > UNSTEADY_SPREAD}
+
+
 def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFrame, *, base_engine: str,
              goal_ms: float, prices: dict[str, float] | None = None, drift=lambda engine, base: 0.0,
-             commits: dict[str, str] | None = None, headline_limit: int = 5) -> pd.DataFrame:
+             commits: dict[str, str] | None = None, headline_limit: int = 5,
+             unsteady_engines=frozenset()) -> pd.DataFrame:
     """Every engine against `base_engine` in each test, as findings rows (findings.FINDING_COLUMNS,
     plus `kind` and the two sides' thread steps): capacity and cost at each side's knee, and
     price/performance at each side's priced step. Verdicts come from findings.judge; where a side's
     knee is not determined, both sides' capacity rows compare the most threads both ran. `drift(engine, base)`: the
     host's speed difference between the two (results.host_drift); `commits`: each engine's
-    durability as a comparable value (write tests' rows say where two differ)."""
+    durability as a comparable value (write tests' rows say where two differ); `unsteady_engines`:
+    those whose repetitions met the host at speeds far apart (`unsteady`), cited on their rows."""
     from ...data import findings as F
 
     step_of = summary.set_index(["engine", "test", "threads"]).sort_index()
@@ -328,6 +344,8 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
     out = F.table(rows)
     if out.empty:
         return out
+    out["caveats"] = [(*ids, *(f"{UNSTEADY}:{e}" for e in (engine, base) if e in unsteady_engines))
+                      for ids, engine, base in zip(out["caveats"], out["engine"], out["base_engine"])]
     # The answer states capacity and price rows: all of them where they fit, else the decided ones
     # furthest from 1 (every row stays in the findings table).
     # A price where the goal never bound prices the peak of the steps run, not a capacity: not an answer.

@@ -58,10 +58,12 @@ class SweepReport(RunReport):
                        else self.param("prices_per_hour") or {})
         self.price_perf = analysis.price_performance(self.summary, self.goal_ms, self.prices)
         self.base_engine = next((e for e in self.engines if e in set(self.summary["engine"])), None)
+        self.unsteady = analysis.unsteady(results.calibrations(self.measurements))
         self.found = F.table([]) if self.base_engine is None else analysis.findings(
             self.summary, self.knees, self.price_perf, base_engine=self.base_engine, goal_ms=self.goal_ms,
             prices=self.prices, commits=self.commits(),
-            drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]))
+            drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]),
+            unsteady_engines=frozenset(self.unsteady))
 
     # -- findings ----------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
@@ -105,6 +107,9 @@ class SweepReport(RunReport):
             F.Caveat("one-price", "One hourly price for both: the USD ratio is the inverse of the throughput ratio."),
             F.Caveat("durability", "A write test whose servers commit under different durability defaults (appendix): "
                                    "part of the gap is those settings."),
+            *(F.Caveat(f"{analysis.UNSTEADY}:{e}", f"{engine_title(e)}'s repetitions met the host at speeds "
+                                                   f"{x:.2f}x apart (calibration loop): much of this CI's width is "
+                                                   "the host's.") for e, x in self.unsteady.items()),
         ]
 
     def headline_figure(self):
