@@ -583,3 +583,22 @@ def test_an_engine_whose_repetitions_met_the_host_at_far_apart_speeds_is_cited_o
     assert all(f"{analysis.UNSTEADY}:mysql" in ids for ids in found["caveats"])
     assert not any(f"{analysis.UNSTEADY}:postgres" in ids for ids in found["caveats"])
     assert not any(analysis.UNSTEADY in " ".join(ids) for ids in _analysed(rows)["caveats"])
+
+
+def test_the_price_table_says_its_repetitions_reads_its_counts_and_names_the_other_prices_it_uses(tmp_path):
+    """Hostile read 43 (03 #3): a ±0.2% USD interval from 2 repetitions read as precision; "6.69e+10";
+    "priced as aws-us-east-1-2vcpu-rds" was explained nowhere."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    rows = _reps("postgres", "oltp_point_select", PG, spread=(1.0, 1.01)) \
+        + _reps("mysql", "oltp_point_select", MY, spread=(1.0, 1.01))
+    store = Store(tmp_path / "results")
+    report = SweepReport(write_sweep_run(store, rows), store)
+    table = report.price_table()
+    assert set(table.data["repetitions"]) == {2}
+    html = table.to_html()
+    assert "e+" not in html and "billion ops per 30 days" in html
+    assert "USD per M txn as a managed service (aws-us-east-1-2vcpu-rds, appendix: Prices)" in html
+    sources = report.price_source_table().data
+    assert set(sources["host class"]) == {"aws-us-east-1-2vcpu", "aws-us-east-1-2vcpu-rds"}

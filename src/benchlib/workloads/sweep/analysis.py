@@ -178,7 +178,7 @@ def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, 
     return (tps_after / tps_before) ** (1 / math.log2(threads_after / threads_before)) - 1
 
 
-PRICE_COLUMNS = ["engine", "test", "goal_bound", "threads", "max_tps_under_goal", "tps_ci95", "p95_ms",
+PRICE_COLUMNS = ["engine", "test", "goal_bound", "threads", "n", "max_tps_under_goal", "tps_ci95", "p95_ms",
                  "repetitions split at threads", "ops_per_day", "ops_per_30_days", "usd_per_hour",
                  "usd_per_million_txn", "usd_per_million_txn_ci_low", "usd_per_million_txn_ci_high",
                  "cpu_s_per_million_txn", "cpu_s_per_million_txn_ci95", "engine_cpu_s_per_million_txn"]
@@ -212,6 +212,8 @@ def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour
         cpu_per_txn_s = best.get("cpu_ms_per_txn", best["engine_cpu_ms_per_txn"] + best["client_cpu_ms_per_txn"]) / 1e3
         rows.append({
             "engine": engine, "test": test, "goal_bound": bound, "threads": int(best["threads"]),
+            # Its CIs' repetitions: two give a CI whose width rests on one difference, said beside it.
+            "n": best.get("n", float("nan")),
             "max_tps_under_goal": tps, "tps_ci95": tps_ci,
             "p95_ms": best["latency_p95_median"], "repetitions split at threads": split,
             "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,
