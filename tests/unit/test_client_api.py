@@ -335,3 +335,14 @@ def test_the_few_objects_note_goes_only_where_a_windows_work_is_near_its_fixed_c
     # 110 µs x 1,000 objects = 110 ms a window against its 10 ms fixed cost: the note does not hold.
     assert not any(analysis.FEW_OBJECTS in ids for ids in layer_rows["caveats"])
     assert [r["layer"] for r in layer_rows.to_dict("records") if analysis.BATCHED in r["caveats"]] == ["orm_batch"] * 2
+
+
+def test_a_stored_runs_summary_keeps_the_window_size_and_fixed_cost_the_few_objects_note_reads(tmp_path):
+    from benchlib.data.store import Store
+    from benchlib.workloads.client_api import ClientApiReport
+
+    store = Store(tmp_path / "results")
+    report = ClientApiReport(write_client_api_run(store, _windows("sqlite", "in-process", SQLITE)), store)
+    driver = report.summary[report.summary["layer"] == "driver"].iloc[0]
+    # The harness window: 12 ms of CPU around a 2 ms loop, so 10 ms fixed.
+    assert driver["objects"] == 100 and driver["fixed_process_s"] == pytest.approx(0.01)

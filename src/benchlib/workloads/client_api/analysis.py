@@ -74,8 +74,10 @@ def summarize(per_op: pd.DataFrame) -> pd.DataFrame:
     """Mean over repetitions per engine, layer, transport and operation, each figure with its
     standard deviation and 95% CI half width; the client's share of client + server CPU."""
     keys = ["engine", "layer", "transport", "phase"]
-    g = per_op.groupby(keys, sort=False, dropna=False)
     extra = [c for c in ("objects", "fixed_client_s", "fixed_process_s") if c in per_op]
+    # Labels arrive as Python objects: numbers here, so the means below keep them.
+    per_op = per_op.assign(**{c: pd.to_numeric(per_op[c], errors="coerce") for c in extra})
+    g = per_op.groupby(keys, sort=False, dropna=False)
     out = g[[*FIGURES, "window_overhead_ms", *extra]].mean(numeric_only=True).join(results.spread(g, FIGURES)) \
         .reset_index()
     out["client_share"] = out["client_us"] / (out["client_us"] + out["server_us"])
