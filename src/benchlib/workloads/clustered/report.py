@@ -529,7 +529,8 @@ class ClusteredReport(RunReport):
         return out
 
 
-LAYOUT_CAPTION = "Within one engine: a heap fetches <code>c</code> from its heap, a clustered PK holds it in the leaf it read"
+LAYOUT_CAPTION = ("Within one engine: a heap fetches <code>c</code> from its heap, a clustered PK holds it in the "
+                  "leaf it read")
 # Where every pair of engines' covered / not covered ratios agree within the threshold, the two
 # layouts pay alike: what the not-covered test adds is returning `c`, not where it is stored.
 LAYOUT_ALIKE = "; here both within 5%: the cost is returning <code>c</code>, not the heap"
