@@ -597,3 +597,24 @@ def test_rows_measured_once_are_said_once_with_the_hosts_drift():
     assert once_line(rows.assign(verdict=Verdict.NOISE.value)) is None
     assert once_line(rows.assign(drift=0.0)) == "Each ratio above measured once, so no noise estimate."
     assert "once" not in F.render(rows.iloc[0], ClusteredReport.phrases)
+
+
+def test_the_answer_states_the_load_too():
+    """Hostile read 43 (02 #3): the answer left out the load at 0.479x, the largest gap on its chart."""
+    rows = [r for regime in ("cached",) for rep, jitter in enumerate((0.99, 1.0, 1.01), 1)
+            for step, factor in (("insert", 0.9), ("load", 0.48))
+            for r in (_rows("mysql", regime, step, 1000 * jitter, 1000 * jitter, 1.0, 0, 0, repetition=rep)
+                      + _rows("postgres", regime, step, 1000 * factor * jitter, 1000 * factor * jitter, 1.0, 0, 0,
+                              repetition=rep))]
+    head = analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql").query("headline")
+    assert list(zip(head["step"], head["test_class"])) == [("insert", "inserts"), ("load", "loads")]
+
+
+def test_the_layout_table_says_when_both_layouts_pay_alike_for_c():
+    """Hostile read 43 (02 #2): the caption blamed the heap while MariaDB's covered / not covered (1.24)
+    matched PostgreSQL's (1.26): the cost was returning c, not the heap."""
+    from benchlib.workloads.clustered.report import LAYOUT_ALIKE, layout_caption
+
+    assert LAYOUT_ALIKE in layout_caption({("points-covered-pk.pre", "cached"): [1.26, 1.24]})
+    assert LAYOUT_ALIKE not in layout_caption({("points-covered-pk.pre", "cached"): [1.6, 1.24]})
+    assert LAYOUT_ALIKE not in layout_caption({("points-covered-pk.pre", "cached"): [1.26]})  # one engine: no pair

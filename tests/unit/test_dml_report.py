@@ -265,3 +265,25 @@ def test_settle_readings_are_left_out_where_every_settle_window_ran_to_its_cap(s
     hit, total = report.settle_at_cap()
     assert total and hit == total
     assert not any("settle" in m for m in report.hypotheses["metric"])
+
+
+def test_vacuum_is_read_as_its_fixed_cost_at_this_scale_and_the_user_cpu_pointer_names_a_row_that_exists(store):
+    """Hostile read 43 (01 #1): "read as 'PostgreSQL without its VACUUM'" took out work seed 000
+    measured (it ran VACUUM too); (01 #2): the caveat pointed to a user-CPU row the grid did not have."""
+    from benchlib.run.driver import PRECISION_FLOOR_SECONDS
+    from benchlib.workloads.dml.report import USER_POINTER, USER_UNRESOLVED, VACUUM_READING
+
+    run_id = _run(store)
+    vacuum = [{**common, "phase": phase, "window": "phase", "metric": "maintenance_cpu_time", "value": 0.3,
+               "unit": "s", "source": "cgroup"}
+              for engine, _, common in _server_windows(run_id) if engine == "postgres" for phase in COSTS[engine]]
+    store.append_measurements(run_id, 7000, vacuum)
+    store.compact(run_id)
+    report = DmlReport(run_id, store)
+    assert VACUUM_READING.format(rows=1000) in set(report.hypotheses["metric"])
+    note = next(c.text for c in report.caveat_notes() if c.id == "cpu-not-instructions")
+    # No user CPU stored: the grid has no user-CPU row, and the note says why instead of pointing to one.
+    assert USER_UNRESOLVED.format(floor=PRECISION_FLOOR_SECONDS) in note and USER_POINTER not in note
+    at_seed_scale = DmlReport(run_id, store)
+    at_seed_scale.info["parameters"]["rows"] = 2_000_000
+    assert not any("VACUUM" in m for m in at_seed_scale.hypotheses["metric"])  # the seed ran VACUUM at that scale

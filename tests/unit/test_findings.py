@@ -292,3 +292,30 @@ def test_at_the_floor_is_defined_by_its_threshold_where_it_is_counted():
     assert row["verdict"] == Verdict.FLOOR.value
     assert "under 2 ms" in F.certainty(F.table([row]))
     assert "under" not in F.certainty(F.table([{**row, "verdict": Verdict.NOISE.value}]))
+
+
+def _decided(ratio, low, high, seed_ratio=None):
+    return F.finding(engine="sqlite", base_engine="postgres", step="insert", metric="cpu_time", unit="s",
+                     contrast={"ratio": ratio, "ratio_low": low, "ratio_high": high, "beyond_noise": True,
+                               "n": 3, "base_n": 3}, seed_ratio=seed_ratio)
+
+
+def test_a_decided_ratio_whose_ci_spans_over_ten_times_is_said_by_its_bound():
+    """Hostile read 43 (01 #4): "insert 0.0538x (0.0063-0.459)", a CI 73x wide, printed to three
+    figures as decided, where an undecided 20x-wide one said "CI over 10x wide"."""
+    phrases = F.Phrases(line_by="engine", line="{subject} / {base}: {items}")
+    [line] = F.render_lines(pd.DataFrame([_decided(0.0538, 0.0063, 0.459), _decided(0.22, 0.125, 0.387)]), phrases)
+    assert "insert ≤0.459x " + F.WIDE_CI in line and "0.0538" not in line and "0.22x (0.125-0.387)" in line
+    wide = F.Phrases(default="{subject}: {ratio} ({words})",
+                     templates={F.WIDE: "{subject}: {value} against {base}'s {base_value} ({words}, CI over 10x wide)"})
+    assert "0.0538" not in F.render(_decided(0.0538, 0.0063, 0.459), wide)
+    assert not F.all_wide(pd.DataFrame([_decided(0.0538, 0.0063, 0.459)]))  # a bound is a ratio a reader can use
+
+
+def test_a_decided_ratio_whose_wide_ci_holds_the_seeds_agrees_with_it():
+    """Hostile read 43 (01 #3): "6.25x (1.84-21.3) worse, beyond noise" had no ✓ beside seed 000's 4.66x."""
+    assert _decided(6.25, 1.84, 21.3, seed_ratio=4.66)["seed"] == SeedAgreement.WITHIN.value
+    assert _decided(6.25, 1.84, 21.3, seed_ratio=1.2)["seed"] == SeedAgreement.SAME_DIRECTION.value
+    assert _decided(6.25, 1.84, 21.3, seed_ratio=0.5)["seed"] == SeedAgreement.OPPOSITE.value
+    # Undecided, a CI that wide holds any seed: still untested.
+    assert F.against_seed(6.25, 0.5, 21.3, 4.66) == SeedAgreement.UNTESTED

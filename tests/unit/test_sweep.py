@@ -550,6 +550,9 @@ def test_cpu_per_transaction_on_a_saturated_host_cites_it():
     assert not cost(busy).empty and all(analysis.SATURATED in ids for ids in cost(busy)["caveats"])
     assert not any(analysis.SATURATED in ids for ids in cost(idle)["caveats"])
     assert not any(analysis.SATURATED in ids for ids in busy[busy["kind"] != analysis.COST]["caveats"])
+    # Hostile read 43 (03 #1): the answer's line says it too, not only the table's footnote.
+    assert all(r.endswith(analysis.SATURATED_REGIME) for r in cost(busy)["regime"])
+    assert not any(analysis.SATURATED_REGIME in r for r in cost(idle)["regime"])
 
 
 def test_the_step_table_keeps_one_p95_at_two_repetitions_and_a_blank_gain_says_why(tmp_path):
@@ -567,3 +570,35 @@ def test_the_step_table_keeps_one_p95_at_two_repetitions_and_a_blank_gain_says_w
     assert "p95 ms, median of reps" in three.step_table().data
     gains = list(three.knee_table().data["next gain per doubling (95% CI)"])
     assert gains and all(gains)  # every cell a gain or the reason it has none (NO_GAIN)
+
+
+def test_an_engine_whose_repetitions_met_the_host_at_far_apart_speeds_is_cited_on_its_rows():
+    """Hostile read 43 (03 #2): MySQL's two repetitions ran on a host whose speed differed 1.87x, unsaid
+    beside the CIs it widened."""
+    loops = pd.DataFrame({"engine": ["mysql", "mysql", "postgres", "postgres"],
+                          "calibration_s": [0.081, 0.151, 0.146, 0.148]})
+    assert analysis.unsteady(loops) == {"mysql": pytest.approx(0.151 / 0.081)}
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", MY)
+    found = _analysed(rows, unsteady_engines=frozenset(analysis.unsteady(loops)))
+    assert all(f"{analysis.UNSTEADY}:mysql" in ids for ids in found["caveats"])
+    assert not any(f"{analysis.UNSTEADY}:postgres" in ids for ids in found["caveats"])
+    assert not any(analysis.UNSTEADY in " ".join(ids) for ids in _analysed(rows)["caveats"])
+
+
+def test_the_price_table_says_its_repetitions_reads_its_counts_and_names_the_other_prices_it_uses(tmp_path):
+    """Hostile read 43 (03 #3): a ±0.2% USD interval from 2 repetitions read as precision; "6.69e+10";
+    "priced as aws-us-east-1-2vcpu-rds" was explained nowhere."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    rows = _reps("postgres", "oltp_point_select", PG, spread=(1.0, 1.01)) \
+        + _reps("mysql", "oltp_point_select", MY, spread=(1.0, 1.01))
+    store = Store(tmp_path / "results")
+    report = SweepReport(write_sweep_run(store, rows), store)
+    table = report.price_table()
+    assert set(table.data["repetitions"]) == {2}
+    html = table.to_html()
+    assert "e+" not in html and "billion ops per 30 days" in html
+    assert "USD per M txn as a managed service (aws-us-east-1-2vcpu-rds, appendix: Prices)" in html
+    sources = report.price_source_table().data
+    assert set(sources["host class"]) == {"aws-us-east-1-2vcpu", "aws-us-east-1-2vcpu-rds"}

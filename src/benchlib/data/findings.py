@@ -192,13 +192,16 @@ METRIC_WORDS = {"cpu_time": "engine CPU", "wall_time": "wall time", "instruction
 SEED_TESTABLE_SPAN = 10.0
 
 
-def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None) -> SeedAgreement:
+def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None, *,
+                 decided: bool = False) -> SeedAgreement:
+    """`decided`: whether the row's verdict is (`Verdict.decided`): its CI, however wide, is then a
+    bound on one side of 1 (`WIDE_CI`), which a seed figure can lie inside or outside of."""
     if seed_ratio is None or not _finite(seed_ratio) or seed_ratio <= 0:
         return SeedAgreement.NO_SEED
     # Without a CI (one repetition) there is no direction to set beside the seed's, even across 1;
-    # nor with one that reaches zero (a net cost not above zero) or spans more than SEED_TESTABLE_SPAN.
-    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)) \
-            or _span(low, high) > SEED_TESTABLE_SPAN:
+    # nor with one that reaches zero (a net cost not above zero) or, undecided, spans more than SEED_TESTABLE_SPAN.
+    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)) or low <= 0 \
+            or (_span(low, high) > SEED_TESTABLE_SPAN and not decided):
         return SeedAgreement.UNTESTED
     if low <= seed_ratio <= high:
         return SeedAgreement.WITHIN
@@ -266,7 +269,8 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
                  if not (_finite(seed_ratio) and seed_ratio > 0) else
                  SeedAgreement.NOT_COMPARABLE if not seed_comparable else
                  SeedAgreement.UNTESTED if judged in UNTESTABLE else
-                 against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
+                 against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio,
+                              decided=judged.decided)).value,
         "caveats": tuple(caveats), "headline": headline,
         **({"floor": floor} if floor is not None else {}),
     }
@@ -356,9 +360,9 @@ class Phrases:
         return self.templates.get(verdict, self.default)
 
     def template_of(self, fields: Mapping[str, Any]) -> str:
-        """A row's template: `WIDE` (where the table has one) for an undecided row whose CI is too
-        wide for its point to be printed, else its verdict's."""
-        if WIDE in self.templates and fields["ratio_only"] == WIDE_CI and not Verdict(fields["verdict"]).decided:
+        """A row's template: `WIDE` (where the table has one) for a row whose CI is too wide for its
+        point to be printed, else its verdict's."""
+        if WIDE in self.templates and fields["wide"]:
             return self.templates[WIDE]
         return self.template(fields["verdict"])
 
@@ -385,10 +389,14 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "subject": title(row["engine"]),
         "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
         "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"))),
-        # An undecided ratio whose CI spans more than SEED_TESTABLE_SPAN says nothing by its point.
-        # A ratio of two floors has no point to print: the step and its verdict's words say it all.
+        # A ratio whose CI spans more than SEED_TESTABLE_SPAN says nothing by its point: undecided,
+        # nothing at all; decided, the CI's end nearest 1 as a bound. A ratio of two floors has no
+        # point to print: the step and its verdict's words say it all.
+        "wide": (wide := verdict != Verdict.FLOOR and ratio_text != NET_NOT_POSITIVE
+                 and _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN),
         "ratio_only": "" if verdict == Verdict.FLOOR else ratio_text if ratio_text == NET_NOT_POSITIVE else
-        WIDE_CI if _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN else fmt_ratio(ratio),
+        (f"{_bound(ratio, row.get('ratio_low'), row.get('ratio_high'))} {WIDE_CI}" if verdict.decided else WIDE_CI)
+        if wide else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
         "words": _words(row, verdict), "seed_words": seed_words(row),
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
@@ -400,7 +408,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
 
 
 WIDE_CI = f"(CI over {SEED_TESTABLE_SPAN:g}x wide)"
-WIDE = "wide"  # a phrase table's template for an undecided row whose CI is too wide to print its point
+WIDE = "wide"  # a phrase table's template for a row whose CI is too wide to print its point
 WIDE_GROUP = "{words}, CI over " + f"{SEED_TESTABLE_SPAN:g}x wide"  # an answer's group of such ratios
 
 
@@ -413,10 +421,10 @@ def _span(low: float | None, high: float | None) -> float:
 
 def all_wide(rows: pd.DataFrame) -> bool:
     """Whether no row of `rows` has a ratio a reader can use: each one's CI spans more than
-    SEED_TESTABLE_SPAN, reaches zero, or is missing, or the row sits at the floor (a grid of such
-    rows is dropped, not drawn)."""
+    SEED_TESTABLE_SPAN (undecided: a decided one is a bound), reaches zero, or is missing, or the row
+    sits at the floor (a grid of such rows is dropped, not drawn)."""
     return all(Verdict(r["verdict"]) in (Verdict.FLOOR, Verdict.NA) or not 0 < _span(r["ratio_low"], r["ratio_high"])
-               <= SEED_TESTABLE_SPAN for r in rows.to_dict("records"))
+               <= (math.inf if Verdict(r["verdict"]).decided else SEED_TESTABLE_SPAN) for r in rows.to_dict("records"))
 
 
 def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
@@ -459,15 +467,16 @@ def render_lines(rows: pd.DataFrame, phrases: Phrases = DEFAULT_PHRASES) -> list
     lines = []
     for group in groups.values():
         fields = [fields_of(row, phrases) for row in group]
-        decided = [phrases.item.format(**f) for f in fields if Verdict(f["verdict"]).decided]
+        # A decided ratio too wide to print is said by its bound (`ratio_only`).
+        decided = [phrases.item.format(**{**f, "ratio": f["ratio_only"]} if f["wide"] else f)
+                   for f in fields if Verdict(f["verdict"]).decided]
         undecided: dict[str, list[str]] = {}
         for f in fields:
             if not Verdict(f["verdict"]).decided:
                 # Ratios too wide to print are grouped under that too, each said by its step alone.
-                wide = f["ratio_only"] == WIDE_CI
-                key = WIDE_GROUP.format(words=f["words"]) if wide else f["words"]
-                undecided.setdefault(key, []).append(phrases.undecided.format(**{**f, "ratio_only": ""} if wide else f)
-                                                     .strip())
+                key = WIDE_GROUP.format(words=f["words"]) if f["wide"] else f["words"]
+                undecided.setdefault(key, []).append(phrases.undecided.format(**{**f, "ratio_only": ""} if f["wide"]
+                                                                              else f).strip())
         items = "; ".join([", ".join(decided)] * bool(decided)
                           + [f"{words}: {', '.join(parts)}" for words, parts in undecided.items()])
         lines.append(phrases.line.format(**{**fields[0], "items": items}))

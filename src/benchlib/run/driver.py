@@ -453,6 +453,9 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     if target.empty:
         return True, (f"{where}Repetitions: {repetitions}; no phase window cost {floor} s of CPU or more, so none "
                       f"had a precision target.")
+    if (target["n"] < 2).all():  # not met (NaN is wide), and no CI to be wider
+        return False, (f"{where}Repetitions: {repetitions}: one value per phase window has no 95% CI, so the "
+                       f"±{ci_target:.0%} target was not tested.")
     wide = target[target["wide"]]
     widest = target.sort_values("rel_ci95", ascending=False, na_position="first").iloc[0]
     widest_text = (f"{widest['engine']} {widest['phase']} ±{widest['rel_ci95']:.1%}"

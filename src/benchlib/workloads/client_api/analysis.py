@@ -74,8 +74,12 @@ def summarize(per_op: pd.DataFrame) -> pd.DataFrame:
     """Mean over repetitions per engine, layer, transport and operation, each figure with its
     standard deviation and 95% CI half width; the client's share of client + server CPU."""
     keys = ["engine", "layer", "transport", "phase"]
+    extra = [c for c in ("objects", "fixed_client_s", "fixed_process_s") if c in per_op]
+    # Labels arrive as Python objects: numbers here, so the means below keep them.
+    per_op = per_op.assign(**{c: pd.to_numeric(per_op[c], errors="coerce") for c in extra})
     g = per_op.groupby(keys, sort=False, dropna=False)
-    out = g[[*FIGURES, "window_overhead_ms"]].mean().join(results.spread(g, FIGURES)).reset_index()
+    out = g[[*FIGURES, "window_overhead_ms", *extra]].mean(numeric_only=True).join(results.spread(g, FIGURES)) \
+        .reset_index()
     out["client_share"] = out["client_us"] / (out["client_us"] + out["server_us"])
     return out
 
@@ -158,9 +162,14 @@ SERVER_METRIC = "server CPU per operation"
 # (psycopg after 5 executions): those layers send plain statements, as the raw driver does.
 PLAIN_STATEMENTS = "plain-statements"
 SQLALCHEMY_LAYERS = frozenset({"core", "orm_object", "orm_batch"})
-# The caveat on a layer row whose CI spans over SEED_TESTABLE_SPAN: too few objects per window for
-# the work to stand out of the window's fixed cost.
+# The caveat on a layer row whose CI spans over SEED_TESTABLE_SPAN and whose cheaper side's work in a
+# window is under FIXED_COST_MULTIPLE times the window's fixed cost subtracted from it (client or
+# in-process CPU): too few objects per window for the work to stand out of that cost.
 FEW_OBJECTS = "few-objects"
+FIXED_COST_MULTIPLE = 2.0
+# The caveat on orm_batch's rows: one transaction per Session of orm_batch_size objects, where the
+# raw driver commits each object.
+BATCHED = "batched"
 
 
 def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, *, drift=lambda engine, base: 0.0,
@@ -191,12 +200,13 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
                 contrast = results.contrast(by.loc["driver"], by.loc[layer], column)
                 wide = F.all_wide(pd.DataFrame([{"verdict": F.Verdict.NOISE.value, "ratio_low": contrast.get("ratio_low"),
                                                  "ratio_high": contrast.get("ratio_high")}]))
+                few = wide and _under_fixed_cost(by.loc["driver"], by.loc[layer], column)
                 rows.append({**F.finding(engine=engine, base_engine=engine, step=operation, metric=metric, unit="µs",
                                          contrast=contrast,
                                          regime=f"{metric.split(' per ')[0]}, {layer} vs driver ({local})",
                                          caveats=[SERVER_BACKGROUND] * (metric == SERVER_METRIC)
                                          + [PLAIN_STATEMENTS] * (engine in plain and layer in SQLALCHEMY_LAYERS)
-                                         + [FEW_OBJECTS] * wide),
+                                         + [FEW_OBJECTS] * few + [BATCHED] * (layer == "orm_batch")),
                              "kind": LAYER, "layer": layer, "base_label": "driver"})
     rows += _order_rows(s, engines, drift)
     rows += _transport_rows(s, engines)
@@ -207,6 +217,17 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
         return out
     out["headline"] = out.index.isin(_headline(out, headline_limit))
     return out
+
+
+def _under_fixed_cost(base: pd.Series, row: pd.Series, column: str) -> bool:
+    """Whether the cheaper side's work in one window (objects x its µs per operation in `column`) is
+    under FIXED_COST_MULTIPLE times the window's fixed cost subtracted from that column (FEW_OBJECTS);
+    a column with no fixed cost subtracted (the server's) never is."""
+    fixed = {"client_us": "fixed_client_s", "process_us": "fixed_process_s"}.get(column)
+    if fixed is None or fixed not in base or not (base[fixed] > 0) or not (base.get("objects", 0) > 0):
+        return False
+    work_s = base["objects"] * min(base[column], row[column]) / 1e6
+    return bool(work_s < FIXED_COST_MULTIPLE * base[fixed])
 
 
 def _order_rows(s: pd.DataFrame, engines: list[str], drift) -> list[dict]:

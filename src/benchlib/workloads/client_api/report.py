@@ -66,10 +66,13 @@ class ClientApiReport(RunReport):
         return self.found
 
     def answer_lines(self) -> list[str]:
-        """The decided rows; where none is decided, one line saying so with the widest ratios."""
+        """The decided rows, each with its footnote marks (a caveat such as orm_batch's commits changes
+        what its ratio compares); where none is decided, one line saying so with the widest ratios."""
         rows = F.headline(self.findings(), self.answer_limit)
         if rows.empty or rows["verdict"].map(lambda v: F.Verdict(v).decided).any():
-            return F.render_lines(rows, self.phrases)[:self.answer_limit]
+            marks = self.caveat_marks(self.findings())
+            return [F.render(r, self.phrases, mark=self.footnote(r, marks))
+                    for r in rows.to_dict("records")][:self.answer_limit]
         widest = [F.fields_of(r, self.phrases) for r in rows.head(3).to_dict("records")]
         return [NOTHING_DECIDED.format(items="; ".join(WIDEST_ITEM.format(**f) for f in widest))]
 
@@ -89,11 +92,17 @@ class ClientApiReport(RunReport):
                                                 "Core and the ORM turn that off (prepare_threshold=None), as the "
                                                 "raw driver does: plain statements."),
             F.Caveat(analysis.FEW_OBJECTS, f"CI over {F.SEED_TESTABLE_SPAN:g}x wide: {self.param('objects', 0):,} "
-                                           "objects a window leave the work about as large as the window's fixed "
-                                           "cost; --set default (300) and seed-like run more."),
+                                           f"objects a window leave the work under {analysis.FIXED_COST_MULTIPLE:g}x "
+                                           "the window's fixed cost; --set default (300) and seed-like run more."),
+            F.Caveat(analysis.BATCHED, f"orm_batch commits {self._batch_commits()} times a window, the driver "
+                                       f"{self.param('objects', 0):,} (once per object)."),
             F.Caveat("short-window", f"A window under {analysis.SHORT_WINDOW_S:g} s (this set's scale): the workers' "
                                      "start and finish weigh in its throughput."),
         ]
+
+    def _batch_commits(self) -> int:
+        """orm_batch's transactions in a window: one per Session of orm_batch_size objects."""
+        return -(-self.param("objects", 0) // max(self.param("orm_batch_size", 1), 1))
 
     def headline_figure(self):
         return self.cpu_figure(("load",), "load: client and server CPU per operation by layer (◆ wall time)",

@@ -48,13 +48,15 @@ STORAGE_FLOOR = 0.01
 FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
            "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
            "data_bytes", "pk_index_bytes", "wall_s", "client_cpu_us_per_op", "change_buffer_merges_per_op")
-# What the answer states, in seed 003's order (its bullets and outliers): per class of test, a
-# column of its first test that ran (its first step, before the writes), where that row has a ratio.
+# What the answer states, in seed 003's order (its bullets and outliers), then the load (often the
+# largest gap, in no bullet of the seed's): per class of test, a column of its first test that ran
+# (its first step, before the writes), where that row has a ratio.
 CLASSES = (("covered PK reads", "QPS", ("points-covered-pk", "range-covered-pk")),
            ("covered PK reads from storage", "pages/o", ("points-covered-pk", "range-covered-pk")),
            ("reads of a column outside the PK", "QPS", ("points-notcovered-pk", "range-notcovered-pk")),
            ("updates", "QPS", ("update-inlist", "update-nonindex")),
-           ("inserts", "QPS", ("insert",)))
+           ("inserts", "QPS", ("insert",)),
+           ("loads", "QPS", ("load",)))
 SEED_REGIME = "io-bound"  # seed 003 was IO-bound: its figures stand beside this regime's rows only
 
 # Caveat ids: why a findings row's meaning changes. The first five can void a verdict (the two sides

@@ -178,7 +178,7 @@ def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, 
     return (tps_after / tps_before) ** (1 / math.log2(threads_after / threads_before)) - 1
 
 
-PRICE_COLUMNS = ["engine", "test", "goal_bound", "threads", "max_tps_under_goal", "tps_ci95", "p95_ms",
+PRICE_COLUMNS = ["engine", "test", "goal_bound", "threads", "n", "max_tps_under_goal", "tps_ci95", "p95_ms",
                  "repetitions split at threads", "ops_per_day", "ops_per_30_days", "usd_per_hour",
                  "usd_per_million_txn", "usd_per_million_txn_ci_low", "usd_per_million_txn_ci_high",
                  "cpu_s_per_million_txn", "cpu_s_per_million_txn_ci95", "engine_cpu_s_per_million_txn"]
@@ -212,6 +212,8 @@ def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour
         cpu_per_txn_s = best.get("cpu_ms_per_txn", best["engine_cpu_ms_per_txn"] + best["client_cpu_ms_per_txn"]) / 1e3
         rows.append({
             "engine": engine, "test": test, "goal_bound": bound, "threads": int(best["threads"]),
+            # Its CIs' repetitions: two give a CI whose width rests on one difference, said beside it.
+            "n": best.get("n", float("nan")),
             "max_tps_under_goal": tps, "tps_ci95": tps_ci,
             "p95_ms": best["latency_p95_median"], "repetitions split at threads": split,
             "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,
@@ -268,17 +270,34 @@ def no_knee(knees: pd.DataFrame) -> pd.Series:
 # engine, is saturated, and what a transaction costs includes waiting for and sharing the cores.
 SATURATED_SHARE = 0.9
 SATURATED = "host-saturated"
+SATURATED_REGIME = ", host saturated with sysbench"  # said in the row's regime, so its answer line says it too
+
+
+# An engine whose own repetitions met the host at speeds further apart than this (its calibration
+# loops' slowest over fastest): much of its figures' CI width is the host's. Cited per engine.
+UNSTEADY_SPREAD = 1.10
+UNSTEADY = "host-unsteady"
+
+
+def unsteady(calibrations: pd.DataFrame) -> dict[str, float]:
+    """Per engine whose calibration loops (results.calibrations) span over UNSTEADY_SPREAD, their
+    slowest over their fastest."""
+    c = calibrations.dropna(subset=["calibration_s"])
+    spread = c.groupby("engine")["calibration_s"].agg(lambda s: s.max() / s.min() if s.min() > 0 else float("nan"))
+    return {e: float(x) for e, x in spread.items() if x > UNSTEADY_SPREAD}
 
 
 def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFrame, *, base_engine: str,
              goal_ms: float, prices: dict[str, float] | None = None, drift=lambda engine, base: 0.0,
-             commits: dict[str, str] | None = None, headline_limit: int = 5) -> pd.DataFrame:
+             commits: dict[str, str] | None = None, headline_limit: int = 5,
+             unsteady_engines=frozenset()) -> pd.DataFrame:
     """Every engine against `base_engine` in each test, as findings rows (findings.FINDING_COLUMNS,
     plus `kind` and the two sides' thread steps): capacity and cost at each side's knee, and
     price/performance at each side's priced step. Verdicts come from findings.judge; where a side's
     knee is not determined, both sides' capacity rows compare the most threads both ran. `drift(engine, base)`: the
     host's speed difference between the two (results.host_drift); `commits`: each engine's
-    durability as a comparable value (write tests' rows say where two differ)."""
+    durability as a comparable value (write tests' rows say where two differ); `unsteady_engines`:
+    those whose repetitions met the host at speeds far apart (`unsteady`), cited on their rows."""
     from ...data import findings as F
 
     step_of = summary.set_index(["engine", "test", "threads"]).sort_index()
@@ -314,7 +333,8 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
                 saturated = kind == COST and any(
                     (x.get("host_cpu_util") or 0) >= SATURATED_SHARE for x in (se, sb))
                 rows.append({**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better,
-                                         contrast=results.contrast(sb, se, column), regime=f"{metric} {where}",
+                                         contrast=results.contrast(sb, se, column),
+                                         regime=f"{metric} {where}" + SATURATED_REGIME * saturated,
                                          caveats=at_knee + common + [SATURATED] * saturated),
                              "kind": kind, "threads": te, "base_threads": tb})
             price = _price_row(shared, price_of.loc[(engine, test)], price_of.loc[(base_engine, test)], step_of,
@@ -326,6 +346,8 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
     out = F.table(rows)
     if out.empty:
         return out
+    out["caveats"] = [(*ids, *(f"{UNSTEADY}:{e}" for e in (engine, base) if e in unsteady_engines))
+                      for ids, engine, base in zip(out["caveats"], out["engine"], out["base_engine"])]
     # The answer states capacity and price rows: all of them where they fit, else the decided ones
     # furthest from 1 (every row stays in the findings table).
     # A price where the goal never bound prices the peak of the steps run, not a capacity: not an answer.

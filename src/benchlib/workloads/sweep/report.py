@@ -35,6 +35,16 @@ NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate no
 ANSWERING_SET, ANSWERING_THREADS = "default", "1-128"  # papermill_params/03-concurrency-sweep/default.yaml
 
 
+# A price table column at another host class's prices (a managed service's beside a bare instance's),
+# whose prices the appendix's price table lists.
+ALTERNATIVE_PRICE = "USD per M txn as a {offering} ({klass}, appendix: Prices)"
+
+
+def _offering(rows) -> str:
+    """The one kind of offering a host class prices (prices.for_host checks there is one)."""
+    return next(iter(rows.values())).offering if rows else "n/a"
+
+
 # Why a knee's next gain is blank: no knee located, or no step run after it.
 NO_GAIN = {False: "n/a: no knee", True: "n/a: no step after the knee"}
 
@@ -58,10 +68,12 @@ class SweepReport(RunReport):
                        else self.param("prices_per_hour") or {})
         self.price_perf = analysis.price_performance(self.summary, self.goal_ms, self.prices)
         self.base_engine = next((e for e in self.engines if e in set(self.summary["engine"])), None)
+        self.unsteady = analysis.unsteady(results.calibrations(self.measurements))
         self.found = F.table([]) if self.base_engine is None else analysis.findings(
             self.summary, self.knees, self.price_perf, base_engine=self.base_engine, goal_ms=self.goal_ms,
             prices=self.prices, commits=self.commits(),
-            drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]))
+            drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]),
+            unsteady_engines=frozenset(self.unsteady))
 
     # -- findings ----------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
@@ -105,6 +117,9 @@ class SweepReport(RunReport):
             F.Caveat("one-price", "One hourly price for both: the USD ratio is the inverse of the throughput ratio."),
             F.Caveat("durability", "A write test whose servers commit under different durability defaults (appendix): "
                                    "part of the gap is those settings."),
+            *(F.Caveat(f"{analysis.UNSTEADY}:{e}", f"{engine_title(e)}'s repetitions met the host at speeds "
+                                                   f"{x:.2f}x apart (calibration loop): much of this CI's width is "
+                                                   "the host's.") for e, x in self.unsteady.items()),
         ]
 
     def headline_figure(self):
@@ -142,11 +157,11 @@ class SweepReport(RunReport):
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in p["engine"]], "test": p["test"],
             "goal bound": p["goal_bound"].map({True: "yes", False: "no"}),
-            "threads": p["threads"],
+            "threads": p["threads"], "repetitions": p["n"],
             "TPS (± 95% CI)": [fmt_ci(v, ci, positive=True) for v, ci in zip(p["max_tps_under_goal"], p["tps_ci95"])],
             "p95 ms (median of reps)": p["p95_ms"],
             "repetitions split at threads": p["repetitions split at threads"].replace("", "none"),
-            "ops per 30 days": p["ops_per_30_days"], "USD per hour": p["usd_per_hour"],
+            "billion ops per 30 days": p["ops_per_30_days"] / 1e9, "USD per hour": p["usd_per_hour"],
             "USD per M txn (95% CI)": [ci_range(v, lo, hi) for v, lo, hi in
                                        zip(p["usd_per_million_txn"], p["usd_per_million_txn_ci_low"],
                                            p["usd_per_million_txn_ci_high"])],
@@ -158,9 +173,10 @@ class SweepReport(RunReport):
         for klass, rows in self.alternative_prices().items():
             usd = [analysis.usd_per_million(rows[e].usd_per_hour, tps) if e in rows else float("nan")
                    for e, tps in zip(p["engine"], p["max_tps_under_goal"])]
-            out[f"USD per M txn priced as {klass}"] = [fmt(v) for v in usd]
+            out[ALTERNATIVE_PRICE.format(offering=_offering(rows), klass=klass)] = [fmt(v) for v in usd]
         return out.style.format("{:.4g}", na_rep="n/a", subset=["p95 ms (median of reps)", "USD per hour"]) \
-            .format("{:.3g}", na_rep="n/a", subset=["ops per 30 days"]).hide(axis="index")
+            .format("{:.3g}", na_rep="n/a", subset=["billion ops per 30 days"]) \
+            .format("{:.0f}", na_rep="n/a", subset=["repetitions"]).hide(axis="index")
 
     def reference_price_table(self):
         table = analysis.seed_price_table()
@@ -202,10 +218,12 @@ class SweepReport(RunReport):
             return pd.DataFrame({"prices": [f"none (host_class {self.host_class or 'not set'}; prices given as "
                                             f"parameters: {self.prices or 'none'})"]})
         # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
-        return pd.DataFrame([{"engine": engine_title(k), "host class": p.host_class, "USD per hour": p.usd_per_hour,
-                              "basis": p.basis_text, "offering": p.offering, "instance": p.instance,
-                              "includes": p.includes, "source": p.source}
-                             for k, p in self.price_rows.items()]).style.hide(axis="index")
+        # The price table's other classes (ALTERNATIVE_PRICE) too: each column's prices are stated here.
+        rows = [*self.price_rows.items(), *(kp for c in self.alternative_prices().values() for kp in c.items())]
+        return pd.DataFrame([{"engine": engine_title(k), "host class": p.host_class,
+                              "USD per hour": p.usd_per_hour, "basis": p.basis_text, "offering": p.offering,
+                              "instance": p.instance, "includes": p.includes, "source": p.source}
+                             for k, p in rows]).style.hide(axis="index")
 
     def reference_figures(self):
         """Seed 004's curves beside this run's, against threads per server vCPU: its clusters had
