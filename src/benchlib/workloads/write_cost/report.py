@@ -39,9 +39,9 @@ CLUSTER_QUESTION = "What does replication add to a row write?"
 EACH = "{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio}"
 COMPARISON = F.Phrases(default=EACH + " ({words})", templates={F.Verdict.UNTESTED.value: EACH},
                        seed="seed 000: {seed_ratio:.2f}x, {seed_words}", unit_scale=analysis.UNIT_SCALE)
-# The bulk row: the engine's work while its statements ran against the base's, and beside it what
-# each did after the commit (settle), in the same unit: two figures, never one sum.
-AFTER = "; after the commit, {shown_unit} per row: {after} vs {base_after}"
+# The bulk row: the cell's engine cost against the base's, as its table shows it, and the part of
+# each that came after the commit (settle) where resolved above the idle rate's noise.
+AFTER = "; of which after the commit: {after} vs {base_after}"
 BULK_PHRASES = dataclasses.replace(
     COMPARISON, default=EACH + " ({words})" + AFTER, templates={F.Verdict.UNTESTED.value: EACH + AFTER},
     values=("after", "base_after"),
@@ -282,7 +282,7 @@ class WriteCostReport(RunReport):
         return self._heatmap(self.summary.assign(shown=self.summary["engine_per_row"] / self.scale), "shown",
                              unit=f"{self.shown_unit}/row", name="write-cost-cpu", log_color=True,
                              title=f"Engine cost per row ({self.shown_unit}; idle subtracted, after-commit work "
-                                   "included)", why_empty="No cell measured.")
+                                   "included where resolved)", why_empty="No cell measured.")
 
     def ratio_figure(self):
         s = self.summary[self.summary["engine"] != analysis.base_of(self.summary["engine"])]
@@ -383,7 +383,7 @@ class WriteCostReport(RunReport):
             f"The parts behind the first chart ({self.spread_words()}); a server's driver beside its engine.")
 
     def cell_table(self):
-        """Every cell: engine cost (statements and after the commit), client cost, wall, bytes."""
+        """Every cell: engine cost (statements; after the commit where resolved), client cost, wall, bytes."""
         s = self.after_shares()
         u = self.shown_unit
         out = pd.DataFrame({
