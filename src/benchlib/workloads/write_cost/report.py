@@ -467,9 +467,7 @@ class WriteCostReport(RunReport):
             f"{p['pk_kind']} primary key + float, {self.row_bytes} bytes of row); cells run one after another on "
             "one engine start per repetition.",
             f"A settle window follows each cell's statements until the engine is back near its idle rate (at most "
-            f"{p['max_settle_seconds']} s), then an idle window of {p.get('idle_seconds', 0)} s on engines that work "
-            "after a call returns; costs are net of the median of those idle windows. Work the engine starts after "
-            "its settle window lands in no window.",
+            f"{p['max_settle_seconds']} s). Work the engine starts after its settle window lands in no window.",
             "Log bytes: " + "; ".join(f"{engine_title(k)}: {d.log.source or d.log.reason}" for k, d in DIALECTS.items()
                                       if any(e.partition('@')[0] == k for e in self.engines)) + ".",
             *[f"**{engine_title(e)}:** {d.note}" for e in self.engines if (d := _dialect(e)) is not None and d.note],
