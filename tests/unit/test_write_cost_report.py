@@ -215,3 +215,13 @@ def test_appendix_tables_print_numbers_as_the_page_does_not_raw_pandas(report):
     part = dict(report.appendix_parts())["Bytes per byte of row"]
     assert all(part.hide_index_)  # no 0-17 index column
     assert part.data["log bytes / row byte"].map(lambda v: isinstance(v, str)).all()  # fmt's, not 51.337917
+
+
+def test_the_heatmaps_statement_axis_names_what_it_holds(report):
+    """Hostile read 43 (05 #4): the axis "rows per statement" held "server-generated", no count."""
+    fig = report.cost_figure()
+    titles = {fig.layout[k].title.text for k in fig.layout if k.startswith("xaxis")} - {None}
+    assert titles == {"statement"}
+    shown = {x for t in fig.data for x in t.x}
+    assert shown == {"1-row VALUES", "100-row VALUES", "server-generated"}
+    assert list(report.cell_table().data.columns[:3]) == ["engine", "rows/txn", "statement"]
