@@ -145,8 +145,10 @@ def test_a_binary_log_the_base_does_not_write_is_cited_beside_the_bulk_ratio(rep
 
 def test_without_a_cluster_the_page_says_replication_was_not_measured(report):
     """Hostile read 40 (05 item 1): the question asks what replication adds; clusters=[] and the
-    page never said that no cluster ran."""
-    assert report.asked() == NO_CLUSTER
+    page never said that no cluster ran. Hostile read 43 (05 #5): said in the method, not above the
+    answer."""
+    assert report.asked() == ""
+    assert report.method_notes().startswith(f"- {NO_CLUSTER}\n")
 
 
 def test_the_parts_are_dots_on_their_axis_not_bars(report):
@@ -225,3 +227,11 @@ def test_the_heatmaps_statement_axis_names_what_it_holds(report):
     shown = {x for t in fig.data for x in t.x}
     assert shown == {"1-row VALUES", "100-row VALUES", "server-generated"}
     assert list(report.cell_table().data.columns[:3]) == ["engine", "rows/txn", "statement"]
+
+
+def test_the_seed_table_in_the_appendix_reads_as_the_other_tables(report):
+    """Hostile read 43 (05 #5): raw pandas, index 0-5 and "14974.327769"."""
+    html = report.appendix().data
+    seed = html.partition("Seed 000's engines this run did not measure")[2].partition("</table>")[0]
+    assert "14,974" in seed and "14974.3" not in seed and "0.567" in seed and "0.567078" not in seed
+    assert 'class="row_heading' not in seed  # no index column

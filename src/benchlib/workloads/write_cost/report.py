@@ -76,7 +76,7 @@ PARTS_PHRASES = _parts_phrases("{subject}")
 # An embedded engine's count holds its Python driver (it runs in the notebook's process): said in its line.
 EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)")
 WITH_DRIVER = "{engine} + driver"  # its legend entry where a chart sets it beside servers without theirs
-# The question's second half, where no cluster ran: said in one line, not left unanswered.
+# The question's second half, where no cluster ran: said in the method, not above the answer.
 NO_CLUSTER = "**Replication:** not measured here (no cluster ran); `--set clusters` measures it."
 
 
@@ -169,13 +169,14 @@ class WriteCostReport(RunReport):
 
     def ask(self) -> None:
         """A run with clusters says it asks the replication question (the title asks both); one
-        without says, in one line, that replication is not measured."""
+        without says nothing here: its method notes say replication was not measured."""
         from IPython.display import Markdown, display
 
-        display(Markdown(self.asked()))
+        if self.asked():
+            display(Markdown(self.asked()))
 
     def asked(self) -> str:
-        return f"**This run asks:** {self.question}" if self.asks_replication else NO_CLUSTER
+        return f"**This run asks:** {self.question}" if self.asks_replication else ""
 
     def phrases_of(self, row) -> F.Phrases:
         if row["kind"] == analysis.BULK and row["metric"] == self.metric:
@@ -470,6 +471,7 @@ class WriteCostReport(RunReport):
         """The facts every cell of this run shares (its table, its counters, its engines' notes)."""
         p = self.info["parameters"]
         notes = [
+            "" if self.asks_replication else NO_CLUSTER,
             f"Each cell writes {p['rows']:,} rows into a freshly created table (`demo`: server-generated "
             f"{p['pk_kind']} primary key + float, {self.row_bytes} bytes of row); cells run one after another on "
             "one engine start per repetition.",
@@ -492,7 +494,8 @@ class WriteCostReport(RunReport):
     def appendix_parts(self) -> list:
         return [("How each cell was measured", self.method_notes()), ("Every cell", self.cell_table()),
                 ("Bytes per byte of row", self.amplification_table().style.hide(axis="index")),
-                ("Seed 000's engines this run did not measure", self.reference_only_table()),
+                ("Seed 000's engines this run did not measure", self.reference_only_table().style.format(
+                    fmt, subset=["instructions per row", "× PostgreSQL (seed 000)"]).hide(axis="index")),
                 *super().appendix_parts()]
 
     def cluster_title(self, key: str) -> str:
