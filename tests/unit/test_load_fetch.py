@@ -485,3 +485,11 @@ def test_the_findings_table_leaves_out_the_rows_of_two_sides_that_did_different_
     shown, out = shown_rows(found)
     assert different > 0 and len(out) == different and len(shown) == len(found) - different
     assert (out["verdict"] == "not_comparable").all() and not (shown["verdict"] == "not_comparable").any()
+
+
+def test_the_scale_line_states_what_was_read_not_compaction_or_levels():
+    """Hostile read 43 (07 #3): "no compaction and no level below the first" was inferred from a size."""
+    from benchlib.workloads.load_fetch.report import SCALE_LINE
+
+    assert "compaction" not in SCALE_LINE and "level" not in SCALE_LINE
+    assert "after a flush" in SCALE_LINE and "write_buffer_size" in SCALE_LINE

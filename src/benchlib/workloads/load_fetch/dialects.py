@@ -95,7 +95,7 @@ class SqlDialect:
     # (read before the load and after it), or a second table would hold the first one's bytes too.
     sizes_whole_database: bool = False
     # An LSM engine's memtable size (RocksDB's write_buffer_size), read from the engine after a
-    # load: data below one memtable never reaches compaction or a second level.
+    # load: data below one memtable is a size at which B-tree against LSM at scale is not asked.
     memtable_sql: str | None = None
     # A fetch's index scan and row decoding run in this workload's Python, not in the engine.
     lookup_in_python: bool = False
