@@ -487,6 +487,20 @@ def test_the_findings_table_leaves_out_the_rows_of_two_sides_that_did_different_
     assert (out["verdict"] == "not_comparable").all() and not (shown["verdict"] == "not_comparable").any()
 
 
+def test_the_answers_count_counts_the_rows_the_findings_table_shows():
+    """Hostile read 43 (07 #4): "3 of 21 comparisons decided" counted six rows the table leaves out."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.load_fetch.report import LoadFetchReport, shown_rows
+
+    found = _findings()
+    report = object.__new__(LoadFetchReport)  # the counting rule alone, over known findings
+    report.__dict__["_findings"] = found
+    shown, out = shown_rows(found)
+    assert len(out) > 0 and len(report.counted_findings()) == len(shown)
+    line = F.certainty(report.counted_findings())
+    assert f"of {len(shown)} comparisons" in line and "not comparable" not in line
+
+
 def test_the_scale_line_states_what_was_read_not_compaction_or_levels():
     """Hostile read 43 (07 #3): "no compaction and no level below the first" was inferred from a size."""
     from benchlib.workloads.load_fetch.report import SCALE_LINE
