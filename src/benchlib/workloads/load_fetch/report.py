@@ -362,11 +362,14 @@ class LoadFetchReport(RunReport):
         if s.empty:
             return None
         plans = s["plan"] if "plan" in s else pd.Series(None, index=s.index)
+        # A compared pair on one scale (hostile read 43, 07 #4: FerretDB and its PostgreSQL apart).
+        pair = {e: i for i, c in reversed(list(enumerate(self.compared))) for e in (c.base, c.subject)}
         df = pd.DataFrame({"engine": [engine_title(e) + (f" ({p})" if isinstance(p, str) else "")
                                       for e, p in zip(s.index, plans)], "engine_ms": s["engine_cpu_us"] / 1e3,
-                           "driver_ms": s["client_cpu_us"] / 1e3, "latency_ms": s["latency_mean"]})
+                           "driver_ms": s["client_cpu_us"] / 1e3, "latency_ms": s["latency_mean"],
+                           "pair": [pair.get(e) for e in s.index]})
         rows = s["rows_per_op"].mean()
-        return stacked_bars(df, x=["engine"], unit="ms per fetch", name=f"fetch-engine-driver-{regime}",
+        return stacked_bars(df, x=["engine"], unit="ms per fetch", name=f"fetch-engine-driver-{regime}", together="pair",
                             segments={"engine_ms": ("engine CPU", "#336791"), "driver_ms": ("client driver CPU", "#E39B2F")},
                             marker=("latency_ms", "latency at the client"),
                             title=f"Fetching one customer's ~{rows:.0f} line orders ({regime}): engine and driver "
