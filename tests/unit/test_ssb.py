@@ -318,3 +318,19 @@ def test_the_size_table_names_an_allocation_not_bytes_per_row():
     assert table.at[("PostgreSQL", "supplier"), "bytes per row"].startswith("allocation (8 KiB units)")
     assert table.at[("PostgreSQL", "lineorder"), "bytes per row"] == "146"  # 1,730 KiB / 12,145 rows
     assert "65,536" not in table.to_string()
+
+
+def test_the_findings_table_and_its_count_leave_each_querys_rows_to_a_table_of_their_own():
+    """Hostile read 43 (08 #2): 45 findings rows, 26 repeating the per-query table."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.ssb.report import SsbReport, split_per_query
+
+    found = _findings()
+    shown, each = split_per_query(found)
+    assert set(each["step"]) == set(NAMES) and not shown["step"].isin(NAMES).any()
+    assert len(shown) + len(each) == len(found) and {"all 13 queries", "flight Q1"} <= set(shown["step"])
+    assert found[found["headline"] == True].index.isin(shown.index).all()  # noqa: E712: the answer's rows stay
+    report = object.__new__(SsbReport)
+    report.__dict__["_findings"] = found
+    assert report.counted_findings().equals(shown)
+    assert f"of {len(shown)} comparisons" in F.certainty(report.counted_findings())

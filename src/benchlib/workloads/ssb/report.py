@@ -102,6 +102,19 @@ def scale_lines(sf: float, shares: dict[str, float], default_sf: float) -> list[
     return [SCALE_LINE.format(sf=sf, share=measured[engine], engine=engine_title(engine), default_sf=default_sf)]
 
 
+def split_per_query(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings rows over several queries (geometric means), loads and sizes; and each query's
+    own rows, which repeat the per-query table (hostile read 43, 08 #2) and get a table of their own."""
+    if found.empty:
+        return found, found
+    each = found["step"].isin(NAMES)
+    return found[~each], found[each]
+
+
+# Under the findings table, where each query's own comparisons are in the appendix.
+EACH_QUERY = "Each query's own ratio to {base}: the appendix."
+
+
 def without_unfounded_chance_note(found: pd.DataFrame) -> pd.DataFrame:
     """Many per-query tests make some flag by chance: the note says so only where one flagged."""
     if found.empty or found[found["step"].isin(NAMES)]["verdict"].map(lambda v: F.Verdict(v).decided).any():
@@ -187,6 +200,27 @@ class SsbReport(RunReport):
 
     def findings(self) -> pd.DataFrame:
         return self._findings
+
+    def counted_findings(self) -> pd.DataFrame:
+        """The rows the findings table shows: not each query's own (split_per_query)."""
+        shown, each = split_per_query(self.findings())
+        return self.findings() if shown.empty else shown
+
+    def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None):
+        """The shared table of the rows over several queries, loads and sizes; each query's own rows
+        are the appendix's (per_query_findings_table)."""
+        from IPython.display import HTML
+
+        shown, each = split_per_query(self.findings() if found is None else found)
+        if each.empty or shown.empty:
+            return super().findings_table(limit, found)
+        table = super().findings_table(limit, shown)
+        return HTML(table.data + f'<p class="benchlib-legend">{EACH_QUERY.format(base=engine_title(self.base))}</p>')
+
+    def per_query_findings_table(self):
+        """Each query's own comparisons, in the shared findings table's form."""
+        each = split_per_query(self.findings())[1]
+        return super().findings_table(found=each) if not each.empty else None
 
     def phrases_of(self, row) -> F.Phrases:
         return HEADLINE_PHRASES if "floor" in row and reporting.finite(row.get("floor")) else self.phrases
@@ -368,7 +402,10 @@ class SsbReport(RunReport):
                              for e in self.engines if (d := _dialect(e)) is not None]).style.hide(axis="index")
 
     def appendix_parts(self):
-        return [*super().appendix_parts(), ("Seed 001's figures, raw", self.seed_table()),
+        each = self.per_query_findings_table()
+        return [*super().appendix_parts(), *([(f"Each query against {engine_title(self.base)}", each.data)]
+                                             if each is not None else []),
+                ("Seed 001's figures, raw", self.seed_table()),
                 ("Engines as set up", self.setup_table()),
                 ("Every load, flat build and maintenance (one each)", self.load_table())]
 
