@@ -238,10 +238,13 @@ class LoadFetchReport(RunReport):
     def findings(self) -> pd.DataFrame:
         return self._findings
 
-    def counted_findings(self) -> pd.DataFrame:
-        """The rows the findings table shows (hostile read 43, 07 #4: "3 of 21" counted six it hides)."""
-        shown, out = shown_rows(self.findings())
-        return self.findings() if out.empty or shown.empty else shown
+    def shown_and_left_out(self, found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Not the not-comparable rows: the table and the answer's count leave them out (hostile
+        read 43, 07 #4: "3 of 21" counted six the table hid)."""
+        return shown_rows(found)
+
+    def left_out_line(self, out: pd.DataFrame) -> str:
+        return LEFT_OUT.format(n=len(out))
 
     def below_memtable(self) -> dict[str, analysis.Side]:
         """The LSM engines whose data fit in one memtable in the headline regime."""
@@ -464,18 +467,8 @@ class LoadFetchReport(RunReport):
             return pd.DataFrame({"": ["the generator was not measured"]})
         return g.style.format(fmt, subset=[c for c in g.columns if c != "order"]).hide(axis="index")
 
-    def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None):
-        """The shared table without the not-comparable rows (shown_rows), one line counting them."""
-        from IPython.display import HTML
-
-        shown, out = shown_rows(self.findings() if found is None else found)
-        if out.empty or shown.empty:
-            return super().findings_table(limit, found)
-        table = super().findings_table(limit, shown)
-        return HTML(table.data + f'<p class="benchlib-legend">{LEFT_OUT.format(n=len(out))}</p>')
-
     def appendix_parts(self):
-        return [*super().appendix_parts(), ("Every comparison, the not comparable too", super().findings_table().data),
+        return [*super().appendix_parts(), ("Every comparison, the not comparable too", self.table_of(self.findings()).data),
                 ("Every load (a negative data directory growth: earlier tables compacted "
                                             "during this load)", self.load_table()),
                 ("The generator alone (rows made ~65,000 at a time: peak memory flat in the row count)",

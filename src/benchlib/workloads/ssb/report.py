@@ -201,26 +201,17 @@ class SsbReport(RunReport):
     def findings(self) -> pd.DataFrame:
         return self._findings
 
-    def counted_findings(self) -> pd.DataFrame:
-        """The rows the findings table shows: not each query's own (split_per_query)."""
-        shown, each = split_per_query(self.findings())
-        return self.findings() if shown.empty else shown
+    def shown_and_left_out(self, found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The rows over several queries, loads and sizes; each query's own rows are the appendix's."""
+        return split_per_query(found)
 
-    def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None):
-        """The shared table of the rows over several queries, loads and sizes; each query's own rows
-        are the appendix's (per_query_findings_table)."""
-        from IPython.display import HTML
-
-        shown, each = split_per_query(self.findings() if found is None else found)
-        if each.empty or shown.empty:
-            return super().findings_table(limit, found)
-        table = super().findings_table(limit, shown)
-        return HTML(table.data + f'<p class="benchlib-legend">{EACH_QUERY.format(base=engine_title(self.base))}</p>')
+    def left_out_line(self, out: pd.DataFrame) -> str:
+        return EACH_QUERY.format(base=engine_title(self.base))
 
     def per_query_findings_table(self):
-        """Each query's own comparisons, in the shared findings table's form."""
+        """Each query's own comparisons, in the findings table's form."""
         each = split_per_query(self.findings())[1]
-        return super().findings_table(found=each) if not each.empty else None
+        return self.table_of(each) if not each.empty else None
 
     def phrases_of(self, row) -> F.Phrases:
         return HEADLINE_PHRASES if "floor" in row and reporting.finite(row.get("floor")) else self.phrases
