@@ -411,3 +411,18 @@ def test_work_after_the_commit_below_the_idle_noise_is_not_resolved():
     # The same work over an idle rate that held still is resolved; unknown noise blanks nothing.
     assert analysis.resolved_after(got["after_per_row"], float("nan"), got["phase_per_row"], 1e-6) > 0
     assert analysis.resolved_after(got["after_per_row"], float("nan"), got["phase_per_row"], float("nan")) > 0
+
+
+def test_the_runs_note_names_the_idle_rate_write_cost_subtracts():
+    """Hostile read 43 (05 #3): the run's note said the start's one baseline was subtracted; write
+    cost subtracts the median of the idle windows after its cells (results.idle_rates)."""
+    from types import SimpleNamespace
+
+    from benchlib.run.driver import Workload, idle_rule
+    from benchlib.run.measure import SettlePolicy
+    from benchlib.workloads.write_cost.workload import WriteCost
+
+    params = SimpleNamespace(idle_seconds=0.2, max_settle_seconds=1.0)
+    note = idle_rule(params, SettlePolicy(), WriteCost)
+    assert "after each cell's settle window" in note and "median" in note and "once per engine start" not in note
+    assert "once per engine start" in idle_rule(params, SettlePolicy(), Workload)

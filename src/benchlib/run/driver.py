@@ -223,7 +223,7 @@ class Workload:
                 cpus.harness_pinned(cpu_plan), self.shared(params, run) as shared:
             driver = _Driver(self, params, run, progress, cpu_plan, plan, shared)
             run.note(f"CPUs: {cpu_plan.note}.")
-            run.note(_idle_rule(params, driver.settle, self))
+            run.note(idle_rule(params, driver.settle, self))
             try:
                 driver.run_all()
             finally:
@@ -418,7 +418,8 @@ class _Driver:
                 "max_repetitions": self.params.max_repetitions}
 
 
-def _idle_rule(params, policy, workload: Workload) -> str:
+def idle_rule(params, policy, workload: Workload) -> str:
+    """The run's note on its idle baseline: when the windows are taken, which rate is subtracted."""
     if params.idle_seconds <= 0:
         return "Idle baseline: none (idle_seconds = 0): costs are not net of an idle rate."
     return (f"Idle baseline: {params.idle_seconds:g} s {workload.idle_windows}, after waiting up to "
