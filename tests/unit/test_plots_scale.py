@@ -127,3 +127,18 @@ def test_grouped_bars_leave_no_empty_slot_for_a_group_a_category_lacks():
     (wu, ou), (wt, ot) = drawn[("unix", ("PostgreSQL", "driver"))], drawn[("tcp", ("PostgreSQL", "driver"))]
     assert wu == wt == plots.BAR_SPAN / 2 and ot == ou + wu
     assert fig.layout.barmode == "overlay"
+
+
+def test_a_compared_pair_shares_one_panel():
+    """Hostile read 43 (07 #4): FerretDB's fetch (125 ms) and its base PostgreSQL's (2.6 ms) sat in
+    separate panels on different scales; a pair is read on one."""
+    totals = [2.6, 10.9, 11.3, 1.75, 6.8, 3.07, 125.0]  # PG, MariaDB, MyRocks, SQLite, DuckDB, RocksDB, FerretDB
+    pairs = [2, 0, 0, 1, None, 1, 2]
+    assert plots.magnitude_panels(totals) == [1, 0, 0, 1, 0, 1, 0]
+    assert plots.joined_panels(plots.magnitude_panels(totals), pairs) == [0, 0, 0, 1, 0, 1, 0]
+    assert plots.joined_panels([0, 1, 2], [None, "a", "a"]) == [0, 1, 1]  # an emptied panel closes up
+    df = pd.DataFrame({"engine": ["PostgreSQL", "SQLite", "FerretDB"], "cpu": [1.1, 1.75, 121.0],
+                       "pair": [0, None, 0]})
+    fig = plots.stacked_bars(df, x=["engine"], segments={"cpu": ("engine CPU", "#336791")}, title="t",
+                             unit="ms", name="n", together="pair")
+    assert {trace.yaxis: set(trace.x) for trace in fig.data} == {"y": {"PostgreSQL", "FerretDB"}, "y2": {"SQLite"}}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import re
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -367,19 +367,34 @@ def magnitude_panels(totals: Sequence[float], spread: float = LOG_AXIS_SPREAD) -
     return panel_of
 
 
+def joined_panels(panels: Sequence[int], groups: Sequence[Any]) -> list[int]:
+    """`panels` with the bars of one group (a value other than None) in one panel, its tallest
+    bar's: a compared pair is read on one scale. Panels left empty are closed up."""
+    joined = list(panels)
+    for group in {g for g in groups if g is not None}:
+        members = [i for i, g in enumerate(groups) if g == group]
+        for i in members:
+            joined[i] = min(panels[m] for m in members)
+    renumber = {p: n for n, p in enumerate(sorted(set(joined)))}
+    return [renumber[p] for p in joined]
+
+
 def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tuple[str, str]], title: str,
-                 unit: str, name: str, marker: tuple[str, str] | None = None):
+                 unit: str, name: str, marker: tuple[str, str] | None = None, together: str | None = None):
     """Bars stacked from `segments` (column -> (legend label, colour)) per row, rows on x by the
     columns `x` (one, or two for nested categories); `marker` (column, label) draws a further
     value per row as a point, e.g. the wall time beside the CPU stacked under it. A log axis would
     misdraw the segments' shares, so when stacks differ beyond LOG_AXIS_SPREAD the small ones get
-    panels of their own (magnitude_panels), each with its own linear axis."""
+    panels of their own (magnitude_panels), each with its own linear axis; rows with the same value
+    in the column `together` (a compared pair) share one (joined_panels)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     df = df.reset_index(drop=True)
     totals = df[list(segments)].apply(pd.to_numeric, errors="coerce").fillna(0).clip(lower=0).sum(axis=1)
     panels = magnitude_panels(totals.tolist())
+    if together is not None:
+        panels = joined_panels(panels, [g if g == g else None for g in df[together]])
     count = max(panels, default=0) + 1
     fig = make_subplots(rows=count, cols=1, vertical_spacing=0.12 if count > 1 else 0.0) if count > 1 else go.Figure()
     for panel in range(count):

@@ -172,7 +172,17 @@ class RunReport:
     def counted_findings(self) -> pd.DataFrame:
         """The rows the answer's counts (how sure, against the seed) count: those the findings
         table shows (a workload that leaves rows out of its table leaves them out here too)."""
-        return self.findings()
+        shown, out = self.shown_and_left_out(self.findings())
+        return self.findings() if out.empty or shown.empty else shown
+
+    def shown_and_left_out(self, found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The findings rows the findings table shows, and those it leaves to another place, which
+        `left_out_line` names under it (none here; where it would leave every row, it shows all)."""
+        return found, found.iloc[0:0]
+
+    def left_out_line(self, out: pd.DataFrame) -> str:
+        """The line under the findings table saying which rows it left out, and where they are."""
+        return ""
 
     def phrases_of(self, row) -> F.Phrases:
         """The phrase table of one findings row (a workload with rows of several kinds picks by kind)."""
@@ -274,12 +284,21 @@ class RunReport:
                     + (f'<p class="benchlib-legend">{legend}.</p>' if legend else ""))
 
     def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None) -> "HTML":
-        """Every findings row as a table: the ratio with its CI, the verdict's words, the seed's
-        figure, and a footnote mark per caveat the row cites, the caveats' sentences under it.
-        `found`: other findings rows than `findings()`'s (a workload's second comparison)."""
+        """The findings rows the table shows (`shown_and_left_out`) as `table_of` draws them, and
+        the line saying where the others are. `found`: other rows than `findings()`'s."""
         from IPython.display import HTML
 
         found = self.findings() if found is None else found
+        shown, out = self.shown_and_left_out(found)
+        if out.empty or shown.empty:
+            return self.table_of(found, limit)
+        return HTML(self.table_of(shown, limit).data + f'<p class="benchlib-legend">{self.left_out_line(out)}</p>')
+
+    def table_of(self, found: pd.DataFrame, limit: int | None = None) -> "HTML":
+        """Findings rows as a table: the ratio with its CI, the verdict's words, the seed's figure,
+        and a footnote mark per caveat the row cites, the caveats' sentences under it."""
+        from IPython.display import HTML
+
         if found.empty:
             return HTML("<p>No comparisons in this run.</p>")
         notes = {c.id: c for c in self.caveat_notes()}

@@ -27,6 +27,13 @@ from .workload import CLIENT_VALUES, SERVER_GENERATOR, WORKLOAD
 
 SEED_ROWS = 2_000_000  # seed 000 inserted 2M rows in two transactions of 1M, each one insert ... select
 SERVER_LABEL = "server-generated"  # heatmap column of the one-statement-per-transaction cells
+# The heatmaps' x axis holds what a statement is, not a count: a client statement by its rows, or the
+# server generating them (hostile read 43, 05 #4: "rows per statement" held "server-generated").
+STATEMENT_AXIS = "statement"
+
+
+def _statement(rows_per_stmt: int) -> str:
+    return f"{int(rows_per_stmt):,}-row VALUES"
 
 # The answer's last line where the cost is counted in instructions: what the count cannot see.
 COUNTED_NOTE = ("Instructions do not see a commit's wait for its log flush (fsync): a commit costs more time than "
@@ -39,9 +46,9 @@ CLUSTER_QUESTION = "What does replication add to a row write?"
 EACH = "{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio}"
 COMPARISON = F.Phrases(default=EACH + " ({words})", templates={F.Verdict.UNTESTED.value: EACH},
                        seed="seed 000: {seed_ratio:.2f}x, {seed_words}", unit_scale=analysis.UNIT_SCALE)
-# The bulk row: the engine's work while its statements ran against the base's, and beside it what
-# each did after the commit (settle), in the same unit: two figures, never one sum.
-AFTER = "; after the commit, {shown_unit} per row: {after} vs {base_after}"
+# The bulk row: the cell's engine cost against the base's, as its table shows it, and the part of
+# each that came after the commit (settle) where resolved above the idle rate's noise.
+AFTER = "; of which after the commit: {after} vs {base_after}"
 BULK_PHRASES = dataclasses.replace(
     COMPARISON, default=EACH + " ({words})" + AFTER, templates={F.Verdict.UNTESTED.value: EACH + AFTER},
     values=("after", "base_after"),
@@ -69,7 +76,7 @@ PARTS_PHRASES = _parts_phrases("{subject}")
 # An embedded engine's count holds its Python driver (it runs in the notebook's process): said in its line.
 EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)")
 WITH_DRIVER = "{engine} + driver"  # its legend entry where a chart sets it beside servers without theirs
-# The question's second half, where no cluster ran: said in one line, not left unanswered.
+# The question's second half, where no cluster ran: said in the method, not above the answer.
 NO_CLUSTER = "**Replication:** not measured here (no cluster ran); `--set clusters` measures it."
 
 
@@ -118,7 +125,7 @@ class WriteCostReport(RunReport):
         self.scale, self.shown_unit = analysis.UNIT_SCALE.get(self.metric_unit, (1.0, self.metric_unit))
         self.cells = analysis.cells(self.measurements, self.row_bytes, self.metric)
         self.summary = analysis.summarize(self.cells)
-        self.summary["statement"] = [SERVER_LABEL if f == SERVER_GENERATOR else str(s) for f, s in
+        self.summary["statement"] = [SERVER_LABEL if f == SERVER_GENERATOR else _statement(s) for f, s in
                                      zip(self.summary["rows_from"], self.summary["rows_per_stmt"])]
         self.engines = engine_order(self.engines)
         single = self.cells[[not is_cluster(e) for e in self.cells["engine"]]] if not self.cells.empty else self.cells
@@ -162,13 +169,14 @@ class WriteCostReport(RunReport):
 
     def ask(self) -> None:
         """A run with clusters says it asks the replication question (the title asks both); one
-        without says, in one line, that replication is not measured."""
+        without says nothing here: its method notes say replication was not measured."""
         from IPython.display import Markdown, display
 
-        display(Markdown(self.asked()))
+        if self.asked():
+            display(Markdown(self.asked()))
 
     def asked(self) -> str:
-        return f"**This run asks:** {self.question}" if self.asks_replication else NO_CLUSTER
+        return f"**This run asks:** {self.question}" if self.asks_replication else ""
 
     def phrases_of(self, row) -> F.Phrases:
         if row["kind"] == analysis.BULK and row["metric"] == self.metric:
@@ -272,17 +280,17 @@ class WriteCostReport(RunReport):
         s = frame.dropna(subset=[grid or value])
         if s[value].isna().all():
             return Note(why_empty)
-        order = [str(v) for v in sorted(set(s[s["rows_from"] == CLIENT_VALUES]["rows_per_stmt"]))]
+        order = [_statement(v) for v in sorted(set(s[s["rows_from"] == CLIENT_VALUES]["rows_per_stmt"]))]
         order += [SERVER_LABEL] if (s["rows_from"] == SERVER_GENERATOR).any() else []
         return heatmaps(s, x="statement", y="rows_per_txn", value=value, facet="engine", title=title, name=name,
-                        unit=unit, x_title="rows per statement", y_title="rows per transaction",
+                        unit=unit, x_title=STATEMENT_AXIS, y_title="rows per transaction",
                         log_color=log_color, text_format=fmt_, x_order=order, ratio=ratio)
 
     def cost_figure(self):
         return self._heatmap(self.summary.assign(shown=self.summary["engine_per_row"] / self.scale), "shown",
                              unit=f"{self.shown_unit}/row", name="write-cost-cpu", log_color=True,
                              title=f"Engine cost per row ({self.shown_unit}; idle subtracted, after-commit work "
-                                   "included)", why_empty="No cell measured.")
+                                   "included where resolved)", why_empty="No cell measured.")
 
     def ratio_figure(self):
         s = self.summary[self.summary["engine"] != analysis.base_of(self.summary["engine"])]
@@ -383,12 +391,12 @@ class WriteCostReport(RunReport):
             f"The parts behind the first chart ({self.spread_words()}); a server's driver beside its engine.")
 
     def cell_table(self):
-        """Every cell: engine cost (statements and after the commit), client cost, wall, bytes."""
+        """Every cell: engine cost (statements; after the commit where resolved), client cost, wall, bytes."""
         s = self.after_shares()
         u = self.shown_unit
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in s["engine"]], "rows/txn": s["rows_per_txn"],
-            "rows/stmt": s["statement"], f"engine {u}/row": s["engine_per_row"] / self.scale,
+            STATEMENT_AXIS: s["statement"], f"engine {u}/row": s["engine_per_row"] / self.scale,
             "of which after commit": s["after_shown"], f"client {u}/row": s["client_per_row"] / self.scale,
             f"engine + driver {u}/row": s["total_per_row"] / self.scale,
             "engine + driver × PostgreSQL": s["ratio_to_postgres"], "wall µs/row": s["wall_per_row"] * 1e6,
@@ -463,13 +471,12 @@ class WriteCostReport(RunReport):
         """The facts every cell of this run shares (its table, its counters, its engines' notes)."""
         p = self.info["parameters"]
         notes = [
+            "" if self.asks_replication else NO_CLUSTER,
             f"Each cell writes {p['rows']:,} rows into a freshly created table (`demo`: server-generated "
             f"{p['pk_kind']} primary key + float, {self.row_bytes} bytes of row); cells run one after another on "
             "one engine start per repetition.",
             f"A settle window follows each cell's statements until the engine is back near its idle rate (at most "
-            f"{p['max_settle_seconds']} s), then an idle window of {p.get('idle_seconds', 0)} s on engines that work "
-            "after a call returns; costs are net of the median of those idle windows. Work the engine starts after "
-            "its settle window lands in no window.",
+            f"{p['max_settle_seconds']} s). Work the engine starts after its settle window lands in no window.",
             "Log bytes: " + "; ".join(f"{engine_title(k)}: {d.log.source or d.log.reason}" for k, d in DIALECTS.items()
                                       if any(e.partition('@')[0] == k for e in self.engines)) + ".",
             *[f"**{engine_title(e)}:** {d.note}" for e in self.engines if (d := _dialect(e)) is not None and d.note],
@@ -487,7 +494,8 @@ class WriteCostReport(RunReport):
     def appendix_parts(self) -> list:
         return [("How each cell was measured", self.method_notes()), ("Every cell", self.cell_table()),
                 ("Bytes per byte of row", self.amplification_table().style.hide(axis="index")),
-                ("Seed 000's engines this run did not measure", self.reference_only_table()),
+                ("Seed 000's engines this run did not measure", self.reference_only_table().style.format(
+                    fmt, subset=["instructions per row", "× PostgreSQL (seed 000)"]).hide(axis="index")),
                 *super().appendix_parts()]
 
     def cluster_title(self, key: str) -> str:
