@@ -90,11 +90,12 @@ def compare_runs(run_ids: list[str], *, per_operation: Callable[[str], Any], mat
                                                              ("", "_verdict"))])
 
 
-def judged(c: dict, *, higher_is_better: bool = False, threshold: float = 0.05, drift: float = 0.0) -> dict:
+def judged(c: dict, *, higher_is_better: bool = False, threshold: float = 0.05,
+           host_factor: float | None = None) -> dict:
     """A `contrast` dict with its verdict (findings.judge, the one noise rule) and `flagged`
     (the verdict is better or worse) from that verdict."""
     verdict = findings.judge(c["ratio"], c["ratio_low"], c["ratio_high"], c["beyond_noise"],
-                    higher_is_better=higher_is_better, threshold=threshold, drift=drift, n=c.get("n"),
+                    higher_is_better=higher_is_better, threshold=threshold, host_factor=host_factor, n=c.get("n"),
                     base_n=c.get("base_n"))
     return {**c, "verdict": verdict.value, "flagged": verdict in (findings.Verdict.BETTER, findings.Verdict.WORSE)}
 

@@ -257,7 +257,8 @@ class RunReport:
         label = engine_title if index in ("engine", "base_engine") else str
         cells: dict[tuple[Any, Any], str] = {}
         for row in found.to_dict("records"):
-            f = F.fields_of(row, self.phrases)
+            # A grid's cells share their pairs: whose host ran slower is said by the findings table, once a row.
+            f = {**F.fields_of(row, self.phrases), "words": F.verdict_words(row, host=False)}
             verdict = F.Verdict(f["verdict"])
             mark = F.SEED_MARKS[F.SeedAgreement(f["seed"] or "no_seed")]
             kind = "decided" if verdict.decided else "undecided"
