@@ -74,7 +74,7 @@ VERDICT_WORDS = {
     Verdict.BETTER: "beyond noise", Verdict.WORSE: "beyond noise", Verdict.SAME: "within 5%",
     Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift",
     Verdict.UNTESTED: "measured once", Verdict.FLOOR: "at the floor", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
-    Verdict.FALSE_POSITIVE: "flagged on an identical rerun",
+    Verdict.FALSE_POSITIVE: "flagged on a rerun",
 }
 
 # A decided verdict from counts that repeat (a counted unit whose CI over two or more repetitions is
@@ -88,8 +88,9 @@ NET_NOT_POSITIVE = "n/a (net ≤ 0)"  # a ratio of net costs where one is at or 
 
 # The answer of a comparison of identical reruns: how often the rule flagged a difference that is not
 # there, beside how many it would at its 5% level by chance alone.
-FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on identical reruns: the false-positive rate ({rate:.0%}; by "
+FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on {on}: the false-positive rate ({rate:.0%}; by "
                        "chance alone at 5%, about {expected:.1f})")
+IDENTICAL_RERUNS = "identical reruns"  # what {on} names unless the rerun differs (fewer engines)
 
 
 def false_positives(found: pd.DataFrame) -> pd.DataFrame:
@@ -98,11 +99,12 @@ def false_positives(found: pd.DataFrame) -> pd.DataFrame:
     return found.assign(verdict=found["verdict"].where(~flagged, Verdict.FALSE_POSITIVE.value))
 
 
-def false_positive_line(found: pd.DataFrame) -> str:
-    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing)."""
+def false_positive_line(found: pd.DataFrame, on: str = IDENTICAL_RERUNS) -> str:
+    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing);
+    `on`: what the runs were ("a rerun of 2 of the base run's 4 engines")."""
     tested = found[~found["verdict"].isin([v.value for v in UNTESTABLE])]
     flagged = int((tested["verdict"] == Verdict.FALSE_POSITIVE.value).sum())
-    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), rate=flagged / len(tested) if len(tested) else 0,
+    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), on=on, rate=flagged / len(tested) if len(tested) else 0,
                                       expected=0.05 * len(tested))
 
 

@@ -323,15 +323,15 @@ def host_speed(df: pd.DataFrame) -> dict[str, float] | None:
             if n > 1 else float("nan"), "max_over_min": float(c.max() / c.min())}
 
 
-def host_factor(df: pd.DataFrame, subject, base, by: str = "engine") -> float:
+def host_factor(df: pd.DataFrame, subject, base, by: str | list[str] = "engine") -> float:
     """What the host's speed alone makes a cost's ratio subject / base: the subject's median
     calibration loop over the base's (1.25: the subject's host ran 1.25x slower, so a cost ratio up
-    to 1.25 could be the host's alone: findings.judge's band). `by`: the column naming the two sides
-    (`run_id` between runs). NaN where either side has no calibration."""
+    to 1.25 could be the host's alone: findings.judge's band). `by`: the column(s) naming the two
+    sides (`run_id` between runs). NaN where either side has no calibration."""
     return loop_factor(calibrations(df), subject, base, by)
 
 
-def loop_factor(loops: pd.DataFrame, subject, base, by: str = "engine") -> float:
+def loop_factor(loops: pd.DataFrame, subject, base, by: str | list[str] = "engine") -> float:
     """`host_factor` over calibration rows (`calibrations`, or a subset of them: one regime's)."""
     medians = loops.dropna(subset=["calibration_s"]).groupby(by)["calibration_s"].median()
     if subject not in medians or base not in medians or not medians[base] > 0:
