@@ -337,3 +337,16 @@ def test_at_the_floor_is_defined_by_its_threshold_where_it_is_counted():
     assert row["verdict"] == Verdict.FLOOR.value
     assert "under 2 ms" in F.certainty(F.table([row]))
     assert "under" not in F.certainty(F.table([{**row, "verdict": Verdict.NOISE.value}]))
+
+
+def test_the_findings_caption_names_the_pairs_whose_hosts_ran_apart():
+    """Hostile read 43 (08 #1, 05 #2): PostgreSQL, the base of every ratio, ran on a host 1.96x slower than
+    chDB's, and the page did not say so. One clause, from the compared pairs' own factors."""
+    rows = F.table([{"engine": e, "base_engine": b, "host_factor": f} for e, b, f in (
+        ("chdb", "postgres", 0.092 / 0.180), ("chdb", "postgres", 0.092 / 0.170), ("duckdb", "postgres", 1.65),
+        ("mariadb", "postgres", 1.04),  # within HOST_NAMED: not named
+        ("postgres", "postgres", 2.0),  # a layer against its own engine: not a pair of hosts
+        ("sqlite", "postgres", float("nan")))])
+    assert F.host_pairs_line(rows, title=str.title) == (
+        "Host speed: Postgres's host ran 1.96x slower than Chdb's; Duckdb's host ran 1.65x slower than Postgres's.")
+    assert F.host_pairs_line(rows.iloc[3:]) == ""

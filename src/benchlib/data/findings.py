@@ -435,6 +435,35 @@ def host_words(host_factor: float | None, subject: str, base: str, matched: floa
     return HOST_SLOWER.format(side=slower, factor=fmt_number(factor))
 
 
+# Beside a findings table: the compared pairs whose hosts ran this far apart or further (a decided
+# ratio's size moves with it too: a base on a slow host makes the subject look cheaper).
+HOST_NAMED = 0.10
+HOST_PAIRS = "Host speed: {pairs}."
+HOST_PAIR = "{slower}'s host ran {factor}x slower than {faster}'s"
+
+
+def host_pairs_line(found: pd.DataFrame, title: Callable[[str], str] | None = None) -> str:
+    """HOST_PAIRS over the compared pairs of two engines (not a part, a layer or a run against
+    itself) whose `host_factor` lies HOST_NAMED or further from 1: its furthest where a pair has
+    several (regimes, steps); "" where none does."""
+    from ..engines import engine_title  # late, as fields_of
+
+    title = title or engine_title
+    if found.empty or "host_factor" not in found:
+        return ""
+    rows = found[(found["engine"] != found["base_engine"])].assign(
+        host_factor=pd.to_numeric(found["host_factor"], errors="coerce")).dropna(subset=["host_factor"])
+    rows = rows[rows["host_factor"] > 0]
+    pairs = []
+    for (engine, base), g in rows.groupby(["engine", "base_engine"], sort=False):
+        factor = float(g["host_factor"].loc[g["host_factor"].map(lambda f: abs(math.log(f))).idxmax()])
+        if abs(math.log(factor)) >= math.log1p(HOST_NAMED):
+            slower, faster = (engine, base) if factor > 1 else (base, engine)
+            pairs.append(HOST_PAIR.format(slower=title(slower), faster=title(faster),
+                                          factor=fmt_number(max(factor, 1 / factor))))
+    return HOST_PAIRS.format(pairs="; ".join(pairs)) if pairs else ""
+
+
 WIDE_CI = f"(CI over {SEED_TESTABLE_SPAN:g}x wide)"
 WIDE = "wide"  # a phrase table's template for an undecided row whose CI is too wide to print its point
 WIDE_GROUP = "{words}, CI over " + f"{SEED_TESTABLE_SPAN:g}x wide"  # an answer's group of such ratios

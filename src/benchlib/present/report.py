@@ -305,7 +305,7 @@ class RunReport:
                         f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
         first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
         caption = ("" if many_bases else f"Base: {bases[0]}. ") + \
-            ("" if many_metrics else f"Metric: {first['metric']}. ")
+            ("" if many_metrics else f"Metric: {first['metric']}. ") + F.host_pairs_line(found)
         head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
                 + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
         foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
