@@ -325,7 +325,7 @@ def test_a_common_shift_the_way_the_hosts_speed_moved_reads_as_drift_not_false_p
     assert found["host_factor"].tolist() == pytest.approx([0.095 / 0.130] * 2)
     assert report.answer_lines()[:2] == [
         rerun_line(report.findings()),
-        "Host speed (median calibration loop): the base run 130 ms, the rerun 95 ms (0.73x); every ratio's common "
+        "Host speed (median calibration loop): the base run 130 ms, the rerun 95 ms (0.73x); the ratios' common "
         "shift, 0.775x (geometric mean), lies within it."]
     assert report.answer_lines()[0].startswith("0 of 2 flagged on identical reruns")
     # The same shift with the rerun's host the slower one is against the host: flagged, a false positive.
@@ -352,3 +352,17 @@ def test_a_rerun_of_fewer_engines_is_not_called_identical(tmp_path):
     write_run(store, "b", 2, {"postgres": both})
     assert ComparisonReport(["a", "b"], store=store).answer_lines()[0].startswith(
         "0 of 1 flagged on a rerun of 1 of the base run's 2 engines")
+
+
+def test_the_runs_host_speed_reads_the_compared_engines_loops_only(tmp_path):
+    """A rerun of PostgreSQL alone: SQLite's slow loops in the base run are in none of its ratios."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    both = {"insert": [1.0, 1.01, 0.99]}
+    write_run(store, "a", 1, {"postgres": both, "sqlite": both}, calibration={"postgres": 0.090, "sqlite": 0.170})
+    write_run(store, "b", 2, {"postgres": both}, calibration={"postgres": 0.099})
+    assert ComparisonReport(["a", "b"], store=store).host_line() == (
+        "Host speed (median calibration loop): the base run 90 ms, the rerun 99 ms (1.10x).")

@@ -47,7 +47,7 @@ FEW_CELLS_LINE = ("{flagged} of {n} flagged on {on}: too few cells to estimate a
 FEWER_ENGINES = "a rerun of {rerun} of the base run's {base} engines"
 # Beside the false-positive count: each run's host speed, and the ratios' common shift where it is the host's.
 HOST_LINE = "Host speed (median calibration loop): {runs}{shift}."
-COMMON_SHIFT = "; every ratio's common shift, {shift:.3g}x (geometric mean), lies within it"
+COMMON_SHIFT = "; the ratios' common shift, {shift:.3g}x (geometric mean), lies within it"
 RATE_BOUND = 0.10  # a rate is stated where its 95% upper bound is under twice the rule's 5% level
 
 
@@ -223,9 +223,10 @@ class ComparisonReport(RunReport):
         """Each run's median calibration loop (the host's speed), the compared runs' as a factor of
         the base run's, and, where every cost ratio of a compared run moved together within that
         factor's band (their geometric mean between 1 and it), that common shift: the host's, not
-        the engines'. None where a run has no calibration."""
-        m = self.all_measurements()
-        loops = results.calibrations(m).dropna(subset=["calibration_s"]).groupby("run_id")["calibration_s"].median()
+        the engines'. Over the compared engines' loops only; None where a run has none."""
+        compared = set(self.comparison["engine"]) | set(self.comparison["base_engine"])
+        loops = results.calibrations(self.all_measurements()).dropna(subset=["calibration_s"])
+        loops = loops[loops["engine"].isin(compared)].groupby("run_id")["calibration_s"].median()
         if any(r not in loops for r in self.run_ids):
             return None
         names = [BASE_RUN] + ([f"run #{i}" for i in range(1, len(self.run_ids))] if len(self.run_ids) > 2 else
