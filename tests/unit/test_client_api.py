@@ -206,7 +206,7 @@ def test_each_layer_is_judged_against_the_raw_driver_on_the_client_and_the_serve
 
 def test_seed_002s_order_is_judged_on_the_odb_like_layer_with_the_seeds_ratio():
     found = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE), _windows("postgres", "unix", PG),
-                                       _windows("mariadb", "unix", MYSQL)), drift=lambda e, b: 0.0)
+                                       _windows("mariadb", "unix", MYSQL)), host=lambda e, b: None)
     order = found[found["kind"] == "order"].set_index("engine")
     # Each side's own ODB-like layer, as seed 002 ran ODB's prepared statements on each (hostile read 42:
     # the raw psycopg driver is not PostgreSQL's ODB; SQLite's driver, which caches its statements, is SQLite's).
@@ -226,7 +226,7 @@ def test_seed_002s_order_is_judged_on_the_odb_like_layer_with_the_seeds_ratio():
 
 def test_the_answer_states_decided_rows_first_layers_before_the_rest():
     found = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE), _windows("postgres", "unix", PG),
-                                       _windows("mariadb", "unix", MYSQL)), drift=lambda e, b: 0.0)
+                                       _windows("mariadb", "unix", MYSQL)), host=lambda e, b: None)
     head = found[found["headline"]]
     assert len(head) and head["verdict"].isin(["better", "worse", "same"]).all()
     kinds = list(head["kind"])
@@ -315,7 +315,7 @@ def test_a_layer_row_too_wide_to_read_cites_the_window_size_and_plain_statements
     """Hostile read 42 (04 #2, #4): SQLite's '19.1x (0.0885-4,108)' said nothing of why; psycopg's
     auto-prepare for Core and the ORM was unstated."""
     wide = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE, spread=(0.2, 3.0))),
-                             drift=lambda e, b: 0.0)
+                             host=lambda e, b: None)
     narrow = analysis.findings(_summary(_windows("postgres", "unix", PG)), plain=frozenset({"postgres"}))
     layer_rows = wide[wide["kind"] == "layer"]
     assert not layer_rows.empty and all(analysis.FEW_OBJECTS in ids for ids in layer_rows["caveats"])

@@ -98,7 +98,7 @@ def _findings(wrong=(), floors=None):
     sizes = pd.DataFrame({"engine": ["postgres", "chdb", "duckdb"] * 2, "table": ["lineorder_flat"] * 3 + ["lineorder"] * 3,
                           "table_bytes": [900e6, 150e6, 200e6, 400e6, 60e6, 80e6]})
     return analysis.findings(w, per_query, loads, sizes, base="postgres", subjects=["chdb", "duckdb"],
-                             drift={"chdb": 0.05, "duckdb": 0.05, "postgres": 0.0},
+                             host={"chdb": 1.05, "duckdb": 1.05, "postgres": 1.0},
                              seed={("chdb", "Q1.2", "hot"): 127 / 784337, ("chdb", "load lineorder", "one load"): 13.0},
                              wrong=wrong, floors=floors)
 
@@ -117,7 +117,7 @@ def test_findings_set_each_column_store_against_the_row_store_hot_and_first_run(
     # with no drift band.
     assert found.at[("chdb", "load lineorder", "one load"), "verdict"] == "untested"
     size = found.loc[("chdb", "lineorder_flat on disk", "after the load")]
-    assert (size["drift"], size["verdict"], size["ratio"]) == (0.0, "untested", pytest.approx(150 / 900))
+    assert pd.isna(size["host_factor"]) and (size["verdict"], size["ratio"]) == ("untested", pytest.approx(150 / 900))
     assert found.at[("chdb", "Q1.2", "hot"), "seed_ratio"] == pytest.approx(127 / 784337)
     # The answer: all queries hot, each column store; never PostgreSQL against itself without JIT
     # (hostile read 40, 08 item 5), nor a first run (it may have read nothing from storage).
@@ -244,7 +244,7 @@ def test_a_group_holding_a_first_run_that_read_nothing_has_no_cold_figure():
     assert ("postgres", "flight Q2") in cold.index and ("duckdb", "flight Q1") in cold.index
     found = analysis.findings(w, per_query, pd.DataFrame(columns=["engine", "step", "rows_per_s"]),
                               pd.DataFrame(columns=["engine", "table", "table_bytes"]), base="postgres",
-                              subjects=["duckdb"], drift={}, seed={})
+                              subjects=["duckdb"], host={}, seed={})
     first = found[found["regime"] == analysis.COLD_RUN]
     assert set(first["step"]) == {"flight Q2", "flight Q3", "flight Q4"}
 

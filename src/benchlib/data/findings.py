@@ -16,9 +16,11 @@ The one noise rule (`judge`), in order:
   gives it (a size on disk measured once is one value, not an exact one);
 - `noise`: Welch's test on the log scale cannot tell the two apart (5%, two-sided);
 - `same`: Welch tells them apart, but within `threshold` (seed 003's 5%) on the log scale;
-- `drift`: told apart, but the CI's end nearest 1 lies within how far the host's own speed moved
-  between the two measurements (`drift`, from the calibration loops): the host alone could make
-  it. Instruction counts do not move with the host's speed: their drift is 0 (`drift_applies`);
+- `drift`: told apart, but in the direction the host's own speed moved between the two sides,
+  and the CI reaches into the band between 1 and what the host alone makes the ratio
+  (`host_factor`: the subject's calibration loop over the base's; inverted for a rate): the host
+  alone could make it. A difference against the host's direction is decided: the host hid some of
+  it. Instruction counts do not move with the host's speed: no band (`drift_applies`);
 - `better` / `worse`: for the subject against the base, by the metric's direction.
 `not_comparable` is set by a workload where the two sides did different work; the caveat ids say
 why. `false_positive` is set where the two sides are the same work on the same host, code and
@@ -72,7 +74,7 @@ VERDICT_WORDS = {
     Verdict.BETTER: "beyond noise", Verdict.WORSE: "beyond noise", Verdict.SAME: "within 5%",
     Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift",
     Verdict.UNTESTED: "measured once", Verdict.FLOOR: "at the floor", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
-    Verdict.FALSE_POSITIVE: "flagged on an identical rerun",
+    Verdict.FALSE_POSITIVE: "flagged on a rerun",
 }
 
 # A decided verdict from counts that repeat (a counted unit whose CI over two or more repetitions is
@@ -86,8 +88,9 @@ NET_NOT_POSITIVE = "n/a (net ≤ 0)"  # a ratio of net costs where one is at or 
 
 # The answer of a comparison of identical reruns: how often the rule flagged a difference that is not
 # there, beside how many it would at its 5% level by chance alone.
-FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on identical reruns: the false-positive rate ({rate:.0%}; by "
+FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on {on}: the false-positive rate ({rate:.0%}; by "
                        "chance alone at 5%, about {expected:.1f})")
+IDENTICAL_RERUNS = "identical reruns"  # what {on} names unless the rerun differs (fewer engines)
 
 
 def false_positives(found: pd.DataFrame) -> pd.DataFrame:
@@ -96,11 +99,12 @@ def false_positives(found: pd.DataFrame) -> pd.DataFrame:
     return found.assign(verdict=found["verdict"].where(~flagged, Verdict.FALSE_POSITIVE.value))
 
 
-def false_positive_line(found: pd.DataFrame) -> str:
-    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing)."""
+def false_positive_line(found: pd.DataFrame, on: str = IDENTICAL_RERUNS) -> str:
+    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing);
+    `on`: what the runs were ("a rerun of 2 of the base run's 4 engines")."""
     tested = found[~found["verdict"].isin([v.value for v in UNTESTABLE])]
     flagged = int((tested["verdict"] == Verdict.FALSE_POSITIVE.value).sum())
-    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), rate=flagged / len(tested) if len(tested) else 0,
+    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), on=on, rate=flagged / len(tested) if len(tested) else 0,
                                       expected=0.05 * len(tested))
 
 
@@ -108,14 +112,23 @@ def drift_applies(unit: str) -> bool:
     return unit not in COUNTED_UNITS
 
 
+def host_ratio(host_factor: float | None, higher_is_better: bool = False) -> float:
+    """What the host's speed alone makes a ratio subject / base: `host_factor` (the subject's
+    calibration loop over the base's, results.host_factor) for a cost, its inverse for a rate
+    (a slower host does less per second); 1 where unknown."""
+    if not (_finite(host_factor) and host_factor > 0):
+        return 1.0
+    return 1 / host_factor if higher_is_better else float(host_factor)
+
+
 def judge(ratio: float | None, low: float | None, high: float | None, beyond_noise: bool | None, *,
-          higher_is_better: bool = False, threshold: float = THRESHOLD, drift: float = 0.0,
+          higher_is_better: bool = False, threshold: float = THRESHOLD, host_factor: float | None = None,
           n: int | None = None, base_n: int | None = None, at_floor: bool = False) -> Verdict:
     """The one noise rule (module docstring). `ratio` is subject / base; `low`, `high` its 95% CI;
-    `beyond_noise` Welch's answer (None: untestable); `drift` how far the host's speed moved
-    between the two sides (0.24 for 24%; 0 for counted metrics); `n`, `base_n` the measurements
-    on each side, where known; `at_floor` whether a side's cost sits at the workload's floor
-    (`at_floor`)."""
+    `beyond_noise` Welch's answer (None: untestable); `host_factor` the subject's calibration loop
+    over the base's (1.25: the subject's host ran 1.25x slower; None or NaN: unknown, and no band
+    for counted metrics); `n`, `base_n` the measurements on each side, where known; `at_floor`
+    whether a side's cost sits at the workload's floor (`at_floor`)."""
     if ratio is None or not _finite(ratio) or ratio <= 0 or (_finite(low) and low <= 0):
         return Verdict.NA
     if at_floor:
@@ -126,13 +139,15 @@ def judge(ratio: float | None, low: float | None, high: float | None, beyond_noi
         return Verdict.NOISE
     if abs(math.log(ratio)) <= math.log1p(threshold) + 1e-12:  # 1/1.05 is exactly as far as 1.05
         return Verdict.SAME
-    if drift > 0:
+    by_host = host_ratio(host_factor, higher_is_better)
+    # Only a difference the way the host moved can be the host's: against it, the host hid some of it.
+    if abs(math.log(by_host)) > 1e-12 and (ratio > 1) == (by_host > 1):
         nearest = ratio
         if _finite(low) and _finite(high):
             nearest = low if ratio > 1 else high
         # An end on the other side of 1 is as near as it gets.
         near = abs(math.log(nearest)) if nearest > 0 and (nearest > 1) == (ratio > 1) else 0.0
-        if near <= math.log1p(drift):
+        if near <= abs(math.log(by_host)) + 1e-12:
             return Verdict.DRIFT
     return Verdict.BETTER if (ratio > 1) == higher_is_better else Verdict.WORSE
 
@@ -229,7 +244,7 @@ def at_floor(contrast: Mapping[str, Any], floor: float | None) -> bool:
 FINDING_COLUMNS = [
     "engine", "base_engine", "step", "regime", "metric", "unit", "higher_is_better",
     "value", "value_ci95", "n", "base_value", "base_ci95", "base_n",
-    "ratio", "ratio_low", "ratio_high", "welch_t", "welch_dof", "drift", "verdict",
+    "ratio", "ratio_low", "ratio_high", "welch_t", "welch_dof", "host_factor", "verdict",
     "seed_ratio", "seed", "caveats", "headline",
 ]
 
@@ -243,18 +258,21 @@ class Caveat:
 
 
 def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str, contrast: Mapping[str, Any],
-            regime: str = "", higher_is_better: bool = False, drift: float = 0.0, seed_ratio: float | None = None,
+            regime: str = "", higher_is_better: bool = False, host_factor: float | None = None,
+            seed_ratio: float | None = None,
             caveats: Iterable[str] = (), headline: bool = False, verdict: Verdict | None = None,
             threshold: float = THRESHOLD, seed_comparable: bool = True, floor: float | None = None) -> dict[str, Any]:
     """One findings row from a `results.contrast` dict (subject against base). `verdict` is set
     only where a workload knows the two sides did different work (`Verdict.NOT_COMPARABLE`);
     `seed_comparable=False` where the seed's figure measured something else (a remote over
     gigabit Ethernet against TCP on this host): shown, tested against nothing. `floor`: the cost
-    (in the row's unit) under which a side sits at the floor (`at_floor`)."""
+    (in the row's unit) under which a side sits at the floor (`at_floor`). `host_factor`: the
+    subject's calibration loop over the base's (results.host_factor), stored where it applies
+    (a timed unit), NaN elsewhere."""
     c = contrast
-    applied = drift if drift_applies(unit) else 0.0
+    applied = float(host_factor) if drift_applies(unit) and _finite(host_factor) else float("nan")
     judged = verdict or judge(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), c.get("beyond_noise"),
-                              higher_is_better=higher_is_better, threshold=threshold, drift=applied,
+                              higher_is_better=higher_is_better, threshold=threshold, host_factor=applied,
                               n=c.get("n"), base_n=c.get("base_n"), at_floor=at_floor(c, floor))
     return {
         "engine": engine, "base_engine": base_engine, "step": step, "regime": regime, "metric": metric,
@@ -262,7 +280,7 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
         "value": c.get("mean"), "value_ci95": c.get("ci95"), "n": c.get("n"),
         "base_value": c.get("base_mean"), "base_ci95": c.get("base_ci95"), "base_n": c.get("base_n"),
         "ratio": c.get("ratio"), "ratio_low": c.get("ratio_low"), "ratio_high": c.get("ratio_high"),
-        "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "drift": applied, "verdict": judged.value,
+        "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "host_factor": applied, "verdict": judged.value,
         "seed_ratio": seed_ratio,
         # Two sides that did different work, one measurement or no ratio test no seed figure either.
         "seed": (against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)
@@ -277,13 +295,13 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
 
 
 def compare(summary: pd.DataFrame, *, base_engine: str, by: str = "phase", column: str = "value", metric: str,
-            unit: str, regime: str = "", higher_is_better: bool = False, drift: float = 0.0,
+            unit: str, regime: str = "", higher_is_better: bool = False, host_factor: float | None = None,
             seed: Mapping[tuple[str, str], float] | None = None, steps: Iterable[str] | None = None,
             caveats: Callable[[str, str], Iterable[str]] | None = None, threshold: float = THRESHOLD,
             floor: float | None = None) -> pd.DataFrame:
     """Every engine of a `results.summarize` table against `base_engine`, per `by` (phase, test):
     the findings rows. `seed`: (engine, step) -> the seed's ratio to its base; `caveats`:
-    (engine, step) -> the caveat ids that bear on that row; `floor`: as `finding`'s."""
+    (engine, step) -> the caveat ids that bear on that row; `floor`, `host_factor`: as `finding`'s."""
     s = summary.set_index(["engine", by])
     rows = []
     wanted = None if steps is None else set(steps)
@@ -292,7 +310,7 @@ def compare(summary: pd.DataFrame, *, base_engine: str, by: str = "phase", colum
             continue
         c = results.contrast(s.loc[(base_engine, step)], row, column, threshold, exact=unit in COUNTED_UNITS)
         rows.append(finding(engine=engine, base_engine=base_engine, step=step, metric=metric, unit=unit,
-                            contrast=c, regime=regime, higher_is_better=higher_is_better, drift=drift,
+                            contrast=c, regime=regime, higher_is_better=higher_is_better, host_factor=host_factor,
                             seed_ratio=(seed or {}).get((engine, step)),
                             caveats=caveats(engine, step) if caveats else (), threshold=threshold, floor=floor))
     return table(rows)
@@ -398,13 +416,60 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         (f"{_bound(ratio, row.get('ratio_low'), row.get('ratio_high'))} {WIDE_CI}" if verdict.decided else WIDE_CI)
         if wide else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
-        "words": _words(row, verdict), "seed_words": seed_words(row),
+        "words": verdict_words(row), "seed_words": seed_words(row),
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
-        # The CI's end nearest 1 as a bound ("≥1.67x"), and the host's drift it lies within (`drift` verdict).
+        # The CI's end nearest 1 as a bound ("≥1.67x"), and whose host ran slower (`drift` verdict).
         "bound": _bound(ratio, row.get("ratio_low"), row.get("ratio_high")),
-        "drift_band": f"±{row['drift']:.0%}" if _finite(row.get("drift")) else "n/a",
+        "host_words": host_words(row.get("host_factor"), *HOST_SIDES, matched=0.0),
         "seed_ratio": row.get("seed_ratio") if _finite(row.get("seed_ratio")) else float("nan"),
     }
+
+
+# Whose host ran slower, by how much: beside a `drift` verdict, and where a report names a pair's host speed.
+HOST_SLOWER = "{side}'s host ran {factor}x slower"
+HOST_MATCHED = "host speed matched within {within:.0%}"
+HOST_SIDES = ("this engine", "the base")  # how a row's sides are named in its host words
+
+
+def host_words(host_factor: float | None, subject: str, base: str, matched: float = THRESHOLD) -> str:
+    """`host_factor` (the subject's calibration loop over the base's) in words: whose host ran
+    slower, or that they matched within `matched` (0 beside a `drift` verdict, which a host that
+    moved at all may hold); "" where unknown."""
+    if not (_finite(host_factor) and host_factor > 0):
+        return ""
+    if abs(math.log(host_factor)) <= math.log1p(matched):
+        return HOST_MATCHED.format(within=math.exp(abs(math.log(host_factor))) - 1)
+    slower, factor = (subject, host_factor) if host_factor > 1 else (base, 1 / host_factor)
+    return HOST_SLOWER.format(side=slower, factor=fmt_number(factor))
+
+
+# Beside a findings table: the compared pairs whose hosts ran this far apart or further (a decided
+# ratio's size moves with it too: a base on a slow host makes the subject look cheaper).
+HOST_NAMED = 0.10
+HOST_PAIRS = "Host speed: {pairs}."
+HOST_PAIR = "{slower}'s host ran {factor}x slower than {faster}'s"
+
+
+def host_pairs_line(found: pd.DataFrame, title: Callable[[str], str] | None = None) -> str:
+    """HOST_PAIRS over the compared pairs of two engines (not a part, a layer or a run against
+    itself) whose `host_factor` lies HOST_NAMED or further from 1: its furthest where a pair has
+    several (regimes, steps); "" where none does."""
+    from ..engines import engine_title  # late, as fields_of
+
+    title = title or engine_title
+    if found.empty or "host_factor" not in found:
+        return ""
+    rows = found[(found["engine"] != found["base_engine"])].assign(
+        host_factor=pd.to_numeric(found["host_factor"], errors="coerce")).dropna(subset=["host_factor"])
+    rows = rows[rows["host_factor"] > 0]
+    pairs = []
+    for (engine, base), g in rows.groupby(["engine", "base_engine"], sort=False):
+        factor = float(g["host_factor"].loc[g["host_factor"].map(lambda f: abs(math.log(f))).idxmax()])
+        if abs(math.log(factor)) >= math.log1p(HOST_NAMED):
+            slower, faster = (engine, base) if factor > 1 else (base, engine)
+            pairs.append(HOST_PAIR.format(slower=title(slower), faster=title(faster),
+                                          factor=fmt_number(max(factor, 1 / factor))))
+    return HOST_PAIRS.format(pairs="; ".join(pairs)) if pairs else ""
 
 
 WIDE_CI = f"(CI over {SEED_TESTABLE_SPAN:g}x wide)"
@@ -433,13 +498,19 @@ def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
     return f"≥{fmt_number(low)}x" if ratio > 1 else f"≤{fmt_number(high)}x"
 
 
-def _words(row: Mapping[str, Any], verdict: Verdict) -> str:
-    """The verdict's words; a decided one from counts that repeat says so (EXACT_WORDS)."""
+def verdict_words(row: Mapping[str, Any], *, host: bool = True) -> str:
+    """A row's verdict in words; a decided one from counts that repeat says so (EXACT_WORDS), a
+    `drift` one whose host ran slower (`host_words`; `host=False`: where a caption or another cell
+    of the same pair says it)."""
+    verdict = Verdict(row["verdict"])
     low, high, n, base_n = (row.get(k) for k in ("ratio_low", "ratio_high", "n", "base_n"))
     exact = (verdict in EXACT_WORDS and row.get("unit") in COUNTED_UNITS and _finite(low) and low > 0
              and _finite(high) and high / low <= 1 + THRESHOLD and _finite(n) and _finite(base_n)
              and min(n, base_n) >= 2)
-    return EXACT_WORDS[verdict] if exact else VERDICT_WORDS[verdict]
+    if exact:
+        return EXACT_WORDS[verdict]
+    slower = host_words(row.get("host_factor"), *HOST_SIDES, matched=0.0) if host and verdict == Verdict.DRIFT else ""
+    return f"{VERDICT_WORDS[verdict]} ({slower})" if slower else VERDICT_WORDS[verdict]
 
 
 def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_seed: bool = False,

@@ -323,16 +323,20 @@ def host_speed(df: pd.DataFrame) -> dict[str, float] | None:
             if n > 1 else float("nan"), "max_over_min": float(c.max() / c.min())}
 
 
-def host_drift(df: pd.DataFrame, engines: Iterable[str] | None = None) -> float:
-    """How far the host's speed differed between the engines' measurements: the slowest engine's
-    median calibration loop over the fastest's, minus 1 (0.24 for 24%); 0.0 with fewer than two
-    engines calibrated. A timed ratio between two engines within it could be the host's alone
-    (findings.judge's drift band)."""
-    c = calibrations(df).dropna(subset=["calibration_s"])
-    if engines is not None:
-        c = c[c["engine"].isin(list(engines))]
-    medians = c.groupby("engine")["calibration_s"].median()
-    return float(medians.max() / medians.min()) - 1 if len(medians) > 1 and medians.min() > 0 else 0.0
+def host_factor(df: pd.DataFrame, subject, base, by: str | list[str] = "engine") -> float:
+    """What the host's speed alone makes a cost's ratio subject / base: the subject's median
+    calibration loop over the base's (1.25: the subject's host ran 1.25x slower, so a cost ratio up
+    to 1.25 could be the host's alone: findings.judge's band). `by`: the column(s) naming the two
+    sides (`run_id` between runs). NaN where either side has no calibration."""
+    return loop_factor(calibrations(df), subject, base, by)
+
+
+def loop_factor(loops: pd.DataFrame, subject, base, by: str | list[str] = "engine") -> float:
+    """`host_factor` over calibration rows (`calibrations`, or a subset of them: one regime's)."""
+    medians = loops.dropna(subset=["calibration_s"]).groupby(by)["calibration_s"].median()
+    if subject not in medians or base not in medians or not medians[base] > 0:
+        return float("nan")
+    return float(medians[subject] / medians[base])
 
 
 def normalised(costs: pd.DataFrame, df: pd.DataFrame, columns=("value", "net", "net_with_settle", "with_settle")

@@ -512,7 +512,7 @@ _RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 
 # where it cannot, a cross where the two sides did different work.
 _MARKS = {"decided": ("circle", "● decided"), "undecided": ("circle-open", "○ not told apart"),
           "not_comparable": ("x-thin-open", "× not comparable"),
-          "false_positive": ("circle-open-dot", "⊙ flagged on identical reruns: a false positive")}
+          "false_positive": ("circle-open-dot", "⊙ flagged on a rerun: a false positive")}
 
 
 def _mark(verdict: str) -> str:

@@ -267,7 +267,8 @@ class RunReport:
         label = engine_title if index in ("engine", "base_engine") else str
         cells: dict[tuple[Any, Any], str] = {}
         for row in found.to_dict("records"):
-            f = F.fields_of(row, self.phrases)
+            # A grid's cells share their pairs: whose host ran slower is said by the findings table, once a row.
+            f = {**F.fields_of(row, self.phrases), "words": F.verdict_words(row, host=False)}
             verdict = F.Verdict(f["verdict"])
             mark = F.SEED_MARKS[F.SeedAgreement(f["seed"] or "no_seed")]
             kind = "decided" if verdict.decided else "undecided"
@@ -323,7 +324,7 @@ class RunReport:
                         f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
         first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
         caption = ("" if many_bases else f"Base: {bases[0]}. ") + \
-            ("" if many_metrics else f"Metric: {first['metric']}. ")
+            ("" if many_metrics else f"Metric: {first['metric']}. ") + F.host_pairs_line(found)
         head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
                 + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
         foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())

@@ -172,7 +172,7 @@ FIXED_COST_MULTIPLE = 2.0
 BATCHED = "batched"
 
 
-def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, *, drift=lambda engine, base: 0.0,
+def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, *, host=lambda engine, base: None,
              operation: str = "load", headline_limit: int = 5, plain=frozenset()) -> pd.DataFrame:
     """The findings rows (findings.FINDING_COLUMNS plus `kind` and `layer`):
     - per engine, on its most local transport, each layer against the raw driver: client CPU and
@@ -182,7 +182,7 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
     - per server engine, TCP against its Unix socket through the raw driver, with the seed's
       remote / local ratio;
     - the contended test per mode against PostgreSQL's, with the seed's ratio.
-    `drift(engine, base)`: how far the host's speed moved between the two (results.host_drift);
+    `host(engine, base)`: the engine's calibration loop over the base's (results.host_factor);
     `plain`: the engines whose SQLAlchemy layers turn their driver's own preparing off (PLAIN_STATEMENTS)."""
     s = summary[(summary["phase"] == operation) & (summary["layer"] != HARNESS)]
     engines = list(dict.fromkeys(s["engine"]))
@@ -208,10 +208,10 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
                                          + [PLAIN_STATEMENTS] * (engine in plain and layer in SQLALCHEMY_LAYERS)
                                          + [FEW_OBJECTS] * few + [BATCHED] * (layer == "orm_batch")),
                              "kind": LAYER, "layer": layer, "base_label": "driver"})
-    rows += _order_rows(s, engines, drift)
+    rows += _order_rows(s, engines, host)
     rows += _transport_rows(s, engines)
     if contended_runs is not None and not contended_runs.empty:
-        rows += _contended_rows(contended_runs, drift)
+        rows += _contended_rows(contended_runs, host)
     out = F.table(rows)
     if out.empty:
         return out
@@ -230,7 +230,7 @@ def _under_fixed_cost(base: pd.Series, row: pd.Series, column: str) -> bool:
     return bool(work_s < FIXED_COST_MULTIPLE * base[fixed])
 
 
-def _order_rows(s: pd.DataFrame, engines: list[str], drift) -> list[dict]:
+def _order_rows(s: pd.DataFrame, engines: list[str], host) -> list[dict]:
     """Seed 002's per-load order: each engine it measured against PostgreSQL, ODB-like layers."""
     if BASE_ENGINE not in engines:
         return []
@@ -261,7 +261,7 @@ def _order_rows(s: pd.DataFrame, engines: list[str], drift) -> list[dict]:
         rows.append({**F.finding(engine=engine, base_engine=BASE_ENGINE, step="load", metric="wall time per operation",
                                  unit="µs", contrast=results.contrast(base, row, "loop_us"),
                                  regime=f"wall time, ODB-like: {layers} ({transport} vs {base_transport})",
-                                 drift=drift(engine, BASE_ENGINE), seed_ratio=seed[seed_key],
+                                 host_factor=host(engine, BASE_ENGINE), seed_ratio=seed[seed_key],
                                  caveats=["odb-like"] + (["stand-in"] if key in stand_in else [])),
                      "kind": ORDER, "layer": layer})
     return rows
@@ -284,7 +284,7 @@ def _transport_rows(s: pd.DataFrame, engines: list[str]) -> list[dict]:
     return rows
 
 
-def _contended_rows(c: pd.DataFrame, drift) -> list[dict]:
+def _contended_rows(c: pd.DataFrame, host) -> list[dict]:
     """The contended test's throughput against PostgreSQL's, per mode (one window each: untested)."""
     seed = seed_contended_ratios()
     g = c.groupby(["engine", "mode"], sort=False)
@@ -297,7 +297,7 @@ def _contended_rows(c: pd.DataFrame, drift) -> list[dict]:
                                  metric="operations per second", unit="1/s", higher_is_better=True,
                                  contrast=results.contrast(summary.loc[(BASE_ENGINE, mode)], row, "ops_per_s"),
                                  regime=f"operations per second ({int(row['workers'])} workers)",
-                                 drift=drift(engine, BASE_ENGINE), seed_ratio=seed.get(results.product_key(engine)),
+                                 host_factor=host(engine, BASE_ENGINE), seed_ratio=seed.get(results.product_key(engine)),
                                  caveats=["contended"] + (["short-window"] if min(
                                      row["completion_s"], summary.loc[(BASE_ENGINE, mode), "completion_s"])
                                                            < SHORT_WINDOW_S else [])),

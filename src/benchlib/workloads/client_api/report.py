@@ -46,7 +46,7 @@ class ClientApiReport(RunReport):
         self.summary = analysis.summarize(self.per_op)
         self.contended = analysis.contended(self.m)
         self.found = analysis.findings(self.summary, self.contended,
-                                       drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]),
+                                       host=lambda engine, base: results.host_factor(self.measurements, engine, base),
                                        plain=frozenset(e for e, d in self._dialects().items() if d.sqlalchemy_plain))
 
     def _dialects(self) -> dict:

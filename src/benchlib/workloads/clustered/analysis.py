@@ -1,6 +1,6 @@
 """The arithmetic of the clustered-vs-heap notebook, on plain frames so it is tested with known
 answers: per-step figures per operation, seed 003's spreadsheet as findings rows (each engine over
-the clustered base, judged by `findings.judge`), the host's drift per regime and step, and seed
+the clustered base, judged by `findings.judge`), the host's speed per pair, regime and step, and seed
 001's key-kind table."""
 from __future__ import annotations
 
@@ -209,18 +209,18 @@ def _voided(caveats: list[str], verdict: str) -> bool:
             or (DEFERRED_VACUUM in caveats and verdict in (F.Verdict.BETTER.value, F.Verdict.SAME.value)))
 
 
-def findings(step_rows: pd.DataFrame, base: str, *, drift: Mapping | None = None,
+def findings(step_rows: pd.DataFrame, base: str, *, host: Mapping | None = None,
              conditions: Conditions = Conditions(),
              seed: Mapping[tuple[str, str], tuple[float, str]] | None = None) -> pd.DataFrame:
     """Seed 003's spreadsheet as findings rows: per regime, step and engine other than `base`, each
     column of `COLUMNS` as engine / base (QPS > 1: faster than the base; per-operation figures > 1:
     more per operation) with its 95% CI, judged by `findings.judge`; `not_comparable` with the
     caveat ids that say why where the two sides did different work (or the unit is not judged,
-    or both read below the storage floor). `drift`: per regime, and per (regime, step) where loops
-    ran beside a step, how far the host's speed moved between the engines (a row takes the larger);
+    or both read below the storage floor). `host`: `host_factors` (a row takes its step's factor
+    where loops ran beside it, else its regime's);
     `seed`: seed 003's figures (`seed_figures`), set beside the IO-bound rows. Extra columns:
     `column` (the spreadsheet's name) and `test_class` (the class a headline row answers for)."""
-    drift, seed = drift or {}, seed or {}
+    host, seed = host or {}, seed or {}
     rows = []
     for regime, df in step_rows.groupby("regime", sort=False):
         b = df[df["engine"] == base].set_index("step")
@@ -229,7 +229,7 @@ def findings(step_rows: pd.DataFrame, base: str, *, drift: Mapping | None = None
             for step in [s for s in b.index if s in e.index]:
                 pair = {base: b.loc[step], engine: e.loc[step]}
                 floor = below_storage_floor(b.loc[step]) and below_storage_floor(e.loc[step])
-                moved = max(drift.get(regime, 0.0), drift.get((regime, step), 0.0))
+                factor = host.get((regime, step, engine), host.get((regime, engine)))
                 for column in COLUMNS:
                     contrast = _contrast(b.loc[step], e.loc[step], column.figure)
                     figure, bound = seed.get((step, column.name), (None, None)) if regime == SEED_REGIME else (None, None)
@@ -238,7 +238,7 @@ def findings(step_rows: pd.DataFrame, base: str, *, drift: Mapping | None = None
                         contrast = {**contrast, "ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan}
                     row = F.finding(engine=engine, base_engine=base, step=step, regime=regime, metric=column.metric,
                                     unit=column.unit, higher_is_better=column.higher_is_better, contrast=contrast,
-                                    drift=moved, seed_ratio=figure,
+                                    host_factor=factor, seed_ratio=figure,
                                     verdict=F.Verdict.NOT_COMPARABLE if voided else None)
                     cited = voided + _caveats(regime, engine, base, step, column, pair, conditions, bound,
                                               row["ratio"] if row["ratio"] is not None else float("nan"))
@@ -288,12 +288,12 @@ def spreadsheet(found: pd.DataFrame, regime: str, value: str = "ratio") -> pd.Da
     return table
 
 
-def drift_by_step(measurements: pd.DataFrame) -> dict:
-    """Per regime, how far the host's speed differed between the engines' starts (slowest against
-    fastest engine's median calibration loop, minus 1), and per (regime, step) the same over the
-    loops run beside that step's repetitions: a step-major start calibrates beside every step, and
-    all of a step's repetitions can fall in one slow stretch, which moves the mean without widening
-    Welch's CI. Per regime, since one regime's slow start says nothing of the other's."""
+def host_factors(measurements: pd.DataFrame, base: str) -> dict:
+    """Per (regime, engine), each engine's median calibration loop over `base`'s in that regime
+    (results.host_factor), and per (regime, step, engine) the same over the loops run beside that
+    step's repetitions: a step-major start calibrates beside every step, and all of a step's
+    repetitions can fall in one slow stretch, which moves the mean without widening Welch's CI.
+    Per regime, since one regime's slow start says nothing of the other's."""
     if "metric" not in measurements:
         return {}
     c = results.calibrations(measurements)
@@ -302,11 +302,12 @@ def drift_by_step(measurements: pd.DataFrame) -> dict:
     c = c.assign(regime=c["instance_id"].map(regime_of)).dropna(subset=["regime", "calibration_s"])
     c = c.assign(step=_calibrated_step(measurements, c))
     out: dict = {}
-    for key, g in [*c.groupby("regime", sort=False),
+    for key, g in [*c.groupby(["regime"], sort=False),
                    *c.dropna(subset=["step"]).groupby(["regime", "step"], sort=False)]:
-        medians = g.groupby("engine")["calibration_s"].median()
-        if len(medians) > 1:
-            out[key] = float(medians.max() / medians.min()) - 1
+        for engine in set(g["engine"]) - {base}:
+            factor = results.loop_factor(g, engine, base)
+            if factor == factor:
+                out[(*key, engine)] = factor
     return out
 
 

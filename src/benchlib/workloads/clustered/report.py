@@ -49,17 +49,23 @@ ANSWERING_ROWS = 2_000_000
 SEED_OTHER_REGIME = F.VERDICT_WORDS[F.Verdict.NOT_COMPARABLE] + " (the seed ran IO-bound, 400M rows)"
 LEFT_OUT = "{n} storage rows not shown: both engines read under {floor} storage pages per operation."
 # Said once under answer lines measured once, instead of on each: what noise the run does know.
-ONCE = "Each ratio above measured once, so no noise estimate; the host's own speed moved {drift:.0%} between the engines."
+ONCE = "Each ratio above measured once, so no noise estimate; {host}."
 ONCE_NO_DRIFT = "Each ratio above measured once, so no noise estimate."
 
 
 def once_line(rows: pd.DataFrame) -> str | None:
-    """One line for the answer's rows measured once (`Verdict.UNTESTED`): their largest host drift."""
+    """One line for the answer's rows measured once (`Verdict.UNTESTED`): the host's speed between
+    their compared pairs (`host_factor`), the pair furthest from matching."""
     once = rows[rows["verdict"] == F.Verdict.UNTESTED.value] if not rows.empty else rows
     if once.empty:
         return None
-    drift = pd.to_numeric(once["drift"], errors="coerce").max()
-    return ONCE.format(drift=drift) if drift == drift and drift > 0 else ONCE_NO_DRIFT
+    factors = pd.to_numeric(once["host_factor"], errors="coerce")
+    factors = factors[factors > 0]
+    if factors.empty:
+        return ONCE_NO_DRIFT
+    at = np.log(factors).abs().idxmax()
+    return ONCE.format(host=F.host_words(factors[at], engine_title(once.at[at, "engine"]),
+                                         engine_title(once.at[at, "base_engine"])))
 
 
 KEY_KINDS_ONLY = "{engines}: seed 001's key kinds only (no sysbench driver), in the appendix."
@@ -102,7 +108,7 @@ class ClusteredReport(RunReport):
     # -- findings --------------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
         if self._found is None:
-            self._found = (analysis.findings(self.steps, self.base, drift=analysis.drift_by_step(self.measurements),
+            self._found = (analysis.findings(self.steps, self.base, host=analysis.host_factors(self.measurements, self.base),
                                              conditions=self.conditions(), seed=analysis.seed_figures())
                            if self.base else F.table([]))
         return self._found

@@ -102,7 +102,7 @@ class DmlReport(RunReport):
                              ignore_index=True)
             found = F.compare(
                 pair, base_engine=base, metric=self.metric, unit=self.metric_unit, steps=DML_PHASES,
-                drift=results.host_drift(self.measurements, [base, engine]), floor=self._floor(),
+                host_factor=results.host_factor(self.measurements, engine, base), floor=self._floor(),
                 seed={(engine, p): seed.get((results.product_key(engine), p)) for p in DML_PHASES},
                 caveats=lambda engine, phase: self._caveat_ids(engine, phase, seed))
             frames.append(found.assign(base_label=WITH_DRIVER.format(base=engine_title(base)) if matched else None))
@@ -241,7 +241,7 @@ class DmlReport(RunReport):
             readings.insert(2, (VACUUM_READING.format(rows=scale), self._without_vacuum(), "value"))
         rows = []
         for other in mysqls:
-            drift = results.host_drift(self.measurements, [pg, other])
+            host = results.host_factor(self.measurements, other, pg)
             for label, frame, column in readings:
                 s = frame.set_index(["engine", "phase"])
                 for phase in DML_PHASES:
@@ -254,7 +254,7 @@ class DmlReport(RunReport):
                     contrast = results.contrast(s.loc[(pg, phase)], s.loc[(other, phase)], column)
                     rows.append(F.finding(engine=other, base_engine=pg, step=phase, metric=label,
                                           unit=self.metric_unit if frame is not self.user_summary else "s",
-                                          contrast=contrast, drift=drift, floor=self._floor(),
+                                          contrast=contrast, host_factor=host, floor=self._floor(),
                                           seed_ratio=seed.get((SEED_PAIR, phase))))
         return F.table(rows)
 

@@ -372,15 +372,15 @@ def answer_loads(loads: pd.DataFrame, bulk_modes: set[str]) -> pd.DataFrame:
 
 
 def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regimes, *,
-             differences_of: Mapping[tuple[Any, str], Differences], drift: Mapping[Any, float],
+             differences_of: Mapping[tuple[Any, str], Differences], host: Mapping[Any, float],
              seed: Mapping[Any, Mapping[tuple[str, str], float]], headline_regime: str = "cached",
              bulk_modes: set[str] | None = None) -> pd.DataFrame:
     """Each comparison's subject against its base, per regime: the main load's rate (one load each),
     then per operation its latency at the client and the engine's CPU, with the caveat ids of the
     differences that change each row; a row a difference makes different work is not comparable.
     `main_loads`: regime, engine, rows_per_s (`answer_loads`; a load through one of `bulk_modes` is
-    named in its row's step); `summary`: summarize_operations; `drift`: the host's
-    drift between each comparison's two engines; `seed`: per comparison, seed_ratios."""
+    named in its row's step); `summary`: summarize_operations; `host`: per comparison, its
+    subject's calibration loop over its base's (results.host_factor); `seed`: per comparison, seed_ratios."""
     rows = []
     # The answer is the notebook's question: B-tree against LSM where the run has such a pair.
     asked = STRUCTURE if any(c.kind == STRUCTURE for c in comparisons) else None
@@ -397,7 +397,7 @@ def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regim
                 # The answer states comparisons: two sides that did different work are not one.
                 return F.finding(engine=c.subject, base_engine=c.base, step=label or step, metric=metric, unit=unit,
                                  contrast=contrast, regime=regime, higher_is_better=higher_is_better,
-                                 drift=drift.get(c, 0.0), seed_ratio=seed_ratio, caveats=cited,
+                                 host_factor=host.get(c), seed_ratio=seed_ratio, caveats=cited,
                                  headline=regime == headline_regime and (step, metric) in HEADLINE
                                  and c.kind == (asked or c.kind) and not different,
                                  verdict=F.Verdict.NOT_COMPARABLE if different else None)

@@ -40,9 +40,9 @@ PHRASES = F.Phrases(
                     "no test)",
         "not_comparable": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value}, not comparable: "
                           "the two did different work (the findings' notes say what)",
-        # Told apart, but by no more than the host's own speed moved: the bound is what the run shows.
-        "drift": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}): {bound}, but the "
-                 "host's speed moved {drift_band} between them",
+        # Told apart, but by no more than the host's own speed moved its way: the bound is what the run shows.
+        "drift": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}): {bound}, but "
+                 "{host_words}",
     },
     default="**{step}** ({regime}): {subject} and {base} not told apart, {value} against {base_value} ({ratio}, "
             "{words})",
@@ -204,7 +204,7 @@ class LoadFetchReport(RunReport):
         reference = results.reference("seed001_load_fetch")
         found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
-            drift={c: results.host_drift(self.measurements, [c.base, c.subject]) for c in self.compared},
+            host={c: results.host_factor(self.measurements, c.subject, c.base) for c in self.compared},
             seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
         same = self._notes[1]
         # A fetch whose engine's own plan names no index scan says so beside its number.

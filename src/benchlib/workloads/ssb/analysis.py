@@ -234,7 +234,7 @@ ONE_LOAD, AFTER_LOAD = "one load", "after the load"  # the regimes of a load's a
 
 
 def findings(w: pd.DataFrame, per_query: pd.DataFrame, load_rows: pd.DataFrame, size_rows: pd.DataFrame, *,
-             base: str, subjects, drift: Mapping[str, float], seed: Mapping[tuple[str, str, str], float],
+             base: str, subjects, host: Mapping[str, float], seed: Mapping[tuple[str, str, str], float],
              caveats: Callable[[str, str, str], Iterable[str]] = lambda engine, step, regime: (),
              wrong: Iterable[tuple[str, str]] = (), floors: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Each of `subjects` against the row store `base`, then `base` under each of its variants
@@ -256,7 +256,7 @@ def findings(w: pd.DataFrame, per_query: pd.DataFrame, load_rows: pd.DataFrame, 
             higher_is_better: bool = False, headline: bool = False) -> dict:
         bad = any((e, q) in wrong for e in (engine, base) for q in queries)
         return F.finding(engine=engine, base_engine=base, step=step, regime=regime, metric=metric, unit=unit,
-                         contrast=contrast, higher_is_better=higher_is_better, drift=drift.get(engine, 0.0),
+                         contrast=contrast, higher_is_better=higher_is_better, host_factor=host.get(engine),
                          seed_ratio=seed.get((engine, step, regime)), caveats=caveats(engine, step, regime),
                          headline=headline, verdict=F.Verdict.NOT_COMPARABLE if bad else None)
 

@@ -288,14 +288,14 @@ def unsteady(calibrations: pd.DataFrame) -> dict[str, float]:
 
 
 def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFrame, *, base_engine: str,
-             goal_ms: float, prices: dict[str, float] | None = None, drift=lambda engine, base: 0.0,
+             goal_ms: float, prices: dict[str, float] | None = None, host=lambda engine, base: None,
              commits: dict[str, str] | None = None, headline_limit: int = 5,
              unsteady_engines=frozenset()) -> pd.DataFrame:
     """Every engine against `base_engine` in each test, as findings rows (findings.FINDING_COLUMNS,
     plus `kind` and the two sides' thread steps): capacity and cost at each side's knee, and
     price/performance at each side's priced step. Verdicts come from findings.judge; where a side's
-    knee is not determined, both sides' capacity rows compare the most threads both ran. `drift(engine, base)`: the
-    host's speed difference between the two (results.host_drift); `commits`: each engine's
+    knee is not determined, both sides' capacity rows compare the most threads both ran. `host(engine, base)`: the
+    engine's calibration loop over the base's (results.host_factor); `commits`: each engine's
     durability as a comparable value (write tests' rows say where two differ); `unsteady_engines`:
     those whose repetitions met the host at speeds far apart (`unsteady`), cited on their rows."""
     from ...data import findings as F
@@ -324,7 +324,7 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
                 # No capacity to set beside the other's: both at the most threads both ran, like with like.
                 te = tb = int(max(set(step_of.loc[(engine, test)].index) & set(step_of.loc[(base_engine, test)].index)))
             se, sb = step_of.loc[(engine, test, te)], step_of.loc[(base_engine, test, tb)]
-            shared = dict(engine=engine, base_engine=base_engine, step=test, drift=drift(engine, base_engine))
+            shared = dict(engine=engine, base_engine=base_engine, step=test, host_factor=host(engine, base_engine))
             # The regime names the metric too: the findings table shows no metric column.
             where = f"at useful capacity ({te} vs {tb} threads)" if de and db else f"at {te} threads"
             for kind, metric, column, unit, better in ((CAPACITY, "throughput", "tps", "TPS", True),

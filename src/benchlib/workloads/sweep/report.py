@@ -72,7 +72,7 @@ class SweepReport(RunReport):
         self.found = F.table([]) if self.base_engine is None else analysis.findings(
             self.summary, self.knees, self.price_perf, base_engine=self.base_engine, goal_ms=self.goal_ms,
             prices=self.prices, commits=self.commits(),
-            drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]),
+            host=lambda engine, base: results.host_factor(self.measurements, engine, base),
             unsteady_engines=frozenset(self.unsteady))
 
     # -- findings ----------------------------------------------------------------------------------

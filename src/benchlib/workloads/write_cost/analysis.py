@@ -348,7 +348,7 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: 
             binlog = [writes_binary_log((readings or {}).get(e, "")) for e in (engine, base)]
             out.append(F.finding(
                 engine=engine, base_engine=base, step=label, metric=name, unit=metric_unit, contrast=c,
-                drift=results.host_drift(measurements, [engine, base]),
+                host_factor=results.host_factor(measurements, engine, base),
                 seed_ratio=seed.get(results.product_key(engine)) if is_cost else None,
                 caveats=((BINARY_LOG,) if binlog[0] and not binlog[1] else ())
                 + ((SEED_CORNER, SEED_METRIC) if is_cost and results.product_key(engine) in seed else ()))
@@ -380,7 +380,8 @@ def replication_findings(replicated: pd.DataFrame, measurements: pd.DataFrame, *
     one_row = (replicated["rows_per_txn"] == 1) & (replicated["rows_per_stmt"] == 1)
     for r in pd.concat([replicated[one_row], replicated[~one_row]]).to_dict("records"):
         out.append(F.finding(engine=r["cluster"], base_engine=r["single"], step=cell_label(r), metric=metric,
-                             unit=unit, contrast=r, drift=results.host_drift(measurements, [r["cluster"], r["single"]]),
+                             unit=unit, contrast=r,
+                             host_factor=results.host_factor(measurements, r["cluster"], r["single"]),
                              caveats=(SHARED_CORES,)) | {"kind": REPLICATION, **{c: r[c] for c in CELL}})
     return out
 
