@@ -329,7 +329,7 @@ def test_the_few_objects_note_goes_only_where_a_windows_work_is_near_its_fixed_c
     cost" sat on PostgreSQL's rows, whose driver did 7.9 ms a window against 1.43 ms; (04 #4): orm_batch
     commits once per Session where the driver commits every object."""
     wide = analysis.findings(_summary(_windows("postgres", "unix", {**PG, "orm_batch": (900, 600, 200)},
-                                               objects=1_000, spread=(0.2, 3.0))), drift=lambda e, b: 0.0)
+                                               objects=1_000, spread=(0.2, 3.0))), host=lambda e, b: None)
     layer_rows = wide[wide["kind"] == "layer"]
     assert all(F.fields_of(r)["wide"] for r in layer_rows.to_dict("records"))
     # 110 µs x 1,000 objects = 110 ms a window against its 10 ms fixed cost: the note does not hold.
