@@ -127,7 +127,9 @@ class DmlReport(RunReport):
         """Per engine and phase, the engine's cost plus its client's (the Python driver),
         repetition by repetition; None where no client was measured in the cost metric."""
         keys = ["instance_id", "repetition", "phase"]
-        client = self.measurements[self.measurements["scope"] == "client"].assign(scope="server")
+        m = self.measurements
+        # Counted under valgrind, the server alone is: its client has CPU rows, no instructions.
+        client = m[(m["scope"] == "client") & (m["metric"] == self.metric)].assign(scope="server")
         driver = results.phase_costs(client, self.metric)[keys + ["value"]].dropna() if not client.empty else None
         if driver is None or driver.empty:
             return None
