@@ -355,7 +355,7 @@ def test_capacity_rows_compare_each_engine_at_its_knee_with_judges_verdict():
 def test_a_price_that_only_inverts_the_throughput_row_is_not_counted_twice():
     """Hostile read 40 (03): one hourly price at the same steps made the USD ratio 1 / the TPS ratio,
     so '0 of 6' counted two comparisons twice. Such a price row is left out (the price table has it)."""
-    flat = [(1, 5_000), (2, 9_000)]  # still gaining: no knee, both compared at the most threads both ran
+    flat = [(1, 5_000), (2, 9_000)]  # still gaining: no knee, each compared at its best step (2 threads)
     found = _analysed(_reps("postgres", "oltp_point_select", flat) + _reps("mysql", "oltp_point_select", flat))
     assert "price" not in set(found["kind"]) and len(found) == 2
 
@@ -375,16 +375,23 @@ def test_a_ratio_inside_the_hosts_drift_is_not_a_difference():
         .set_index("kind").loc["capacity", "verdict"] == "worse"
 
 
-def test_an_undetermined_knee_compares_both_engines_at_the_same_thread_count():
-    # Still gaining 40% per doubling at the last step run: no capacity, so both sides at 8 threads,
-    # judged like any other row (never a knee against a last step at other threads).
+def test_an_undetermined_knee_compares_each_engine_at_its_best_step_within_the_goal():
+    """Hostile read 44 (03 #1): both sides at the most threads both ran (128) compared past
+    PostgreSQL's capacity, against its own peak and price. Each side is compared at its highest
+    throughput within the p95 goal, the price table's step."""
     rising = [(1, 100), (2, 190), (4, 270), (8, 380)]
     found = _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", rising)).set_index("kind")
     capacity = found.loc["capacity"]
-    assert (capacity["threads"], capacity["base_threads"]) == (8, 8)
-    assert capacity["ratio"] == pytest.approx(380 / 82_500, rel=1e-3) and capacity["verdict"] == "worse"
-    assert "knee-undetermined" in capacity["caveats"]
-    assert found.loc["price", "verdict"] == "worse"  # price/performance does not need a knee
+    assert (capacity["threads"], capacity["base_threads"]) == (8, 4)  # PostgreSQL's peak is 83,000 at 4
+    assert capacity["ratio"] == pytest.approx(380 / 83_000, rel=1e-3) and capacity["verdict"] == "worse"
+    assert "knee-undetermined" in capacity["caveats"] and "best within the p95 goal" in capacity["regime"]
+    # PostgreSQL over the goal at 8 threads: its best step within the goal is 4, not its 8-thread step.
+    over = _analysed(_reps("postgres", "t", PG, p95={1: 1, 2: 5, 4: 30, 8: 90}) + _reps("mysql", "t", rising))
+    assert over.set_index("kind").loc["capacity", "base_threads"] == 4
+    # Past the goal everywhere: each side's peak.
+    never = _analysed(_reps("postgres", "t", PG, p95=dict.fromkeys((1, 2, 4, 8), 99))
+                      + _reps("mysql", "t", rising, p95=dict.fromkeys((1, 2, 4, 8), 99)))
+    assert tuple(never.set_index("kind").loc["capacity", ["threads", "base_threads"]]) == (8, 4)
 
 
 def test_price_rows_say_where_the_goal_never_bound_or_repetitions_split():

@@ -260,6 +260,13 @@ def capacity_threads(knee_row) -> tuple[int, bool]:
     return int(knee_row["knee_threads"] if determined else knee_row["knee_low"]), determined
 
 
+def best_step(price_row, knee_row) -> int:
+    """Where a side compares without a knee: its priced step (the highest throughput whose median
+    p95 meets the goal, the peak where the goal never bound), else its peak."""
+    t = price_row["threads"]
+    return int(t) if t == t else int(knee_row["peak_threads"])
+
+
 def no_knee(knees: pd.DataFrame) -> pd.Series:
     """Per engine and test (the rows of `knee`), whether no knee was located: not one, nor a step
     it lies at or under (the steps run were too few, or all still gaining)."""
@@ -294,7 +301,7 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
     """Every engine against `base_engine` in each test, as findings rows (findings.FINDING_COLUMNS,
     plus `kind` and the two sides' thread steps): capacity and cost at each side's knee, and
     price/performance at each side's priced step. Verdicts come from findings.judge; where a side's
-    knee is not determined, both sides' capacity rows compare the most threads both ran. `host(engine, base)`: the
+    knee is not determined, each side's rows compare its best step (`best_step`). `host(engine, base)`: the
     engine's calibration loop over the base's (results.host_factor); `commits`: each engine's
     durability as a comparable value (write tests' rows say where two differ); `unsteady_engines`:
     those whose repetitions met the host at speeds far apart (`unsteady`), cited on their rows."""
@@ -321,12 +328,14 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
                 ["slow-start"] if ke["slow_start_threads"] == ke["slow_start_threads"]
                 or kb["slow_start_threads"] == kb["slow_start_threads"] else [])
             if not (de and db):
-                # No capacity to set beside the other's: both at the most threads both ran, like with like.
-                te = tb = int(max(set(step_of.loc[(engine, test)].index) & set(step_of.loc[(base_engine, test)].index)))
+                # No capacity to set beside the other's: each side at its own best step, never at the most
+                # threads both ran, which is past one side's capacity (hostile read 44, 03 #1).
+                te, tb = best_step(price_of.loc[(engine, test)], ke), best_step(price_of.loc[(base_engine, test)], kb)
             se, sb = step_of.loc[(engine, test, te)], step_of.loc[(base_engine, test, tb)]
             shared = dict(engine=engine, base_engine=base_engine, step=test, host_factor=host(engine, base_engine))
             # The regime names the metric too: the findings table shows no metric column.
-            where = f"at useful capacity ({te} vs {tb} threads)" if de and db else f"at {te} threads"
+            where = (f"at useful capacity ({te} vs {tb} threads)" if de and db
+                     else f"at each side's best within the p95 goal ({te} vs {tb} threads)")
             for kind, metric, column, unit, better in ((CAPACITY, "throughput", "tps", "TPS", True),
                                                        (COST, "engine CPU per transaction", "engine_cpu_ms_per_txn",
                                                         "ms", False)):

@@ -100,8 +100,8 @@ class SweepReport(RunReport):
     def caveat_notes(self) -> list[F.Caveat]:
         top = int(self.summary["threads"].max()) if len(self.summary) else 0
         return [
-            F.Caveat("knee-undetermined", "A knee not located on both sides (knee table): compared at the most "
-                                          "threads both ran."),
+            F.Caveat("knee-undetermined", "A knee not located on both sides (knee table): each side at its "
+                                          "highest throughput within the p95 goal (price table)."),
             F.Caveat("slow-start", "The knee walk starts after a step that more than doubled its TPS per doubling of "
                                    "threads: at 1 thread each round trip waits for one vCPU to wake the other, the VM's "
                                    "latency, not the engine's (on this host scripts/bench_one_thread_wakeup.py ran it "
