@@ -552,6 +552,22 @@ def test_with_no_knee_located_the_answer_gives_cpu_per_transaction_and_says_why(
     assert all("CPU per transaction" in line for line in lines[:2]) and "No knee" in lines[2]
 
 
+def test_knees_not_located_in_a_long_enough_sweep_are_said_with_the_step_length(tmp_path):
+    """Hostile read 44 (03 #2): 7 of 8 knees not located at 2 s steps, and the answer did not say so."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    rising = [(1, 100), (2, 190), (4, 270), (8, 380)]
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", rising)
+    store = Store(tmp_path / "results")
+    lines = SweepReport(write_sweep_run(store, rows), store).answer_lines()
+    assert lines[-1].startswith("Useful capacity not located at 2 s steps for 1 of 2 engine x test pairs (MySQL ")
+    assert not any("No knee" in line for line in lines)
+    flat = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", PG)
+    located = SweepReport(write_sweep_run(Store(tmp_path / "other"), flat), Store(tmp_path / "other"))
+    assert not any("not located" in line for line in located.answer_lines())
+
+
 def test_cpu_per_transaction_on_a_saturated_host_cites_it():
     """Hostile read 42 (03 #1): engine + sysbench at 91-99% of the host's cores, unsaid beside CPU per transaction."""
     rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", MY, cpu=0.03)

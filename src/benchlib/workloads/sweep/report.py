@@ -32,6 +32,8 @@ PHRASES = F.Phrases(
 # Where no knee was located, the answer's one clause: why, and the set that sweeps far enough.
 NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate none; `--set {answering}` "
            "sweeps {answering_threads} threads.")
+KNEE_NOT_LOCATED = ("Useful capacity not located at {seconds} s steps for {missing} of {pairs} engine x test pairs "
+                    "({where}): their rows compare each side's best step within the p95 goal.")
 ANSWERING_SET, ANSWERING_THREADS = "default", "1-128"  # papermill_params/03-concurrency-sweep/default.yaml
 
 
@@ -83,11 +85,23 @@ class SweepReport(RunReport):
         """The headline rows' lines; where no knee was located, a last line says so (the headline
         rows are then each engine's CPU per transaction: analysis.findings)."""
         lines = super().answer_lines()
-        if not self.knees.empty and analysis.no_knee(self.knees).all():
-            threads = sorted({int(t) for t in self.summary["threads"]})
+        if self.knees.empty:
+            return lines
+        threads = sorted({int(t) for t in self.summary["threads"]})
+        # Too few steps for a curve's shape (the overlay's bound): the set that sweeps far enough is named.
+        if analysis.no_knee(self.knees).all() and len(threads) < OVERLAY_MIN_STEPS:
             lines.append(NO_KNEE.format(steps=len(threads), threads=", ".join(map(str, threads)),
                                         cores=int(self.info["cpu_cores"] or 1), answering=ANSWERING_SET,
                                         answering_threads=ANSWERING_THREADS))
+            return lines
+        # Hostile read 44 (03 #2): a sweep that ran enough steps and still located few knees says so,
+        # with the step length that left its TPS CIs too wide to.
+        missing = self.knees["knee_threads"].isna()
+        if missing.any():
+            lines.append(KNEE_NOT_LOCATED.format(
+                missing=int(missing.sum()), pairs=len(self.knees), seconds=f"{self.param('step_seconds'):g}",
+                where="; ".join(f"{engine_title(e)} {t}" for e, t in
+                                self.knees.loc[missing, ["engine", "test"]].itertuples(index=False))))
         return lines
 
     def commits(self) -> dict[str, tuple]:
