@@ -621,6 +621,18 @@ def test_the_answer_states_the_load_too():
     assert list(zip(head["step"], head["test_class"])) == [("insert", "inserts"), ("load", "loads")]
 
 
+def test_the_answer_states_a_class_s_largest_decided_difference():
+    """Hostile read 44 (02 #1): the answer took the class's first step (update-inlist) and left out
+    update-nonindex's 0.221x, the largest decided loss."""
+    rows = [r for rep, jitter in enumerate((0.99, 1.0, 1.01), 1)
+            for step, factor in (("update-inlist", 0.9), ("update-nonindex", 0.221))
+            for r in (_rows("mysql", "io-bound", step, 1000 * jitter, 1000 * jitter, 1.0, 0, 0, repetition=rep)
+                      + _rows("postgres", "io-bound", step, 1000 * factor * jitter, 1000 * factor * jitter, 1.0, 0, 0,
+                              repetition=rep))]
+    head = analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql").query("headline")
+    assert list(zip(head["step"], head["test_class"])) == [("update-nonindex", "updates")]
+
+
 def test_the_layout_table_says_when_both_layouts_pay_alike_for_c():
     """Hostile read 43 (02 #2): the caption blamed the heap while MariaDB's covered / not covered (1.24)
     matched PostgreSQL's (1.26): the cost was returning c, not the heap."""

@@ -251,13 +251,18 @@ def findings(step_rows: pd.DataFrame, base: str, *, host: Mapping | None = None,
 
 def _mark_headline(found: pd.DataFrame) -> pd.DataFrame:
     """Per answer line (`CLASSES`), the row it states: in the seed's regime where it ran (else the
-    first regime), of the first engine, where that row has a ratio."""
+    first regime), of the first engine, where that row has a ratio: the decided one furthest from 1."""
     if found.empty:
         return found
     regimes = list(dict.fromkeys(found["regime"]))
     regime = SEED_REGIME if SEED_REGIME in regimes else regimes[0]
     pool = found[(found["regime"] == regime) & (found["engine"] == found["engine"].iloc[0]) & found["ratio"].notna()]
     found = found.copy()
+    decided = pool["verdict"].isin([v.value for v in F.Verdict if v.decided])
+    # Decided rows first, then furthest from 1: the class's largest decided difference is never left
+    # out for the first step run (hostile read 44, 02 #1: update-nonindex's 0.221x).
+    pool = pool.assign(_d=decided, _x=pool["ratio"].map(lambda r: abs(np.log(r)) if r > 0 else 0.0)) \
+        .sort_values(["_d", "_x"], ascending=False, kind="stable")
     for label, column, tests in CLASSES:
         hits = pool[(pool["column"] == column) & pool["step"].map(test_of).isin(tests)]
         if not hits.empty:
