@@ -633,6 +633,18 @@ def test_the_answer_states_a_class_s_largest_decided_difference():
     assert list(zip(head["step"], head["test_class"])) == [("update-nonindex", "updates")]
 
 
+def test_the_layout_table_gives_each_ratio_its_ci():
+    """Hostile read 44 (02 #3): "covered / not covered 0.722" from QPS whose CI was ±96%, with no CI."""
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = ClusteredReport.__new__(ClusteredReport)
+    report.steps = _battery(noisy={"points-covered-pk.pre"})
+    report.regimes, report.battery_engines = ["cached"], ["postgres"]
+    table = report.layout_table().data
+    ratio = table.loc[table["reads"] == "points", "covered / not covered (95% CI)"].iloc[0]
+    assert ratio.startswith("1x (") and "±" in table["covered QPS"].iloc[0]
+
+
 def test_the_layout_table_says_when_both_layouts_pay_alike_for_c():
     """Hostile read 43 (02 #2): the caption blamed the heap while MariaDB's covered / not covered (1.24)
     matched PostgreSQL's (1.26): the cost was returning c, not the heap."""

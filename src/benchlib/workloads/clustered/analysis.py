@@ -142,7 +142,7 @@ def seed_figures() -> dict[tuple[str, str], tuple[float, str]]:
     return out
 
 
-def _contrast(base: pd.Series, other: pd.Series, figure: str) -> dict:
+def step_contrast(base: pd.Series, other: pd.Series, figure: str) -> dict:
     """`results.contrast` of one step's figure, other against base (n/a where a side is unmeasured;
     two zeros are equal, a tie with nothing to test)."""
     num, den = other.get(figure, np.nan), base.get(figure, np.nan)
@@ -231,7 +231,7 @@ def findings(step_rows: pd.DataFrame, base: str, *, host: Mapping | None = None,
                 floor = below_storage_floor(b.loc[step]) and below_storage_floor(e.loc[step])
                 factor = host.get((regime, step, engine), host.get((regime, engine)))
                 for column in COLUMNS:
-                    contrast = _contrast(b.loc[step], e.loc[step], column.figure)
+                    contrast = step_contrast(b.loc[step], e.loc[step], column.figure)
                     figure, bound = seed.get((step, column.name), (None, None)) if regime == SEED_REGIME else (None, None)
                     voided = ([PAGE_SIZE] if not column.judged else []) + ([BELOW_FLOOR] if floor and column.storage else [])
                     if BELOW_FLOOR in voided:

@@ -11,7 +11,7 @@ from ...data import findings as F
 from ...data import results
 from ...engines import engine_title, find_engine
 from ...present.plots import heatmaps, ratio_chart
-from ...present.report import RunReport, fmt, plural
+from ...present.report import RunReport, fmt, fmt_ci, plural
 from .. import reporting
 from . import analysis
 from .workload import WORKLOAD
@@ -346,20 +346,26 @@ class ClusteredReport(RunReport):
         for covered, other in self.LAYOUT_PAIRS:
             for regime in self.regimes:
                 for e in self.battery_engines:
-                    q, n = self._figure(regime, e, covered, "ops_per_s"), self._figure(regime, e, other, "ops_per_s")
-                    if pd.notna(q) and pd.notna(n) and n > 0:
-                        rows.append({"reads": covered.split("-")[0], "regime": regime,
-                                     "engine": f"{engine_title(e)} ({_layout(e)})", "covered QPS": fmt(q),
-                                     "not covered QPS": fmt(n), "covered / not covered": fmt(q / n)})
-                        ratios.setdefault((covered, regime), []).append(q / n)
+                    q, n = self._step(regime, e, covered), self._step(regime, e, other)
+                    if q is None or n is None or not n["ops_per_s"] > 0 or pd.isna(q["ops_per_s"]):
+                        continue
+                    c = analysis.step_contrast(n, q, "ops_per_s")
+                    rows.append({"reads": covered.split("-")[0], "regime": regime,
+                                 "engine": f"{engine_title(e)} ({_layout(e)})",
+                                 "covered QPS": fmt_ci(q["ops_per_s"], q.get("ops_per_s_ci95", float("nan"))),
+                                 "not covered QPS": fmt_ci(n["ops_per_s"], n.get("ops_per_s_ci95", float("nan"))),
+                                 # Hostile read 44 (02 #3): a ratio of QPS whose CI is ±96% read as a finding.
+                                 "covered / not covered (95% CI)": F.fmt_ratio(c["ratio"], c["ratio_low"],
+                                                                               c["ratio_high"])})
+                    ratios.setdefault((covered, regime), []).append(c["ratio"])
         if not rows:
             return None
         return pd.DataFrame(rows).style.hide(axis="index").set_caption(layout_caption(ratios))
 
-    def _figure(self, regime: str, engine: str, step: str, figure: str) -> float:
+    def _step(self, regime: str, engine: str, step: str) -> pd.Series | None:
         s = self.steps
-        v = s[(s["regime"] == regime) & (s["engine"] == engine) & (s["step"] == step)][figure]
-        return float(v.iloc[0]) if len(v) else float("nan")
+        v = s[(s["regime"] == regime) & (s["engine"] == engine) & (s["step"] == step)]
+        return v.iloc[0] if len(v) else None
 
     def _heap(self) -> str | None:
         return next((e for e in self.battery_engines if _organised(e, Organisation.HEAP)), None)
