@@ -148,7 +148,7 @@ class DmlReport(RunReport):
                            & (h["metric"] != "as measured")]
                 if not within.empty:
                     return f"seed-read-as:{within['metric'].iloc[0]}"
-        return "seed-unexplained"
+        return f"seed-unexplained:{phase}"
 
     def _caveat_ids(self, engine: str, phase: str, seed: dict) -> list[str]:
         compared = (results.product_key(engine), phase) in seed
@@ -170,8 +170,11 @@ class DmlReport(RunReport):
                                       "the base's beside it; it has no settle window."),
                  F.Caveat("keys", key_note(self.engines, self.param("pk_kind", "uuid")))]
         notes += [F.Caveat(f"note-{k}", NOTES[k]) for k in self.engines if k in NOTES]
-        notes.append(F.Caveat("seed-unexplained", "Seed 000's ratio is outside this CI and no reading this run takes "
-                                                  "(the hypotheses table) brings it inside: unexplained."))
+        # Per phase: a footnote shared by rows of several phases did not say which ratio it meant
+        # (hostile read 44, 01 default #1).
+        notes += [F.Caveat(f"seed-unexplained:{p}", f"Seed 000's {p} ratio is outside this CI and no reading this run "
+                                                    "takes (the hypotheses table) brings it inside: unexplained.")
+                  for p in DML_PHASES]
         notes += [F.Caveat(f"seed-read-as:{reading}", f"Seed 000's ratio is inside this run's CI when read as "
                                                      f"'{reading}' (hypotheses table).")
                   for reading in dict.fromkeys(self.hypotheses["metric"]) if reading != "as measured"] \
