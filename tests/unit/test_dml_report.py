@@ -292,3 +292,14 @@ def test_vacuum_is_read_as_its_fixed_cost_at_this_scale_and_the_user_cpu_pointer
     at_seed_scale = DmlReport(run_id, store)
     at_seed_scale.info["parameters"]["rows"] = 2_000_000
     assert not any("VACUUM" in m for m in at_seed_scale.hypotheses["metric"])  # the seed ran VACUUM at that scale
+
+
+def test_a_run_whose_engines_the_seed_did_not_run_says_so_in_its_seed_line(store):
+    """Hostile read 44 (01 more-engines #2): a FerretDB run had no seed line at all."""
+    costs = {"postgres": COSTS["postgres"], "ferretdb": COSTS["mysql"]}
+    report = DmlReport(_run(store, costs, {"postgres": 0.06, "ferretdb": 0.06}, run_id="dml-ferret"), store)
+    assert report.seed_line(report.findings()) == \
+        "Seed 000 ran MongoDB, not FerretDB (PostgreSQL backend): no ratio to compare."
+    # A run with a seed figure keeps the count line.
+    seeded = DmlReport(_run(store), store)
+    assert seeded.seed_line(seeded.findings()).startswith("Against the seed's")

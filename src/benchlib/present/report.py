@@ -216,6 +216,11 @@ class RunReport:
             return _plain(lines[0])
         return _plain(lines[max(range(len(lines)), key=lambda i: (support[i], -i))])
 
+    def seed_line(self, found: pd.DataFrame) -> str:
+        """The answer's one line on the seed (findings.seed_line); a workload whose seed may not have
+        run this run's engines says so where no row has a seed figure."""
+        return F.seed_line(found, self.seed_set)
+
     def answer(self) -> None:
         """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
         the run is, the comparison with the seed in one line, then the one chart, at a height that
@@ -226,7 +231,7 @@ class RunReport:
         found = self.counted_findings()
         lines = self.answer_lines()
         sure = F.certainty(found)
-        seed = F.seed_line(found, self.seed_set)
+        seed = self.seed_line(found)
         shown = lines or ["This run measured no comparison to answer with; see the tables below."]
         items = "".join(f"<li>{_inline(line)}</li>" for line in shown)
         html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it

@@ -20,6 +20,7 @@ from .workload import PHASES, WORKLOAD
 DML_PHASES = PHASES[1:]  # the idle baseline (sleep) is subtracted, not compared
 BASE_PRODUCT = "postgres"  # seed 000 reads every engine against PostgreSQL
 SEED_ROWS = 2_000_000
+NO_SEED_LINE = "Seed 000 ran {seed}, not {engines}: no ratio to compare."
 SEED_PAIR = "mysql"  # the pair seed 000's numbers disagree on: PostgreSQL against MySQL (family and product)
 # Where a run has more engines than the answer has lines, the rest are in the findings table.
 PHRASES = F.Phrases(line_by="engine", line="{subject} / {base}: {items}", unit_scale={"instructions": (1e9, "Gi")})
@@ -117,6 +118,19 @@ class DmlReport(RunReport):
         found.loc[missed, "caveats"] = [(*row.caveats, self._seed_explanation(row.engine, row.step))
                                         for row in found[missed].itertuples()]
         return found
+
+    def seed_line(self, found: pd.DataFrame) -> str:
+        """Where no engine of this run has a seed 000 figure, the seed line says which engines the seed
+        ran instead (hostile read 44, 01 more-engines #2: the line was missing)."""
+        line = super().seed_line(found)
+        if line or found.empty:
+            return line
+        ran = sorted({e for e, _ in seed_ratios()} - {BASE_PRODUCT})
+        missing = [e for e in dict.fromkeys(found["engine"]) if results.product_key(e) not in ran]
+        # The seed's engines of the same family where it ran any (MongoDB beside FerretDB), else all of them.
+        ran = [e for e in ran if _family(e) in {_family(m) for m in missing}] or ran
+        return NO_SEED_LINE.format(seed=", ".join(engine_title(e) for e in ran),
+                                   engines=", ".join(engine_title(e) for e in missing))
 
     def _floor(self) -> float | None:
         """The CPU floor of a window (findings.CPU_FLOOR_SECONDS) where the cost is CPU time; counted
