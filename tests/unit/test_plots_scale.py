@@ -27,6 +27,10 @@ def test_ferretdb_57x_postgres_gets_a_log_axis_that_says_why():
     assert only_pg.layout.yaxis.type == "log" and only_pg.layout.yaxis.title.text == "CPU s (log scale, 57x spread)"
     # Every engine keeps a positive bar in every phase it has: nothing hidden on the log axis.
     assert all(min(bar.y) > 0 for bar in fig.data)
+    # Hostile read 44 (01 more-engines #3): on a log axis a bar's length means nothing: dots.
+    assert {t.type for t in fig.data} == {"scatter"} and all(t.mode == "markers" for t in fig.data)
+    linear = plots.bars_by_phase(_dml(), "v", title="t", unit="CPU s", phases=PHASES, log_y=False)
+    assert {t.type for t in linear.data} == {"bar"}
 
 
 def test_engines_within_20x_keep_a_linear_axis_even_beside_an_idle_baseline():

@@ -40,7 +40,7 @@ def _value_axis(fig, unit: str, log_y: bool | None, spread: float, markers: bool
     """The value axis: log when asked, or when the bars of one category spread beyond
     LOG_AXIS_SPREAD; the title says so (kept short: a long axis title is cut at the plot's height).
     `markers`: dots, not bars, so a wide spread is on a log axis from the start."""
-    if markers and log_y is None and spread > 1:
+    if markers and log_y is None and 1 < spread <= LOG_AXIS_SPREAD:
         log_y = True
     if log_y is None and spread > LOG_AXIS_SPREAD:
         fig.update_yaxes(title_text=f"{unit} (log scale, {spread:.0f}x spread)", type="log")
@@ -70,7 +70,7 @@ def _note_undrawable(fig, unit: str) -> None:
     left out of the drawing and named under the figure with their values."""
     missing = []
     for trace in fig.data:
-        if trace.type != "bar" or trace.y is None:
+        if trace.type not in ("bar", "scatter") or trace.y is None:
             continue
         ys = list(trace.y)
         nested = len(trace.x) > 0 and isinstance(trace.x[0], (list, tuple))  # a two-level category axis
@@ -99,6 +99,10 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
+    spread = bar_spread(df[df["phase"].isin(present)], value, ["phase"])
+    # On a log axis a bar's length means nothing: whatever asks for the log axis, dots are drawn
+    # (hostile read 44, 01 more-engines #3).
+    markers = markers or bool(log_y) or (log_y is None and spread > LOG_AXIS_SPREAD)
     fig = go.Figure()
     for engine in engine_order(df["engine"]):
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)
@@ -113,8 +117,7 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
         legend_title="engine", meta={"benchlib_name": name or slug(title)}, height=420,
         margin=dict(l=60, r=20, t=60, b=50),
     )
-    shown = df[df["phase"].isin(present)]
-    _value_axis(fig, unit, log_y, bar_spread(shown, value, ["phase"]), markers=markers)
+    _value_axis(fig, unit, log_y, spread, markers=markers)
     return fig
 
 
