@@ -4,6 +4,7 @@ import sqlite3
 from dataclasses import replace
 
 import pytest
+import yaml
 
 from benchlib.engines import get_engine
 from benchlib.core.errors import ParameterError
@@ -292,6 +293,16 @@ def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):
     rendered = [f"{row['verdict']} {list(row['caveats'])}: {F.render(row, report.phrases, with_seed=True)}"
                 for row in found.to_dict("records")]
     assert rendered == snapshot
+    # Hostile read 44 (04 #1): the sets that run more objects, from their files, not a literal.
+    from benchlib.core.settings import get_settings
+
+    folder = get_settings().params_dir / "04-client-api-overhead"
+    default = yaml.safe_load((folder / "default.yaml").read_text())["objects"]
+    note = next(c.text for c in report.caveat_notes() if c.id == analysis.FEW_OBJECTS)
+    assert f"--set default ({default:,})" in note and "(300)" not in note
+    report.info["parameters"]["objects"] = default
+    note = next(c.text for c in report.caveat_notes() if c.id == analysis.FEW_OBJECTS)
+    assert "--set default" not in note and note.endswith("runs more.")
 
 
 OPERATIONS = ("persist", "load", "update", "erase")

@@ -144,6 +144,7 @@ class RunReport:
     answer_limit = 5  # lines of the answer on the first screen
     workload = None  # the workload whose precision rule (floor, per) the run's repetitions followed
     seed_set: str | None = None  # the parameter set at the seed's scale: it tests what this run cannot
+    notebook: str | None = None  # its parameter sets' folder under papermill_params/ (`set_values`)
 
     def __init__(self, run_id: str, store=None):
         self.run_id = run_id
@@ -215,6 +216,16 @@ class RunReport:
         if len(support) != len(lines):
             return _plain(lines[0])
         return _plain(lines[max(range(len(lines)), key=lambda i: (support[i], -i))])
+
+    def set_values(self, key: str) -> dict[str, Any]:
+        """Per parameter set of this report's notebook that sets `key`, its value, read from the
+        set's file: a page that names another set's scale never carries a copy of it."""
+        from ..core.settings import get_settings
+
+        folder = get_settings().params_dir / (self.notebook or "")
+        sets = {p.stem: yaml.safe_load(p.read_text()) or {} for p in sorted(folder.glob("*.yaml"))} \
+            if self.notebook else {}
+        return {name: values[key] for name, values in sets.items() if key in values}
 
     def seed_line(self, found: pd.DataFrame) -> str:
         """The answer's one line on the seed (findings.seed_line); a workload whose seed may not have

@@ -9,10 +9,8 @@ import json
 from functools import cached_property
 
 import pandas as pd
-import yaml
 
 from ...data import findings as F
-from ...core.settings import get_settings
 from ...data import results
 from ...present.plots import bars_by_phase, ratio_chart
 from ...engines import engine_order, engine_title
@@ -124,6 +122,7 @@ def without_unfounded_chance_note(found: pd.DataFrame) -> pd.DataFrame:
 
 class SsbReport(RunReport):
     workload = WORKLOAD
+    notebook = "08-star-schema"
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -252,8 +251,8 @@ class SsbReport(RunReport):
         return ([0] * len(self._scale_lines()) + super().answer_support())[:self.answer_limit]
 
     def _scale_lines(self) -> list[str]:
-        default = yaml.safe_load((get_settings().params_dir / "08-star-schema" / "default.yaml").read_text())
-        return scale_lines(self.sf, {e: self._floor_share(e) for e in self.engines}, default["scale_factor"])
+        return scale_lines(self.sf, {e: self._floor_share(e) for e in self.engines},
+                           self.set_values("scale_factor")["default"])
 
     def headline_figure(self):
         found = self.findings()
