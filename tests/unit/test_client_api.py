@@ -232,6 +232,12 @@ def test_the_answer_states_decided_rows_first_layers_before_the_rest():
     assert len(head) and head["verdict"].isin(["better", "worse", "same"]).all()
     kinds = list(head["kind"])
     assert kinds == sorted(kinds, key=lambda k: k != "layer")  # the question's rows (layers) lead
+    # Hostile read 44 (04 #3): the largest decided saving is stated beside the costs added.
+    two = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE), _windows("postgres", "unix", PG),
+                                     _windows("mariadb", "unix", MYSQL)), host=lambda e, b: None, headline_limit=2)
+    head = two[two["headline"]]  # by distance alone: SQLite's ORM 23.9x and core 6.96x, both costs added
+    assert list(zip(head["engine"], head["layer"], head["verdict"])) == [("sqlite", "orm_object", "worse"),
+                                                                         ("mariadb", "c_driver", "better")]
 
 
 def test_the_contended_test_is_one_window_per_mode_so_untested():
