@@ -146,3 +146,15 @@ def test_a_compared_pair_shares_one_panel():
     fig = plots.stacked_bars(df, x=["engine"], segments={"cpu": ("engine CPU", "#336791")}, title="t",
                              unit="ms", name="n", together="pair")
     assert {trace.yaxis: set(trace.x) for trace in fig.data} == {"y": {"PostgreSQL", "FerretDB"}, "y2": {"SQLite"}}
+
+
+def test_a_ratio_measured_once_has_its_own_marker_not_not_told_apart():
+    """Hostile read 44 (08 #2): first-run points measured once were drawn as "○ not told apart"."""
+    found = pd.DataFrame([{"ratio": 0.05, "ratio_low": None, "ratio_high": None, "verdict": "untested",
+                           "engine": "duckdb", "step": "Q1.1"},
+                          {"ratio": 1.2, "ratio_low": 0.9, "ratio_high": 1.5, "verdict": "noise",
+                           "engine": "duckdb", "step": "Q1.2"}])
+    fig = plots.ratio_chart(found, y=lambda r: r["step"], series=lambda r: r["engine"], title="t", name="n",
+                            axis_title="ratio")
+    assert list(fig.data[0].marker.symbol) == ["square-open", "circle-open"]
+    assert "□ measured once" in fig.layout.title.text and "○ not told apart" in fig.layout.title.text

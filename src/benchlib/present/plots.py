@@ -514,6 +514,7 @@ _RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 
 # A verdict as a marker: filled where the run tells the sides apart (or shows them equal), open
 # where it cannot, a cross where the two sides did different work.
 _MARKS = {"decided": ("circle", "● decided"), "undecided": ("circle-open", "○ not told apart"),
+          "untested": ("square-open", "□ measured once: no test"),
           "not_comparable": ("x-thin-open", "× not comparable"),
           "false_positive": ("circle-open-dot", "⊙ flagged on a rerun: a false positive")}
 
@@ -522,7 +523,8 @@ def _mark(verdict: str) -> str:
     from ..data.findings import Verdict
 
     v = Verdict(verdict)
-    if v in (Verdict.NOT_COMPARABLE, Verdict.FALSE_POSITIVE):
+    # Measured once is not "not told apart": no test ran (hostile read 44, 08 #2).
+    if v in (Verdict.NOT_COMPARABLE, Verdict.FALSE_POSITIVE, Verdict.UNTESTED):
         return v.value
     return "decided" if v.decided else "undecided"
 
@@ -539,7 +541,8 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
     """THE chart of findings rows: each row's ratio to its base as a dot on one log axis with its
     95% CI, one line of the chart per `y(row)` (in the rows' order, first at the top), one series
     per `series(row)` side by side (`colors` by series, else a palette), a line at 1 (the base).
-    The marker is the verdict (filled: decided, open: not told apart, ×: not comparable; the
+    The marker is the verdict (filled: decided, open: not told apart, open square: measured once,
+    ×: not comparable; the
     subtitle names only the marks drawn); the seed's ratio a grey diamond where a row has one.
     Rows without a positive ratio are left out."""
     import plotly.graph_objects as go
