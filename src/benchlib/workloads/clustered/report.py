@@ -560,7 +560,10 @@ def class_lines(found: pd.DataFrame, phrases: F.Phrases, marks: dict[str, int] |
     test's row in the other regime where it has a ratio, each rendered by the phrase table, with
     its footnote marks (`marks`: RunReport.caveat_marks)."""
     lines = []
-    for row in found[found["headline"] == True].to_dict("records"):  # noqa: E712 (object column)
+    order = {label: i for i, (label, _, _) in enumerate(analysis.CLASSES)}  # the seed's order, the load last
+    head = sorted(found[found["headline"] == True].to_dict("records"),  # noqa: E712 (object column)
+                  key=lambda r: order.get(r["test_class"], len(order)))
+    for row in head:
         same = found[(found["engine"] == row["engine"]) & (found["step"] == row["step"])
                      & (found["column"] == row["column"]) & (found["regime"] != row["regime"]) & found["ratio"].notna()]
         said = "; ".join(F.render(r, phrases, with_seed=True, mark=RunReport.footnote(r, marks or {}))
