@@ -106,6 +106,8 @@ def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
     parts = [line for line in lines if "one-row insert" in line]
     assert parts and all(COUNTED_CLAUSE in line for line in parts)
     assert not any("wait" in line for line in lines) and len(lines) <= report.answer_limit
+    # 05i #3: under valgrind wall time is valgrind's: no wall-time row, none in "N of M decided".
+    assert set(found["metric"]) == {"instructions_user"}
     # Counted in instructions, a part carries the caveat that a commit's fsync wait is not in them.
     assert all("counts-no-waits" in c for c in costs[costs["kind"] == "decomposition"]["caveats"])
 

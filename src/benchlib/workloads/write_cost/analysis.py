@@ -320,9 +320,11 @@ def _stats(rows: pd.DataFrame, value: str, by=("engine", *CELL)) -> pd.DataFrame
 
 
 def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: pd.DataFrame, *, metric: str,
-                  unit: str, seed: dict[str, float], readings: dict[str, str] | None = None) -> list[dict]:
+                  unit: str, seed: dict[str, float], readings: dict[str, str] | None = None,
+                  timed: bool = True) -> list[dict]:
     """Each server engine against PostgreSQL in the cell nearest seed 000's insert: the engine's
-    own cost per row (the seed's figure is the server's work), and the wall time per row beside it.
+    own cost per row (the seed's figure is the server's work), and the wall time per row beside it
+    where `timed` (not under valgrind: its wall time is valgrind's, no verdict of the engine's).
     `readings`: each engine's durability reading at its start; a subject that writes a binary log
     the base does not cites BINARY_LOG."""
     corner = seed_cell(summary)
@@ -339,7 +341,7 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: 
     after = rows["after_per_row"].where(rows["after_counted"]).groupby(rows["engine"]).mean()
     for value, name, metric_unit, label, is_cost in (
             ("engine_per_row", metric, unit, f"bulk insert ({where})", True),
-            ("wall_per_row", "wall_time", "s", f"bulk insert's wall time ({where})", False)):
+            ("wall_per_row", "wall_time", "s", f"bulk insert's wall time ({where})", False))[:2 if timed else 1]:
         stats = _stats(rows, value, by=("engine",)).set_index("engine")
         if base not in stats.index:
             continue
@@ -388,7 +390,7 @@ def replication_findings(replicated: pd.DataFrame, measurements: pd.DataFrame, *
 
 def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.DataFrame, measurements: pd.DataFrame,
              *, metric: str, unit: str, seed: dict[str, float], answer_limit: int = 5,
-             readings: dict[str, str] | None = None) -> pd.DataFrame:
+             readings: dict[str, str] | None = None, timed: bool = True) -> pd.DataFrame:
     """The findings table: with clusters, what replication adds per cell (headline: the one-row
     and bulk cells); then per engine whether its one-row write's parts separate, and the server
     engines against PostgreSQL in seed 000's corner (headline without clusters: the decomposition
@@ -399,7 +401,7 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
             + in_order(decomposition_findings(cell_rows[[not is_cluster(e) for e in cell_rows["engine"]]],
                                               metric=metric, unit=unit))
             + in_order(bulk_findings(cell_rows, summary, measurements, metric=metric, unit=unit, seed=seed,
-                                     readings=readings)))
+                                     readings=readings, timed=timed)))
     found = F.table(rows)
     if found.empty:
         return found
