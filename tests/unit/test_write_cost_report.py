@@ -241,3 +241,19 @@ def test_the_seed_table_in_the_appendix_reads_as_the_other_tables(report):
     seed = html.partition("Seed 000's engines this run did not measure")[2].partition("</table>")[0]
     assert "14,974" in seed and "14974.3" not in seed and "0.567" in seed and "0.567078" not in seed
     assert 'class="row_heading' not in seed  # no index column
+
+
+def test_the_method_states_the_runs_key_kind_and_seed_000s_where_they_differ(tmp_path):
+    """Hostile read 44 (05 instructions #5): the method said "as in seed 000" (UUIDs) of a run with
+    sequential keys and 16-byte rows. The key kind comes from the run's parameters."""
+    from write_cost_runs import ROWS
+
+    store = Store(tmp_path / "results")
+    params = {"engines": ["postgres", "mysql"], "rows": ROWS, "rows_per_txn": [1, 100], "rows_per_stmt": [1, 100],
+              "server_generated": True, "repetitions": 3, "pk_kind": "sequential", "max_settle_seconds": 1,
+              "idle_seconds": 1, "clusters": []}
+    engines = {k: ENGINES[k] for k in ("postgres", "mysql")}
+    sequential = WriteCostReport(write_run(store, engines=engines, parameters=params), store).method_notes()
+    assert "sequential primary key + float, 16 bytes of row; seed 000's keys: uuid, 24 bytes of row" in sequential
+    uuid = WriteCostReport(write_run(store, engines=engines), store).method_notes()
+    assert "uuid primary key + float, 24 bytes of row)" in uuid and "seed 000's keys" not in uuid

@@ -25,6 +25,7 @@ from .analysis import BINARY_LOG, COUNTS_NO_WAITS, DECOMPOSITION, EMBEDDED_DRIVE
 from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
 from .workload import CLIENT_VALUES, SERVER_GENERATOR, WORKLOAD
 
+SEED_KEYS = "uuid"  # seed 000's primary keys: gen_random_uuid(), UUID_TO_BIN(UUID())
 SEED_ROWS = 2_000_000  # seed 000 inserted 2M rows in two transactions of 1M, each one insert ... select
 SERVER_LABEL = "server-generated"  # heatmap column of the one-statement-per-transaction cells
 # The heatmaps' x axis holds what a statement is, not a count: a client statement by its rows, or the
@@ -472,8 +473,8 @@ class WriteCostReport(RunReport):
         notes = [
             "" if self.asks_replication else NO_CLUSTER,
             f"Each cell writes {p['rows']:,} rows into a freshly created table (`demo`: server-generated "
-            f"{p['pk_kind']} primary key + float, {self.row_bytes} bytes of row); cells run one after another on "
-            "one engine start per repetition.",
+            f"{p['pk_kind']} primary key + float, {self.row_bytes} bytes of row{self._seed_keys(p['pk_kind'])}); cells "
+            "run one after another on one engine start per repetition.",
             f"A settle window follows each cell's statements until the engine is back near its idle rate (at most "
             f"{p['max_settle_seconds']} s). Work the engine starts after its settle window lands in no window.",
             "Log bytes: " + "; ".join(f"{engine_title(k)}: {d.log.source or d.log.reason}" for k, d in DIALECTS.items()
@@ -489,6 +490,11 @@ class WriteCostReport(RunReport):
             notes.append("The server engines' cgroup I/O write bytes read 0 in every window (the kernel charged their "
                          "writes elsewhere): their log counter is the byte figure.")
         return "\n".join(f"- {n}" for n in notes if n)
+
+    @staticmethod
+    def _seed_keys(pk_kind: str) -> str:
+        """Where the run's keys are not seed 000's (UUIDs), said beside them (hostile read 44, 05i #5)."""
+        return "" if pk_kind == SEED_KEYS else f"; seed 000's keys: {SEED_KEYS}, {ROW_BYTES[SEED_KEYS]} bytes of row"
 
     def appendix_parts(self) -> list:
         return [("How each cell was measured", self.method_notes()), ("Every cell", self.cell_table()),
