@@ -426,3 +426,18 @@ def test_the_runs_note_names_the_idle_rate_write_cost_subtracts():
     note = idle_rule(params, SettlePolicy(), WriteCost)
     assert "after each cell's settle window" in note and "median" in note and "once per engine start" not in note
     assert "once per engine start" in idle_rule(params, SettlePolicy(), Workload)
+
+
+def test_a_drivers_measured_cost_is_never_blanked_only_its_differences_are():
+    """Hostile read 44 (05 #1): MariaDB's driver one-row txn, a CPU cost with no idle rate subtracted,
+    printed "not above 0" (its CI, 2 repetitions wide, reached below 0). Only the differences of two
+    cells (commit, statement) can be at or below zero."""
+    parts = pd.DataFrame({"engine": ["mariadb"], "n": [3],
+                          "one_row_txn": [80.0], "one_row_txn_ci95": [120.0],
+                          "commit": [-5.0], "commit_ci95": [30.0],
+                          "statement": [70.0], "statement_ci95": [90.0],
+                          "row": [1.2], "row_ci95": [2.0]})
+    shown = analysis.positive_parts(parts, raw=True).iloc[0]
+    assert shown["one_row_txn"] == 80.0 and shown["row"] == 1.2
+    assert pd.isna(shown["commit"]) and pd.isna(shown["statement"])
+    assert pd.isna(analysis.positive_parts(parts).iloc[0]["one_row_txn"])  # net of an idle rate: tested

@@ -43,6 +43,10 @@ COUNTED_CLAUSE = "user space only; the commit's kernel CPU is not counted: the C
 SINGLE_NODE_QUESTION = "Where does an insert's cost go: to the commit, the statement or the row?"
 CLUSTER_QUESTION = "What does replication add to a row write?"
 
+# A part whose CI reaches 0 or below: a difference of two cells (or a cost net of an idle rate) not told
+# from nothing, which is not "no cost" (hostile read 44, 05 #1).
+NOT_RESOLVED = "not resolved"
+
 # Engines against a base (bulk, replication): one sentence per row.
 # A row measured once says nothing of its own certainty: the answer's count line says it once for all.
 EACH = "{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio}"
@@ -54,7 +58,7 @@ AFTER = "; of which after the commit: {after} vs {base_after}"
 BULK_PHRASES = dataclasses.replace(
     COMPARISON, default=EACH + " ({words})" + AFTER, templates={F.Verdict.UNTESTED.value: EACH + AFTER},
     values=("after", "base_after"),
-    missing="not resolved")  # not above zero, or within the idle rate's noise (analysis.bulk_findings)
+    missing=NOT_RESOLVED)  # not above zero, or within the idle rate's noise (analysis.bulk_findings)
 
 
 # One line per engine: its one-row insert's parts in one order, then whether its largest part is
@@ -72,7 +76,7 @@ def _parts_phrases(subject: str, counted: bool = False) -> F.Phrases:
         F.Verdict.NA.value: each,
         F.Verdict.UNTESTED.value: each,  # measured once: said once, by the answer's count line
     }, default=each + " ({words})", unit_scale=analysis.UNIT_SCALE, values=PARTS,
-        missing="not above 0", directed=False)
+        missing=NOT_RESOLVED, directed=False)
 
 
 PARTS_PHRASES = _parts_phrases("{subject}")
@@ -248,7 +252,7 @@ class WriteCostReport(RunReport):
         fig = bars_by_phase(long, "value", error="ci", phases=list(PARTS), name="write-cost-parts",
                             unit=f"{self.shown_unit} per row", markers=True,
                             title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row)<br><sup>"
-                                  f"{self.spread_words()}; a part not above 0 is not drawn</sup>")
+                                  f"{self.spread_words()}; a part not resolved above 0 is not drawn</sup>")
         # An embedded engine's bars hold its Python driver; a server's driver is not in them.
         embedded = {engine_title(e) for e in p["engine"] if not is_server(e)}
         fig.for_each_trace(lambda t: t.update(name=WITH_DRIVER.format(engine=t.name)) if t.name in embedded else None)
@@ -374,7 +378,7 @@ class WriteCostReport(RunReport):
         """Each part of a one-row insert with its 95% CI: the engine's own cost (an embedded
         engine's holds its driver), and for a server its driver's beside it."""
         rows = []
-        driver = (analysis.positive_parts(self.driver_parts).set_index("engine") if not self.driver_parts.empty
+        driver = (analysis.positive_parts(self.driver_parts, raw=True).set_index("engine") if not self.driver_parts.empty
                   else pd.DataFrame())
         for p in analysis.positive_parts(self.parts).to_dict("records") if not self.parts.empty else []:
             arch = _architecture(p["engine"])
@@ -384,7 +388,7 @@ class WriteCostReport(RunReport):
                 rows.append({"engine": engine_title(p["engine"]), "side": side,
                              "architecture": arch.name if arch and side == "engine" else "",
                              **{f"{title} ({self.shown_unit}/row)": self._ci(values[name], values[f"{name}_ci95"])
-                                if values[name] == values[name] else "not above 0"
+                                if values[name] == values[name] else NOT_RESOLVED
                                 for name, title in (("one_row_txn", "one-row txn"), *((part, part) for part in PARTS))},
                              "n": int(values["n"])})
         return pd.DataFrame(rows).style.hide(axis="index").set_caption(
