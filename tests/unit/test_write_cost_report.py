@@ -190,6 +190,9 @@ def test_the_bulk_row_reads_the_cell_its_table_shows_and_names_the_after_commit_
     line = report.render(row.to_dict())
     assert report.phrases_of(row.to_dict()) is BULK_PHRASES
     assert "of which after the commit: 10" in line and "not resolved" in line.rpartition("; seed")[0]
+    # Hostile read 44 (05 #3): where neither side's is resolved, no "not resolved vs not resolved" clause.
+    empty = {**row.to_dict(), "after": float("nan")}
+    assert "after the commit" not in report.render(empty) and "µs per row, 3.57x" in report.render(empty)
 
 
 def test_no_engines_part_line_carries_a_part_ratio(report):

@@ -190,7 +190,9 @@ class WriteCostReport(RunReport):
 
     def phrases_of(self, row) -> F.Phrases:
         if row["kind"] == analysis.BULK and row["metric"] == self.metric:
-            return BULK_PHRASES
+            # Neither side's after-commit work resolved: no clause (hostile read 44, 05 #3).
+            after = [row.get(k) for k in ("after", "base_after")]
+            return BULK_PHRASES if any(v == v and v is not None for v in after) else self.phrases
         if row["kind"] != DECOMPOSITION:
             return self.phrases
         if self.metric_unit in F.COUNTED_UNITS:
