@@ -215,6 +215,19 @@ def test_differences_between_the_two_sides_are_read_from_the_run_not_assumed():
     assert analysis.differences(big, big).flags() == []
 
 
+def test_a_cache_is_set_beside_the_tables_size_on_disk_never_said_to_hold_it():
+    """Hostile read 44 (07 #3): "MyRocks's (7.37 MiB) fits its 8 MiB": 7.37 MiB is compressed on disk,
+    the block cache holds uncompressed blocks (29.3 engine reads per fetch)."""
+    from benchlib.workloads.load_fetch.report import LoadFetchReport
+
+    innodb = analysis.Side(reading=READINGS["mariadb"], mib=20.0, cache_mib=8.0)
+    myrocks = analysis.Side(reading=READINGS["mariadb-myrocks"], mib=7.37, memtable_mib=64.0, cache_mib=8.0)
+    text = LoadFetchReport._difference_text("cache_pressure", {"mariadb": innodb, "mariadb-myrocks": myrocks},
+                                            {"mariadb": "MariaDB", "mariadb-myrocks": "MariaDB MyRocks"})
+    assert "MariaDB's table (20 MiB on disk) outgrows its 8 MiB cache" in text
+    assert "MariaDB MyRocks's is 7.37 MiB on disk against 8 MiB" in text and "fits" not in text
+
+
 MAIN_LOADS = pd.DataFrame([("cached", e, r) for e, r in (("mariadb", 40_000.0), ("mariadb-myrocks", 50_000.0),
                                                         ("sqlite", 120_000.0), ("rocksdb", 140_000.0))],
                           columns=["regime", "engine", "rows_per_s"])

@@ -330,8 +330,10 @@ class LoadFetchReport(RunReport):
                     f"{t[no]} through it: a miss in its own cache costs {t[yes]} a device read.")
         if flag == "cache_pressure":
             out, into = (a, b) if sa.mib > sa.cache_mib else (b, a)
-            return (f"{t[out]}'s table ({sides[out].mib:.3g} MiB) outgrows its {sides[out].cache_mib:g} MiB cache, "
-                    f"{t[into]}'s ({sides[into].mib:.3g} MiB) fits its {sides[into].cache_mib:g} MiB.")
+            # Sizes on disk (compressed where the engine compresses): a cache holds uncompressed blocks, so
+            # the smaller is no proof of a fit (hostile read 44, 07 #3).
+            return (f"{t[out]}'s table ({sides[out].mib:.3g} MiB on disk) outgrows its {sides[out].cache_mib:g} MiB "
+                    f"cache; {t[into]}'s is {sides[into].mib:.3g} MiB on disk against {sides[into].cache_mib:g} MiB.")
         python = a if sa.lookup_in_python else b
         other = b if python == a else a
         return (f"{t[python]}'s index scan and row decoding run in this workload's Python, {t[other]}'s inside the "
