@@ -162,6 +162,12 @@ def test_key_order_ratios_and_seed_beside_this_run():
     assert mysql.at["this run", "rows_per_engine_cpu_s"] == pytest.approx(200_000 / 3.0)  # 2.5 s + 0.5 s settle
     assert mysql.at["this run", "insert_ms"] == 2.0 and mysql.at["this run", "fetch_ms"] == 1.0
     assert mysql.at["seed 001", "fetch_ms"] == 1.5 and mysql.at["seed 001", "fetch_text"] == "1-2"
+    # Hostile read 44 (07 #1): this run's fetch latency holds its driver's CPU; it is given less it.
+    assert mysql.at["this run", "fetch_text"] == "1 (0.999 less driver CPU)"
+    # Hostile read 44 (07 ferretdb #1): an engine that is not the seed's system is its stand-in.
+    stand_ins = analysis.beside_seed(reference, pd.concat([cached, cached.assign(engine="ferretdb")]), summary)
+    assert not mysql.at["this run", "stand_in"]
+    assert stand_ins.set_index(["system", "source"]).at[("MongoDB", "this run"), "stand_in"]
     assert set(beside[beside["system"] == "BigTable"]["source"]) == {"seed 001"}
     assert beside.set_index("system").at["BigTable", "rate_source"].startswith("derived")
 

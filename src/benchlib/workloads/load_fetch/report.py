@@ -437,7 +437,9 @@ class LoadFetchReport(RunReport):
         """Seed 001's table with this run's engines beside the systems they stand beside, raw."""
         f = analysis.beside_seed(results.reference("seed001_load_fetch"), self.loads, self.summary)
         return pd.DataFrame({
-            "seed 001 system": f["system"], "source": f["source"],
+            "seed 001 system": f["system"],
+            "source": [f"{src} (a stand-in, not {system})" if s else src
+                       for src, system, s in zip(f["source"], f["system"], f["stand_in"])],
             # The seed's own rows ran the system named: a stand-in is this run's alone.
             "stand-in here": ["" if src == "seed 001" else engine_title(e) if isinstance(e, str) else
                               "none (cloud service)" for e, src in zip(f["engine"], f["source"])],
@@ -446,7 +448,8 @@ class LoadFetchReport(RunReport):
             "insert one row ms": [("< " if b == "<" else "") + fmt(v) for v, b in zip(f["insert_ms"], f["insert_bound"])],
             "fetch a customer ms": f["fetch_text"],
         }).style.hide(axis="index").set_caption(f"Seed 001 ({SEED_ROWS_TEXT} rows, 8 vCPU machines) beside this run "
-                                                f"({self.rows:,} rows, {self.info.get('cpu_cores')} cores), raw")
+                                                f"({self.rows:,} rows, {self.info.get('cpu_cores')} cores), raw; this "
+                                                "run's fetch latency holds its Python client's driver CPU")
 
     # -- the appendix -----------------------------------------------------------------------------------
     def load_table(self):
