@@ -419,6 +419,15 @@ def test_every_decided_row_the_headline_leaves_out_is_stated_one_line_per_compar
     # Hostile read 42 (07 #2): the row's footnote mark (FerretDB's Seq Scan note) sits beside its ratio.
     marked = F.render_lines(elsewhere.assign(cite="<sup>4</sup>"), DECIDED_PHRASES)
     assert [m.count("<sup>4</sup>") for m in marked] == [len(elsewhere)]
+    # Hostile read 44 (07 ferretdb #2): a decided row on an operation the headline already decided the
+    # same way (the fetch's latency beside its headline engine CPU) restates it: not stated again.
+    found.loc[fetch_cpu, "headline"] = True
+    verdict = found.loc[fetch_cpu, "verdict"].iloc[0]
+    fetch_latency = (found["engine"] == "mariadb-myrocks") & (found["step"] == FETCH) & (found["metric"] == "latency")
+    found.loc[fetch_latency, ["verdict", "headline"]] = [verdict, False]
+    assert fetch_latency.sum() == 1 and decided_elsewhere(found).empty
+    found.loc[fetch_cpu, "headline"] = False  # the fetch not in the headline: both its rows are stated
+    assert len(decided_elsewhere(found)) == 2
 
 
 def test_two_sides_that_did_different_work_are_off_the_chart():
