@@ -84,6 +84,13 @@ def test_a_run_with_clusters_asks_what_replication_adds(tmp_path):
     bars = figure.data[0]
     assert not bars.error_y.symmetric and bars.error_y.array[0] > bars.error_y.arrayminus[0]
     assert report.answer_lines()[0].split(", ")[1].startswith("1/txn · 1/stmt")  # a commit per row first
+    # Hostile read 44 (05 clusters #1): what a sync replica adds is time, not CPU: each line gives the
+    # wall time per row of both sides, as the appendix's table has them.
+    from benchlib.data import findings as F
+
+    wall = report.summary.set_index(["engine", "rows_per_txn", "rows_per_stmt", "rows_from"])["wall_per_row"] * 1e6
+    expected = [F.fmt_number(wall[(e, 1, 1, CLIENT_VALUES)]) for e in ("postgres-replica-sync", "postgres")]
+    assert report.answer_lines()[0].endswith(f"; wall {expected[0]} vs {expected[1]} µs per row")
 
 
 def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):

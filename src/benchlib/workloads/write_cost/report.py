@@ -52,6 +52,10 @@ NOT_RESOLVED = "not resolved"
 EACH = "{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio}"
 COMPARISON = F.Phrases(default=EACH + " ({words})", templates={F.Verdict.UNTESTED.value: EACH},
                        seed="seed 000: {seed_ratio:.2f}x, {seed_words}", unit_scale=analysis.UNIT_SCALE)
+# A cluster's line: its cost, and the wall time per row beside it (what a synchronous replica adds).
+WALL = "; wall {wall_us} vs {base_wall_us} µs per row"
+REPLICATION_PHRASES = dataclasses.replace(COMPARISON, default=EACH + " ({words})" + WALL,
+                                          templates={F.Verdict.UNTESTED.value: EACH + WALL})
 # The bulk row: the cell's engine cost against the base's, as its table shows it, and the part of
 # each that came after the commit (settle) where resolved above the idle rate's noise.
 AFTER = "; of which after the commit: {after} vs {base_after}"
@@ -193,6 +197,8 @@ class WriteCostReport(RunReport):
             # Neither side's after-commit work resolved: no clause (hostile read 44, 05 #3).
             after = [row.get(k) for k in ("after", "base_after")]
             return BULK_PHRASES if any(v == v and v is not None for v in after) else self.phrases
+        if row["kind"] == analysis.REPLICATION:
+            return REPLICATION_PHRASES
         if row["kind"] != DECOMPOSITION:
             return self.phrases
         if self.metric_unit in F.COUNTED_UNITS:
