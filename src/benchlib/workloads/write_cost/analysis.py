@@ -418,7 +418,13 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
         return found
     costs = found["metric"] == metric
     if (found["kind"] == REPLICATION).any():
-        lead = found[found["kind"] == REPLICATION].index[:REPLICATION_LINES]  # one-row cells first
+        # One-row cells first (replication_findings' order), then the decided cells before the undecided
+        # (hostile read 44, 05 clusters #3: a within-noise line took the place of decided ones).
+        rep = found[found["kind"] == REPLICATION]
+        one_row = (rep["rows_per_txn"] == 1) & (rep["rows_per_stmt"] == 1)
+        undecided = ~rep["verdict"].map(lambda v: F.Verdict(v).decided)
+        lead = rep.assign(_one=~one_row, _open=undecided).sort_values(["_one", "_open"], kind="stable").index[
+            :REPLICATION_LINES]
     else:
         seeded = found[(found["kind"] == BULK) & costs & found["seed_ratio"].notna()].index[:1]
         parts = found[found["kind"] == DECOMPOSITION].index[:answer_limit - len(seeded)]
