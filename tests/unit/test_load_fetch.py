@@ -162,6 +162,12 @@ def test_key_order_ratios_and_seed_beside_this_run():
     assert mysql.at["this run", "rows_per_engine_cpu_s"] == pytest.approx(200_000 / 3.0)  # 2.5 s + 0.5 s settle
     assert mysql.at["this run", "insert_ms"] == 2.0 and mysql.at["this run", "fetch_ms"] == 1.0
     assert mysql.at["seed 001", "fetch_ms"] == 1.5 and mysql.at["seed 001", "fetch_text"] == "1-2"
+    # Hostile read 44 (07 #1): this run's fetch latency holds its driver's CPU; it is given less it.
+    assert mysql.at["this run", "fetch_text"] == "1 (0.999 less driver CPU)"
+    # Hostile read 44 (07 ferretdb #1): an engine that is not the seed's system is its stand-in.
+    stand_ins = analysis.beside_seed(reference, pd.concat([cached, cached.assign(engine="ferretdb")]), summary)
+    assert not mysql.at["this run", "stand_in"]
+    assert stand_ins.set_index(["system", "source"]).at[("MongoDB", "this run"), "stand_in"]
     assert set(beside[beside["system"] == "BigTable"]["source"]) == {"seed 001"}
     assert beside.set_index("system").at["BigTable", "rate_source"].startswith("derived")
 
@@ -213,6 +219,19 @@ def test_differences_between_the_two_sides_are_read_from_the_run_not_assumed():
     # Same durability, same reads, the LSM tree beyond its memtable, both tables in cache: nothing.
     big = analysis.Side(reading=READINGS["mariadb-myrocks"], mib=900.0, memtable_mib=64.0, cache_mib=1024.0)
     assert analysis.differences(big, big).flags() == []
+
+
+def test_a_cache_is_set_beside_the_tables_size_on_disk_never_said_to_hold_it():
+    """Hostile read 44 (07 #3): "MyRocks's (7.37 MiB) fits its 8 MiB": 7.37 MiB is compressed on disk,
+    the block cache holds uncompressed blocks (29.3 engine reads per fetch)."""
+    from benchlib.workloads.load_fetch.report import LoadFetchReport
+
+    innodb = analysis.Side(reading=READINGS["mariadb"], mib=20.0, cache_mib=8.0)
+    myrocks = analysis.Side(reading=READINGS["mariadb-myrocks"], mib=7.37, memtable_mib=64.0, cache_mib=8.0)
+    text = LoadFetchReport._difference_text("cache_pressure", {"mariadb": innodb, "mariadb-myrocks": myrocks},
+                                            {"mariadb": "MariaDB", "mariadb-myrocks": "MariaDB MyRocks"})
+    assert "MariaDB's table (20 MiB on disk) outgrows its 8 MiB cache" in text
+    assert "MariaDB MyRocks's is 7.37 MiB on disk against 8 MiB" in text and "fits" not in text
 
 
 MAIN_LOADS = pd.DataFrame([("cached", e, r) for e, r in (("mariadb", 40_000.0), ("mariadb-myrocks", 50_000.0),
@@ -400,6 +419,15 @@ def test_every_decided_row_the_headline_leaves_out_is_stated_one_line_per_compar
     # Hostile read 42 (07 #2): the row's footnote mark (FerretDB's Seq Scan note) sits beside its ratio.
     marked = F.render_lines(elsewhere.assign(cite="<sup>4</sup>"), DECIDED_PHRASES)
     assert [m.count("<sup>4</sup>") for m in marked] == [len(elsewhere)]
+    # Hostile read 44 (07 ferretdb #2): a decided row on an operation the headline already decided the
+    # same way (the fetch's latency beside its headline engine CPU) restates it: not stated again.
+    found.loc[fetch_cpu, "headline"] = True
+    verdict = found.loc[fetch_cpu, "verdict"].iloc[0]
+    fetch_latency = (found["engine"] == "mariadb-myrocks") & (found["step"] == FETCH) & (found["metric"] == "latency")
+    found.loc[fetch_latency, ["verdict", "headline"]] = [verdict, False]
+    assert fetch_latency.sum() == 1 and decided_elsewhere(found).empty
+    found.loc[fetch_cpu, "headline"] = False  # the fetch not in the headline: both its rows are stated
+    assert len(decided_elsewhere(found)) == 2
 
 
 def test_two_sides_that_did_different_work_are_off_the_chart():

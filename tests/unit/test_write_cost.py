@@ -426,3 +426,48 @@ def test_the_runs_note_names_the_idle_rate_write_cost_subtracts():
     note = idle_rule(params, SettlePolicy(), WriteCost)
     assert "after each cell's settle window" in note and "median" in note and "once per engine start" not in note
     assert "once per engine start" in idle_rule(params, SettlePolicy(), Workload)
+
+
+def test_a_drivers_measured_cost_is_never_blanked_only_its_differences_are():
+    """Hostile read 44 (05 #1): MariaDB's driver one-row txn, a CPU cost with no idle rate subtracted,
+    printed "not above 0" (its CI, 2 repetitions wide, reached below 0). Only the differences of two
+    cells (commit, statement) can be at or below zero."""
+    parts = pd.DataFrame({"engine": ["mariadb"], "n": [3],
+                          "one_row_txn": [80.0], "one_row_txn_ci95": [120.0],
+                          "commit": [-5.0], "commit_ci95": [30.0],
+                          "statement": [70.0], "statement_ci95": [90.0],
+                          "row": [1.2], "row_ci95": [2.0]})
+    shown = analysis.positive_parts(parts, raw=True).iloc[0]
+    assert shown["one_row_txn"] == 80.0 and shown["row"] == 1.2
+    assert pd.isna(shown["commit"]) and pd.isna(shown["statement"])
+    assert pd.isna(analysis.positive_parts(parts).iloc[0]["one_row_txn"])  # net of an idle rate: tested
+
+
+def test_the_answer_takes_decided_replication_cells_before_undecided_ones():
+    """Hostile read 44 (05 clusters #3): the answer kept a within-noise Galera line (1,000/txn · 1/stmt)
+    and left out decided cells. One-row cells first, then decided cells, then the rest."""
+    from benchlib.data.findings import Verdict
+
+    def cell(cluster, txn, stmt, ratio, low):
+        return {"cluster": cluster, "single": "postgres", "rows_per_txn": txn, "rows_per_stmt": stmt,
+                "rows_from": CLIENT_VALUES, "mean": 10.0 * ratio, "ci95": 1.0, "n": 3, "base_mean": 10.0,
+                "base_ci95": 1.0, "base_n": 3, "ratio": ratio, "ratio_low": low, "ratio_high": ratio * 1.5,
+                "welch_t": 9.0 if low > 1 else 0.5, "welch_dof": 4.0, "beyond_noise": low > 1,
+                "cluster_wall_per_row": 2e-4, "single_wall_per_row": 1e-4}
+
+    clusters = ("postgres-replica-sync", "postgres-replica-async")
+    replicated = pd.DataFrame([cell(c, 1, 1, 3.0, 2.0) for c in clusters]
+                              + [cell(c, 1000, 1, 1.2, 0.8) for c in clusters]
+                              + [cell(c, 1000, 1000, 3.1, 1.4) for c in clusters])
+    # One single-node cell: no part to split, no bulk row (an empty frame's row filter would drop its columns).
+    single = pd.DataFrame([{"engine": "postgres", "repetition": 1, "rows_per_txn": 1, "rows_per_stmt": 1,
+                            "rows_from": CLIENT_VALUES, "engine_per_row": 1e-5}])
+    no_calibration = pd.DataFrame(columns=["run_id", "instance_id", "engine", "repetition", "metric", "window", "value"])
+    found = analysis.findings(single, pd.DataFrame(), replicated, no_calibration,
+                              metric="cpu_time", unit="s", seed={})
+    lead = found[found["headline"] == True]  # noqa: E712
+    assert len(lead) == analysis.REPLICATION_LINES
+    # Both decided 1,000 · 1,000 cells are in, and one within-noise 1,000 · 1 cell after them.
+    cells = sorted(zip(lead["rows_per_txn"], lead["rows_per_stmt"]))
+    assert cells == [(1, 1), (1, 1), (1000, 1), (1000, 1000), (1000, 1000)]
+    assert int(lead["verdict"].map(lambda v: Verdict(v).decided).sum()) == 4

@@ -7,7 +7,7 @@ import pytest
 
 from benchlib.data.store import Store
 from benchlib.workloads.write_cost import WriteCostReport
-from benchlib.workloads.write_cost.report import (BULK_PHRASES, CLUSTER_QUESTION, COUNTED_NOTE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
+from benchlib.workloads.write_cost.report import (BULK_PHRASES, CLUSTER_QUESTION, COUNTED_CLAUSE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
                                                   PARTS_PHRASES, SINGLE_NODE_QUESTION)
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
 from write_cost_runs import ENGINES, write_run
@@ -84,6 +84,13 @@ def test_a_run_with_clusters_asks_what_replication_adds(tmp_path):
     bars = figure.data[0]
     assert not bars.error_y.symmetric and bars.error_y.array[0] > bars.error_y.arrayminus[0]
     assert report.answer_lines()[0].split(", ")[1].startswith("1/txn · 1/stmt")  # a commit per row first
+    # Hostile read 44 (05 clusters #1): what a sync replica adds is time, not CPU: each line gives the
+    # wall time per row of both sides, as the appendix's table has them.
+    from benchlib.data import findings as F
+
+    wall = report.summary.set_index(["engine", "rows_per_txn", "rows_per_stmt", "rows_from"])["wall_per_row"] * 1e6
+    expected = [F.fmt_number(wall[(e, 1, 1, CLIENT_VALUES)]) for e in ("postgres-replica-sync", "postgres")]
+    assert report.answer_lines()[0].endswith(f"; wall {expected[0]} vs {expected[1]} µs per row")
 
 
 def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
@@ -100,8 +107,14 @@ def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
     mysql = costs[costs["kind"] == "decomposition"].set_index("engine").loc["mysql"]
     assert mysql["value"] == pytest.approx(310e-6 * 3e9, rel=0.01) and mysql["verdict"] == "worse"
     assert "instructions" in report.answer_lines()[0] and "µs" not in report.answer_lines()[0]
-    # Valgrind 05 item 1: the answer itself says what a count cannot see (a commit's fsync wait).
-    assert report.answer_lines()[-1] == COUNTED_NOTE and len(report.answer_lines()) <= report.answer_limit
+    # Hostile read 44 (05 instructions #1): each part line says the count is user space only (the
+    # commit's kernel CPU is not in it); no separate note, and no line says "wait".
+    lines = report.answer_lines()
+    parts = [line for line in lines if "one-row insert" in line]
+    assert parts and all(COUNTED_CLAUSE in line for line in parts)
+    assert not any("wait" in line for line in lines) and len(lines) <= report.answer_limit
+    # 05i #3: under valgrind wall time is valgrind's: no wall-time row, none in "N of M decided".
+    assert set(found["metric"]) == {"instructions_user"}
     # Counted in instructions, a part carries the caveat that a commit's fsync wait is not in them.
     assert all("counts-no-waits" in c for c in costs[costs["kind"] == "decomposition"]["caveats"])
 
@@ -184,6 +197,9 @@ def test_the_bulk_row_reads_the_cell_its_table_shows_and_names_the_after_commit_
     line = report.render(row.to_dict())
     assert report.phrases_of(row.to_dict()) is BULK_PHRASES
     assert "of which after the commit: 10" in line and "not resolved" in line.rpartition("; seed")[0]
+    # Hostile read 44 (05 #3): where neither side's is resolved, no "not resolved vs not resolved" clause.
+    empty = {**row.to_dict(), "after": float("nan")}
+    assert "after the commit" not in report.render(empty) and "µs per row, 3.57x" in report.render(empty)
 
 
 def test_no_engines_part_line_carries_a_part_ratio(report):
@@ -235,3 +251,19 @@ def test_the_seed_table_in_the_appendix_reads_as_the_other_tables(report):
     seed = html.partition("Seed 000's engines this run did not measure")[2].partition("</table>")[0]
     assert "14,974" in seed and "14974.3" not in seed and "0.567" in seed and "0.567078" not in seed
     assert 'class="row_heading' not in seed  # no index column
+
+
+def test_the_method_states_the_runs_key_kind_and_seed_000s_where_they_differ(tmp_path):
+    """Hostile read 44 (05 instructions #5): the method said "as in seed 000" (UUIDs) of a run with
+    sequential keys and 16-byte rows. The key kind comes from the run's parameters."""
+    from write_cost_runs import ROWS
+
+    store = Store(tmp_path / "results")
+    params = {"engines": ["postgres", "mysql"], "rows": ROWS, "rows_per_txn": [1, 100], "rows_per_stmt": [1, 100],
+              "server_generated": True, "repetitions": 3, "pk_kind": "sequential", "max_settle_seconds": 1,
+              "idle_seconds": 1, "clusters": []}
+    engines = {k: ENGINES[k] for k in ("postgres", "mysql")}
+    sequential = WriteCostReport(write_run(store, engines=engines, parameters=params), store).method_notes()
+    assert "sequential primary key + float, 16 bytes of row; seed 000's keys: uuid, 24 bytes of row" in sequential
+    uuid = WriteCostReport(write_run(store, engines=engines), store).method_notes()
+    assert "uuid primary key + float, 24 bytes of row)" in uuid and "seed 000's keys" not in uuid

@@ -104,6 +104,14 @@ def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
             f"perf's instructions:u on this host was {statuses}")
 
 
+def counted_by_valgrind(df: pd.DataFrame, metric: str) -> bool:
+    """Whether valgrind counted `metric` in any of these rows: its wall times are then valgrind's
+    (a server slowed many times, its threads serialised), no figure of the engine's."""
+    from ..counters.valgrind import SOURCE
+
+    return SOURCE in set(df[df["metric"] == metric]["source"])
+
+
 def phase_costs(df: pd.DataFrame, metric: str, scopes: tuple[str, ...] = ENGINE_SCOPES) -> pd.DataFrame:
     """Per engine start, variant (labels) and phase: the engine's metric in the phase window, in
     the settle window, and both with the engine's idle rate x duration subtracted (the idle rate

@@ -214,10 +214,8 @@ class DmlReport(RunReport):
     @property
     def counter(self) -> str:
         """What counted the cost metric: valgrind, perf or the engine's CPU accounting (COUNTERS)."""
-        from ...counters.valgrind import SOURCE
-
-        sources = set(self.measurements[self.measurements["metric"] == self.metric]["source"])
-        return "valgrind" if SOURCE in sources else "perf" if self.metric == "instructions_user" else "cgroup"
+        return ("valgrind" if results.counted_by_valgrind(self.measurements, self.metric)
+                else "perf" if self.metric == "instructions_user" else "cgroup")
 
     def settle_line(self) -> str:
         """How many settle windows ran to the cap, said once beside the settle figures (the
