@@ -58,21 +58,17 @@ def _executed_notebook(path: Path) -> Path:
     return path
 
 
-def test_a_wide_table_scrolls_in_its_box_and_every_engines_bar_is_drawn(tmp_path):
+def test_a_wide_table_scrolls_in_its_box_and_values_far_apart_are_dots_on_a_log_axis(tmp_path):
     html = batch.render_html(_executed_notebook(tmp_path / "wide.ipynb"), tmp_path / "wide.html")
     check = layout.check(html)
     assert check.width == WIDTH
     assert check.scroll_width <= WIDTH, f"the page is {check.scroll_width} px wide at {WIDTH} px"
+    # FerretDB's 587 s update beside PostgreSQL's 0.29 s select takes a log axis, where a bar's length
+    # means nothing: one dot per engine and phase, no bar (on a linear axis the select would be drawn
+    # 0.15 px tall).
     [figure] = check.figures
-    heights: dict[str, list[float]] = {}
-    for bar in figure["bars"]:
-        heights.setdefault(bar["trace"], []).append(bar["px"])
-    assert set(heights) == {"PostgreSQL", "MariaDB", "FerretDB (PostgreSQL backend)"}, heights
-    # Nonzero and more than a hairline: on a linear axis PostgreSQL's select (0.29 s beside
-    # FerretDB's 587 s update) would be drawn 0.15 px tall.
-    for engine, px in heights.items():
-        assert len(px) == 4 and min(px) >= 2, (engine, px)
-    assert check.problems() == [] and check.summary() == "fits 1280 px; 1 figures, 12 bars, no nonzero bar under 2 px"
+    assert figure["bars"] == []
+    assert check.problems() == [] and check.summary() == "fits 1280 px; 1 figures, 0 bars, no nonzero bar under 2 px"
 
 
 def test_the_check_names_a_hairline_bar_and_a_page_wider_than_the_window(tmp_path):

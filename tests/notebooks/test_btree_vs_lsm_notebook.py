@@ -60,9 +60,11 @@ def test_report_answers_first_from_the_findings(tiny_run):
     assert answers[0]["lines"][0].startswith("At 3,000 rows the LSM data fit in one memtable")
     page = tiny_run.html.read_text()
     assert page.index("benchlib-answer") < page.index("benchlib-findings") < page.index("benchlib-appendix")
-    # One findings table, each row naming its own base (each note printed once); RocksDB's inserts and
-    # fetch against SQLite are different work (durability, a lookup in Python), never judged.
-    assert page.count('class="benchlib-findings"') == 1
+    # One findings table in the body, each row naming its own base (each note printed once); RocksDB's
+    # inserts and fetch against SQLite are different work (durability, a lookup in Python), never judged:
+    # the body leaves those rows out, the appendix's full table keeps them (hostile read 42, 07 #5).
+    body, appendix = page.split('class="benchlib-appendix"', 1)
+    assert body.count('class="benchlib-findings"') == 1 and appendix.count('class="benchlib-findings"') == 1
     assert "MariaDB: " in page and "SQLite: " in page and "PostgreSQL: " in page
     assert "not comparable" in page and "row decoding run in this workload" in page
     # The old prose is gone: no verdict words of the workload's own.

@@ -53,8 +53,10 @@ def test_report_batch_runs_the_dml_write_cost_and_btree_notebooks_with_their_ext
     assert btree[0].params["engines"] == ["postgres", "ferretdb"] and "ferretdb" not in btree[1].params["engines"]
     # The write sweep, then the clusters beside their single nodes.
     write = [p for p in plan if p.notebook.stem.startswith("05-")]
-    assert [p.params_file for p in write] == ["default.yaml", "clusters.yaml"]
-    assert write[1].params["clusters"] == "all available" and write[1].params["engines"] == ["postgres", "mariadb",
+    # Between them, the instruction set: the commit / statement / row parts counted under valgrind.
+    assert [p.params_file for p in write] == ["default.yaml", "instructions.yaml", "clusters.yaml"]
+    assert write[1].params["counter"] == "valgrind" and write[1].valgrind == write[1].engines
+    assert write[2].params["clusters"] == "all available" and write[2].params["engines"] == ["postgres", "mariadb",
                                                                                               "mysql"]
     others = [p for p in plan if not p.notebook.stem.startswith(("01-", "05-", "07-"))]
     assert {p.params_file for p in others} == {"default.yaml"} and all(p.output_name is None for p in others)

@@ -13,11 +13,13 @@ T0 = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
 def write_run(store: Store, run_id: str, day: int, costs: dict[str, dict[str, list[float]]], *,
               experiment: str = "dml", parameters: dict | None = None, hostname: str = "host-a",
               versions: dict[str, str] | None = None, git_sha: str = "1111111111aaaa", status: str = "ok",
-              transactions: float | None = None, host: dict | None = None, configs: dict | None = None) -> str:
+              transactions: float | None = None, host: dict | None = None, configs: dict | None = None,
+              calibration: dict[str, float] | None = None) -> str:
     """`costs`: engine -> phase -> engine CPU seconds per repetition. `transactions`: a sysbench-like
     reading of operations in every phase window. `host`: the run's host identity columns
     (host_class, host_fingerprint, ...). `configs`: engine -> what its starts read (the instance's
-    stored configuration: durability, isolation, client path)."""
+    stored configuration: durability, isolation, client path). `calibration`: engine -> its
+    calibration loop's seconds, one loop per repetition (the host's speed then)."""
     started = T0 + dt.timedelta(days=day)
     store.write_run({"run_id": run_id, "experiment": experiment, "notebook": f"{experiment}-notebook",
                      "status": status, "started_at": started, "ended_at": started + dt.timedelta(minutes=5),
@@ -39,6 +41,9 @@ def write_run(store: Store, run_id: str, day: int, costs: dict[str, dict[str, li
             for phase, values in phases.items():
                 rows += _window(run_id, instance, engine, experiment, phase, "phase", repetition,
                                 values[repetition - 1], started, transactions)
+            if engine in (calibration or {}):
+                rows.append({**rows[0], "phase": "calibration", "window": "calibration", "metric": "calibration_cpu_time",
+                             "value": calibration[engine], "unit": "s", "source": "thread clock", "scope": "calibration"})
             store.append_measurements(run_id, seq, rows)
     store.compact(run_id)
     return run_id

@@ -372,18 +372,24 @@ def test_the_drift_is_per_regime_and_per_step_and_withholds_a_timed_verdict_only
     loops = {("mysql", "points"): (0.065, 0.066, 0.064), ("mysql", "update"): (0.065, 0.119, 0.114),
              ("postgres", "points"): (0.064, 0.065, 0.066), ("postgres", "update"): (0.064, 0.066, 0.065),
              ("mysql", "cached"): (1.0, 1.02), ("postgres", "cached"): (1.04, 1.04)}
-    drift = analysis.drift_by_step(_calibration_rows(loops, lambda e, s: "cached" if s == "cached" else "io-bound"))
-    assert drift["cached"] == pytest.approx(1.04 / 1.01 - 1)
-    assert drift[("io-bound", "update")] == pytest.approx(0.114 / 0.065 - 1)
-    assert drift["io-bound"] < 0.02  # the regime's medians hide it; the step's loops do not
-    # A 1.85x (CI about 1.7-2.0) within the step's drift is not told apart; a counted figure takes no drift.
+    host = analysis.host_factors(_calibration_rows(loops, lambda e, s: "cached" if s == "cached" else "io-bound"),
+                                 "mysql")
+    assert host[("cached", "postgres")] == pytest.approx(1.04 / 1.01)
+    assert host[("io-bound", "update", "postgres")] == pytest.approx(0.065 / 0.114)  # the base's host slower
+    assert abs(host[("io-bound", "postgres")] - 1) < 0.02  # the regime's medians hide it; the step's loops do not
+    # PostgreSQL's 1.85x MySQL's QPS (CI about 1.7-2.0) is the way MySQL's slower host moves it, within
+    # its 1.75x: not told apart; a counted figure takes no band.
     rows = []
     for rep, (pg, my) in enumerate(zip([1850, 1800, 1900], [1000, 990, 1010]), 1):
         rows += _rows("postgres", "io-bound", "update", pg, pg, 1.0, 100, 2 * pg * 8192 * (1 + rep / 100), repetition=rep)
         rows += _rows("mysql", "io-bound", "update", my, my, 1.0, 100, my * 16384 * (1 - rep / 100), repetition=rep)
-    found = analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql", drift=drift).set_index("column")
-    assert found.loc["QPS", "verdict"] == Verdict.DRIFT and found.loc["QPS", "drift"] == pytest.approx(0.754, abs=1e-3)
-    assert found.loc["pages/o", "verdict"] == Verdict.WORSE and found.loc["pages/o", "drift"] == 0
+    found = analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql", host=host).set_index("column")
+    assert found.loc["QPS", "verdict"] == Verdict.DRIFT and found.loc["QPS", "host_factor"] == pytest.approx(0.065 / 0.114)
+    assert found.loc["pages/o", "verdict"] == Verdict.WORSE and pd.isna(found.loc["pages/o", "host_factor"])
+    # The same loops the other way (PostgreSQL's host slower) make its faster QPS understated: decided.
+    flipped = {k: 1 / v for k, v in host.items()}
+    assert analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql", host=flipped).set_index("column").loc[
+        "QPS", "verdict"] == Verdict.BETTER
     assert analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql").set_index("column").loc[
         "QPS", "verdict"] == Verdict.BETTER
 
@@ -570,3 +576,80 @@ def test_storage_rows_below_the_floor_leave_the_findings_table_and_are_counted()
     assert all(analysis.BELOW_FLOOR in ids for ids in out["caveats"])
     assert not any(analysis.BELOW_FLOOR in ids for ids in shown["caveats"])
     assert set(shown[shown["regime"] == "io-bound"]["column"]) >= {"pages/o", "QPS"}  # storage read: kept
+
+
+def test_the_answers_counts_leave_out_the_storage_rows_the_table_hides():
+    """Hostile read 42 (02 #2): '0 of 20 comparisons decided' counted the 10 hidden storage rows."""
+    from types import SimpleNamespace
+
+    from benchlib.data import findings as F
+    from benchlib.workloads.clustered.report import ClusteredReport, shown_rows
+
+    found = analysis.findings(_battery(pg_pages=1.0), "mysql")
+    shown, out = shown_rows(found)
+    counted = ClusteredReport.counted_findings(SimpleNamespace(findings=lambda: found))
+    assert not out.empty and len(counted) == len(shown) < len(found)
+    assert F.count_line(counted).endswith(f"of {len(shown)} decided")
+
+
+def test_rows_measured_once_are_said_once_with_the_hosts_speed_between_their_pairs():
+    """Hostile read 42 (02 #1): '(measured once: noise unknown)' four times, though the host's drift was known.
+    Hostile read 43 (02 #1): "moved 85% between the engines" came from SQLite, in none of the ratios:
+    the line reads the compared pairs' own factors."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.clustered.report import ClusteredReport, once_line
+
+    rows = F.table([{"verdict": Verdict.UNTESTED.value, "host_factor": f, "ratio": 1.03, "engine": "postgres",
+                     "base_engine": "mariadb", "unit": "ops/s", "regime": "cached", "metric": "QPS", "seed": "no_seed"}
+                    for f in (0.092 / 0.093, 0.092 / 0.0925)])
+    assert once_line(rows) == "Each ratio above measured once, so no noise estimate; host speed matched within 1%."
+    assert once_line(rows.assign(host_factor=[1.1, 1 / 1.25])) == (
+        "Each ratio above measured once, so no noise estimate; MariaDB's host ran 1.25x slower.")
+    assert once_line(rows.assign(verdict=Verdict.NOISE.value)) is None
+    assert once_line(rows.assign(host_factor=float("nan"))) == "Each ratio above measured once, so no noise estimate."
+    assert "once" not in F.render(rows.iloc[0], ClusteredReport.phrases)
+
+
+def test_the_answer_states_the_load_too():
+    """Hostile read 43 (02 #3): the answer left out the load at 0.479x, the largest gap on its chart."""
+    rows = [r for regime in ("cached",) for rep, jitter in enumerate((0.99, 1.0, 1.01), 1)
+            for step, factor in (("insert", 0.9), ("load", 0.48))
+            for r in (_rows("mysql", regime, step, 1000 * jitter, 1000 * jitter, 1.0, 0, 0, repetition=rep)
+                      + _rows("postgres", regime, step, 1000 * factor * jitter, 1000 * factor * jitter, 1.0, 0, 0,
+                              repetition=rep))]
+    head = analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql").query("headline")
+    assert list(zip(head["step"], head["test_class"])) == [("insert", "inserts"), ("load", "loads")]
+
+
+def test_the_answer_states_a_class_s_largest_decided_difference():
+    """Hostile read 44 (02 #1): the answer took the class's first step (update-inlist) and left out
+    update-nonindex's 0.221x, the largest decided loss."""
+    rows = [r for rep, jitter in enumerate((0.99, 1.0, 1.01), 1)
+            for step, factor in (("update-inlist", 0.9), ("update-nonindex", 0.221))
+            for r in (_rows("mysql", "io-bound", step, 1000 * jitter, 1000 * jitter, 1.0, 0, 0, repetition=rep)
+                      + _rows("postgres", "io-bound", step, 1000 * factor * jitter, 1000 * factor * jitter, 1.0, 0, 0,
+                              repetition=rep))]
+    head = analysis.findings(analysis.steps(pd.DataFrame(rows)), "mysql").query("headline")
+    assert list(zip(head["step"], head["test_class"])) == [("update-nonindex", "updates")]
+
+
+def test_the_layout_table_gives_each_ratio_its_ci():
+    """Hostile read 44 (02 #3): "covered / not covered 0.722" from QPS whose CI was ±96%, with no CI."""
+    from benchlib.workloads.clustered.report import ClusteredReport
+
+    report = ClusteredReport.__new__(ClusteredReport)
+    report.steps = _battery(noisy={"points-covered-pk.pre"})
+    report.regimes, report.battery_engines = ["cached"], ["postgres"]
+    table = report.layout_table().data
+    ratio = table.loc[table["reads"] == "points", "covered / not covered (95% CI)"].iloc[0]
+    assert ratio.startswith("1x (") and "±" in table["covered QPS"].iloc[0]
+
+
+def test_the_layout_table_says_when_both_layouts_pay_alike_for_c():
+    """Hostile read 43 (02 #2): the caption blamed the heap while MariaDB's covered / not covered (1.24)
+    matched PostgreSQL's (1.26): the cost was returning c, not the heap."""
+    from benchlib.workloads.clustered.report import LAYOUT_ALIKE, layout_caption
+
+    assert LAYOUT_ALIKE in layout_caption({("points-covered-pk.pre", "cached"): [1.26, 1.24]})
+    assert LAYOUT_ALIKE not in layout_caption({("points-covered-pk.pre", "cached"): [1.6, 1.24]})
+    assert LAYOUT_ALIKE not in layout_caption({("points-covered-pk.pre", "cached"): [1.26]})  # one engine: no pair

@@ -195,6 +195,7 @@ def test_a_difference_flagged_between_identical_reruns_is_counted_as_a_false_pos
 
     from benchlib.data import findings as F
     from benchlib.compare import ComparisonReport
+    from benchlib.compare.report import rerun_line
 
     store = Store(tmp_path / "results")
     write_run(store, "a", 1, {"postgres": {"insert": [1.0, 1.01, 0.99], "update": [2.0, 2.1, 1.9]}})
@@ -204,7 +205,7 @@ def test_a_difference_flagged_between_identical_reruns_is_counted_as_a_false_pos
     verdicts = report.findings().set_index("step")["verdict"].to_dict()
     assert verdicts == {"insert": "false_positive", "update": "noise"}
     assert not F.Verdict("false_positive").decided
-    assert report.answer_lines()[0] == F.FALSE_POSITIVE_LINE.format(flagged=1, n=2, rate=0.5, expected=0.1)
+    assert report.answer_lines()[0] == rerun_line(report.findings())  # 1 of 2: a count, not a rate
     html = report.ratio_table().to_html()
     assert "#c8e6c9" not in html and "#f4c7c3" not in html and html.count("#fff3c4") == 1
     chart = report.headline_figure()
@@ -269,3 +270,99 @@ def test_the_spreadsheet_has_no_stray_index_header(tmp_path):
     write_run(store, "b", 2, {"postgres": {"insert": [1.0, 1.02, 0.98]}})
     table = ComparisonReport(["a", "b"], store=store).ratio_table().data
     assert table.index.name is None and table.columns.name is None
+
+
+def test_a_rerun_with_few_cells_states_a_count_and_its_bound_not_a_rate():
+    """Hostile read 42 (06 #1): "0 of 8 flagged: the false-positive rate (0%)": 0 of 8 bounds the rate
+    only below ~37%. The shared rate line is kept for cells enough to bound it under 10%."""
+    import pandas as pd
+    from benchlib.data import findings as F
+    from benchlib.compare.report import FEW_CELLS_LINE, rate_upper_bound, rerun_line
+
+    assert rate_upper_bound(0, 8) == pytest.approx(1 - 0.025 ** (1 / 8), abs=1e-6)  # 36.9%
+    assert rate_upper_bound(1, 2) == pytest.approx(0.975 ** 0.5, abs=1e-6)  # P(X<=1) = 1 - p^2 = 0.025
+    assert rate_upper_bound(2, 2) == 1.0
+    few = pd.DataFrame({"verdict": ["noise"] * 8 + ["untested"]})
+    many = pd.DataFrame({"verdict": ["noise"] * 99 + ["false_positive"]})
+    assert rerun_line(few) == FEW_CELLS_LINE.format(flagged=0, n=8, upper=rate_upper_bound(0, 8), on="identical reruns")
+    assert rerun_line(many) == F.false_positive_line(many)
+
+
+def test_a_rerun_of_fewer_engines_says_the_engine_set_differs_too(tmp_path):
+    """Hostile read 42 (06 #2): "only time differs" stood beside "the rerun started 2 of 4 engines"."""
+    from synthetic_runs import write_run
+    from benchlib.compare import ComparisonReport
+    from benchlib.compare.report import RERUN, RERUN_NOTES
+
+    store = Store(tmp_path / "results")
+    both = {"insert": [1.0, 1.01, 0.99]}
+    write_run(store, "a", 1, {"postgres": both, "sqlite": both})
+    write_run(store, "b", 2, {"postgres": both})
+    write_run(store, "c", 3, {"postgres": both, "sqlite": both})
+    notes = {k: {n.id: n.text for n in ComparisonReport(["a", k], store=store).caveat_notes()} for k in ("b", "c")}
+    assert notes["b"][RERUN] == RERUN_NOTES["fewer"].format(rerun=1, base=2)
+    assert notes["c"][RERUN] == RERUN_NOTES["same"]
+
+
+def test_a_common_shift_the_way_the_hosts_speed_moved_reads_as_drift_not_false_positives(tmp_path):
+    """Hostile read 43 (06 #1): all 8 ratios of a rerun fell below 1 (geometric means 0.68, 0.79) while the
+    base run's host ran slower: a run-wide shift, not two false positives. Between runs the band is each
+    engine's calibration loop in the rerun over the base run's; each run's host speed is shown beside the
+    count, with the common shift where it lies within it."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+    from benchlib.compare.report import rerun_line
+
+    store = Store(tmp_path / "results")
+    base = {"postgres": {"insert": [1.0, 1.01, 0.99], "update": [2.0, 2.02, 1.98]}}
+    shifted = {"postgres": {"insert": [0.8, 0.81, 0.79], "update": [1.5, 1.52, 1.48]}}
+    write_run(store, "a", 1, base, calibration={"postgres": 0.130})
+    write_run(store, "b", 2, shifted, calibration={"postgres": 0.095})  # the rerun's host 0.73x the base's loop
+    report = ComparisonReport(["a", "b"], store=store)
+    found = report.findings().set_index("step")
+    assert report.is_rerun() and set(found["verdict"]) == {"drift"}
+    assert found["host_factor"].tolist() == pytest.approx([0.095 / 0.130] * 2)
+    assert report.answer_lines()[:2] == [
+        rerun_line(report.findings()),
+        "Host speed (median calibration loop): the base run 130 ms, the rerun 95 ms (0.73x); the ratios' common "
+        "shift, 0.775x (geometric mean), lies within it."]
+    assert report.answer_lines()[0].startswith("0 of 2 flagged on identical reruns")
+    # The same shift with the rerun's host the slower one is against the host: flagged, a false positive.
+    write_run(store, "c", 3, shifted, calibration={"postgres": 0.178})
+    against = ComparisonReport(["a", "c"], store=store)
+    assert set(against.findings()["verdict"]) == {"false_positive"}
+    assert "common shift" not in against.host_line() and "(1.37x)" in against.host_line()
+    # Runs without calibration loops: no band, no host line.
+    write_run(store, "d", 4, base)
+    write_run(store, "e", 5, shifted)
+    plain = ComparisonReport(["d", "e"], store=store)
+    assert set(plain.findings()["verdict"]) == {"false_positive"} and plain.host_line() is None
+
+
+def test_a_rerun_of_fewer_engines_is_not_called_identical(tmp_path):
+    """Hostile read 43 (06 #2): "flagged on identical reruns" beside "only time and the engine set differ"."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    both = {"insert": [1.0, 1.01, 0.99]}
+    write_run(store, "a", 1, {"postgres": both, "sqlite": both})
+    write_run(store, "b", 2, {"postgres": both})
+    assert ComparisonReport(["a", "b"], store=store).answer_lines()[0].startswith(
+        "0 of 1 flagged on a rerun of 1 of the base run's 2 engines")
+
+
+def test_the_runs_host_speed_reads_the_compared_engines_loops_only(tmp_path):
+    """A rerun of PostgreSQL alone: SQLite's slow loops in the base run are in none of its ratios."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    both = {"insert": [1.0, 1.01, 0.99]}
+    write_run(store, "a", 1, {"postgres": both, "sqlite": both}, calibration={"postgres": 0.090, "sqlite": 0.170})
+    write_run(store, "b", 2, {"postgres": both}, calibration={"postgres": 0.099})
+    assert ComparisonReport(["a", "b"], store=store).host_line() == (
+        "Host speed (median calibration loop): the base run 90 ms, the rerun 99 ms (1.10x).")

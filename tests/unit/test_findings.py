@@ -44,17 +44,61 @@ def test_every_verdict_from_repetitions():
     assert _verdicts(higher) == {("x", "cheaper"): "worse", ("x", "dearer"): "better"}
 
 
-def test_the_drift_band_holds_timed_ratios_within_the_hosts_drift_and_never_counted_ones():
+def test_the_drift_band_holds_timed_ratios_the_way_the_host_moved_and_never_counted_ones():
     summary = _summary({"base": {"a": BASE, "b": BASE}, "x": {"a": [1.2, 1.21, 1.19, 1.2], "b": [1.6, 1.61, 1.59, 1.6]}})
-    # The host's speed moved 24% between the two engines (run 01's caveat): a 1.2x CPU ratio could be
-    # the host's alone; 1.6x could not.
-    timed = F.compare(summary, base_engine="base", metric="cpu_time", unit="s", drift=0.24)
+    # x's host ran 1.24x slower than the base's (run 01's caveat): a 1.2x CPU ratio could be the
+    # host's alone; 1.6x could not.
+    timed = F.compare(summary, base_engine="base", metric="cpu_time", unit="s", host_factor=1.24)
     assert _verdicts(timed) == {("x", "a"): "drift", ("x", "b"): "worse"}
-    assert set(timed["drift"]) == {0.24}
+    assert set(timed["host_factor"]) == {1.24}
+    # The base's host ran slower: it inflated the base's cost, so x's 1.2x is understated, not explained.
+    assert _verdicts(F.compare(summary, base_engine="base", metric="cpu_time", unit="s", host_factor=1 / 1.24)) \
+        == {("x", "a"): "worse", ("x", "b"): "worse"}
     # Instructions do not move with the host's speed: the band does not apply, the row keeps its verdict.
-    counted = F.compare(summary, base_engine="base", metric="instructions_user", unit="instructions", drift=0.24)
-    assert _verdicts(counted) == {("x", "a"): "worse", ("x", "b"): "worse"} and set(counted["drift"]) == {0.0}
+    counted = F.compare(summary, base_engine="base", metric="instructions_user", unit="instructions", host_factor=1.24)
+    assert _verdicts(counted) == {("x", "a"): "worse", ("x", "b"): "worse"} and counted["host_factor"].isna().all()
     assert not F.drift_applies("instructions") and F.drift_applies("s")
+
+
+def test_judge_holds_a_difference_only_the_way_the_hosts_speed_moved():
+    """Hostile read 43 (07 #1): MyRocks 1.83x (1.2-2.8) MariaDB's CPU was held as "within the host's
+    drift", though MariaDB, the base, ran the slower loop (165 vs 132 ms): the host understated it."""
+    worse = (1.83, 1.2, 2.8, True)
+    assert F.judge(*worse, host_factor=132 / 165) is Verdict.WORSE  # the base's host slower: decided
+    assert F.judge(*worse, host_factor=1.25) is Verdict.DRIFT  # the subject's host slower: its CI reaches 1.2
+    assert F.judge(*worse, host_factor=1.15) is Verdict.WORSE  # slower, but the CI clears its band
+    cheaper = (0.6, 0.5, 0.75, True)
+    assert F.judge(*cheaper, host_factor=1 / 1.4) is Verdict.DRIFT  # the base's host 1.4x slower: 0.75 within
+    assert F.judge(*cheaper, host_factor=1.4) is Verdict.BETTER  # the subject's host slower, cheaper all the same
+    # A rate: a slower host does less per second, so the band is the factor's inverse.
+    faster = (1.3, 1.2, 1.4, True)
+    assert F.judge(*faster, higher_is_better=True, host_factor=1 / 1.25) is Verdict.DRIFT
+    assert F.judge(*faster, higher_is_better=True, host_factor=1.25) is Verdict.BETTER
+    assert F.judge(0.7, 0.65, 0.8, True, higher_is_better=True, host_factor=1.3) is Verdict.DRIFT
+    # No factor (NaN, None, 1): no band.
+    for none in (None, float("nan"), 1.0):
+        assert F.judge(*worse, host_factor=none) is Verdict.WORSE
+    assert (F.host_ratio(1.25), F.host_ratio(1.25, higher_is_better=True)) == (1.25, 0.8)
+
+
+def test_the_host_factor_is_the_subjects_loop_over_the_bases_and_names_whose_host_was_slower():
+    """Hostile read 43 (02 #1): "the host's own speed moved 85%" came from SQLite's loop, in none
+    of the ratios; a pair's factor reads its two engines only, with its sign."""
+    loops = {"postgres": [0.090, 0.092, 0.094], "mariadb": [0.093, 0.093, 0.095], "sqlite": [0.170, 0.171]}
+    df = pd.DataFrame([{"run_id": "r", "instance_id": e, "engine": e, "repetition": i, "metric": "calibration_cpu_time",
+                        "window": "calibration", "value": v} for e, vs in loops.items() for i, v in enumerate(vs)])
+    assert results.host_factor(df, "mariadb", "postgres") == pytest.approx(0.093 / 0.092)
+    assert results.host_factor(df, "postgres", "sqlite") == pytest.approx(0.092 / 0.1705)
+    assert math.isnan(results.host_factor(df, "mysql", "postgres"))  # no loops: no factor, never 1
+    assert F.host_words(0.093 / 0.092, "MariaDB", "PostgreSQL") == "host speed matched within 1%"
+    assert F.host_words(1.25, "MyRocks", "MariaDB") == "MyRocks's host ran 1.25x slower"
+    assert F.host_words(1 / 1.25, "MyRocks", "MariaDB") == "MariaDB's host ran 1.25x slower"
+    assert F.host_words(float("nan"), "MyRocks", "MariaDB") == ""
+    row = F.finding(engine="x", base_engine="base", step="a", metric="cpu_time", unit="s", host_factor=1.25,
+                    contrast={"ratio": 1.2, "ratio_low": 1.1, "ratio_high": 1.3, "beyond_noise": True, "n": 3,
+                              "base_n": 3})
+    assert row["verdict"] == "drift" and F.fields_of(row)["words"] == \
+        "within the host's drift (this engine's host ran 1.25x slower)"
 
 
 def test_judge_branches_at_their_edges():
@@ -68,11 +112,12 @@ def test_judge_branches_at_their_edges():
     assert F.judge(1.05, 1.04, 1.06, True) is Verdict.SAME and F.judge(1 / 1.05, 0.94, 0.96, True) is Verdict.SAME
     assert F.judge(1.06, 1.055, 1.065, True) is Verdict.WORSE
     # The band reads the CI's end nearest 1, not the ratio itself.
-    assert F.judge(1.3, 1.1, 1.5, True, drift=0.2) is Verdict.DRIFT
-    assert F.judge(1.3, 1.25, 1.35, True, drift=0.2) is Verdict.WORSE
-    assert F.judge(0.7, 0.6, 0.85, True, drift=0.2) is Verdict.DRIFT  # 1/0.85 = 1.18, inside 1.2
-    assert F.judge(0.7, 0.6, 0.8, True, drift=0.2) is Verdict.BETTER  # 1/0.8 = 1.25, beyond it
-    assert F.judge(1.3, None, None, True, drift=0.4) is Verdict.DRIFT  # no CI: the ratio itself
+    assert F.judge(1.3, 1.1, 1.5, True, host_factor=1.2) is Verdict.DRIFT
+    assert F.judge(1.3, 1.25, 1.35, True, host_factor=1.2) is Verdict.WORSE
+    assert F.judge(0.7, 0.6, 0.85, True, host_factor=1 / 1.2) is Verdict.DRIFT  # 1/0.85 = 1.18, inside 1.2
+    assert F.judge(0.7, 0.6, 0.8, True, host_factor=1 / 1.2) is Verdict.BETTER  # 1/0.8 = 1.25, beyond it
+    assert F.judge(1.3, None, None, True, host_factor=1.4) is Verdict.DRIFT  # no CI: the ratio itself
+    assert F.judge(1.3, 0.9, 1.5, True, host_factor=1.1) is Verdict.DRIFT  # an end across 1 reaches any band
     assert F.judge(0.5, 0.4, 0.6, True, higher_is_better=True) is Verdict.WORSE
     assert [v for v in Verdict if v.decided] == [Verdict.BETTER, Verdict.WORSE, Verdict.SAME]
 
@@ -262,3 +307,73 @@ def test_a_count_reads_singular_or_plural():
 
     assert (plural(1, "repetition"), plural(2, "repetition"), plural(1_000, "row")) == (
         "1 repetition", "2 repetitions", "1,000 rows")
+
+
+def test_a_seed_figure_left_untested_says_why_and_which_set_tests_it():
+    """Hostile read 42: 'untested against the seed (4)' gave no reason and no parameter set."""
+    wide = F.finding(engine="mysql", base_engine="postgres", step="insert", metric="cpu_time", unit="s",
+                     contrast={"ratio": 0.333, "ratio_low": 0.00463, "ratio_high": 23.9, "beyond_noise": False,
+                               "n": 2, "base_n": 2}, seed_ratio=1.29)
+    once = F.finding(engine="mysql", base_engine="postgres", step="load", metric="tps", unit="1/s",
+                     contrast={"ratio": 1.45, "beyond_noise": None, "n": 1, "base_n": 1}, seed_ratio=0.597)
+    floor = F.finding(engine="mysql", base_engine="postgres", step="select", metric="cpu_time", unit="s",
+                      contrast={"ratio": 0.704, "ratio_low": 0.249, "ratio_high": 1.99, "beyond_noise": False,
+                                "mean": 0.0008, "base_mean": 0.0012, "n": 2, "base_n": 2},
+                      seed_ratio=2.39, floor=F.CPU_FLOOR_SECONDS)
+    assert [r["seed"] for r in (wide, once, floor)] == [SeedAgreement.UNTESTED.value] * 3
+    reasons = [F.seed_untested_reason(r) for r in (wide, once, floor)]
+    assert reasons == ["CI over 10x wide", F.VERDICT_WORDS[Verdict.UNTESTED], F.VERDICT_WORDS[Verdict.FLOOR]]
+    assert all(reason in F.seed_words(r) for reason, r in zip(reasons, (wide, once, floor)))
+    line = F.seed_line(pd.DataFrame([wide, wide, once, floor]), tested_by="article")
+    assert "2 CI over 10x wide" in line and "--set article" in line
+    assert "--set" not in F.seed_line(pd.DataFrame([wide]))
+
+
+def test_at_the_floor_is_defined_by_its_threshold_where_it_is_counted():
+    """Hostile read 42 (01 #3): 'at the floor' was defined nowhere."""
+    row = F.finding(engine="mysql", base_engine="postgres", step="select", metric="cpu_time", unit="s",
+                    contrast={"ratio": 0.704, "ratio_low": 0.249, "ratio_high": 1.99, "beyond_noise": False,
+                              "mean": 0.0008, "base_mean": 0.0012, "n": 2, "base_n": 2}, floor=F.CPU_FLOOR_SECONDS)
+    assert row["verdict"] == Verdict.FLOOR.value
+    assert "under 2 ms" in F.certainty(F.table([row]))
+    assert "under" not in F.certainty(F.table([{**row, "verdict": Verdict.NOISE.value}]))
+
+
+def _decided(ratio, low, high, seed_ratio=None):
+    return F.finding(engine="sqlite", base_engine="postgres", step="insert", metric="cpu_time", unit="s",
+                     contrast={"ratio": ratio, "ratio_low": low, "ratio_high": high, "beyond_noise": True,
+                               "n": 3, "base_n": 3}, seed_ratio=seed_ratio)
+
+
+def test_a_decided_ratio_whose_ci_spans_over_ten_times_is_said_by_its_bound():
+    """Hostile read 43 (01 #4): "insert 0.0538x (0.0063-0.459)", a CI 73x wide, printed to three
+    figures as decided, where an undecided 20x-wide one said "CI over 10x wide"."""
+    phrases = F.Phrases(line_by="engine", line="{subject} / {base}: {items}")
+    [line] = F.render_lines(pd.DataFrame([_decided(0.0538, 0.0063, 0.459), _decided(0.22, 0.125, 0.387)]), phrases)
+    assert "insert ≤0.459x " + F.WIDE_CI in line and "0.0538" not in line and "0.22x (0.125-0.387)" in line
+    wide = F.Phrases(default="{subject}: {ratio} ({words})",
+                     templates={F.WIDE: "{subject}: {value} against {base}'s {base_value} ({words}, CI over 10x wide)"})
+    assert "0.0538" not in F.render(_decided(0.0538, 0.0063, 0.459), wide)
+    assert not F.all_wide(pd.DataFrame([_decided(0.0538, 0.0063, 0.459)]))  # a bound is a ratio a reader can use
+
+
+def test_a_decided_ratio_whose_wide_ci_holds_the_seeds_agrees_with_it():
+    """Hostile read 43 (01 #3): "6.25x (1.84-21.3) worse, beyond noise" had no ✓ beside seed 000's 4.66x."""
+    assert _decided(6.25, 1.84, 21.3, seed_ratio=4.66)["seed"] == SeedAgreement.WITHIN.value
+    assert _decided(6.25, 1.84, 21.3, seed_ratio=1.2)["seed"] == SeedAgreement.SAME_DIRECTION.value
+    assert _decided(6.25, 1.84, 21.3, seed_ratio=0.5)["seed"] == SeedAgreement.OPPOSITE.value
+    # Undecided, a CI that wide holds any seed: still untested.
+    assert F.against_seed(6.25, 0.5, 21.3, 4.66) == SeedAgreement.UNTESTED
+
+
+def test_the_findings_caption_names_the_pairs_whose_hosts_ran_apart():
+    """Hostile read 43 (08 #1, 05 #2): PostgreSQL, the base of every ratio, ran on a host 1.96x slower than
+    chDB's, and the page did not say so. One clause, from the compared pairs' own factors."""
+    rows = F.table([{"engine": e, "base_engine": b, "host_factor": f} for e, b, f in (
+        ("chdb", "postgres", 0.092 / 0.180), ("chdb", "postgres", 0.092 / 0.170), ("duckdb", "postgres", 1.65),
+        ("mariadb", "postgres", 1.04),  # within HOST_NAMED: not named
+        ("postgres", "postgres", 2.0),  # a layer against its own engine: not a pair of hosts
+        ("sqlite", "postgres", float("nan")))])
+    assert F.host_pairs_line(rows, title=str.title) == (
+        "Host speed: Postgres's host ran 1.96x slower than Chdb's; Duckdb's host ran 1.65x slower than Postgres's.")
+    assert F.host_pairs_line(rows.iloc[3:]) == ""

@@ -27,6 +27,10 @@ def test_ferretdb_57x_postgres_gets_a_log_axis_that_says_why():
     assert only_pg.layout.yaxis.type == "log" and only_pg.layout.yaxis.title.text == "CPU s (log scale, 57x spread)"
     # Every engine keeps a positive bar in every phase it has: nothing hidden on the log axis.
     assert all(min(bar.y) > 0 for bar in fig.data)
+    # Hostile read 44 (01 more-engines #3): on a log axis a bar's length means nothing: dots.
+    assert {t.type for t in fig.data} == {"scatter"} and all(t.mode == "markers" for t in fig.data)
+    linear = plots.bars_by_phase(_dml(), "v", title="t", unit="CPU s", phases=PHASES, log_y=False)
+    assert {t.type for t in linear.data} == {"bar"}
 
 
 def test_engines_within_20x_keep_a_linear_axis_even_beside_an_idle_baseline():
@@ -127,3 +131,30 @@ def test_grouped_bars_leave_no_empty_slot_for_a_group_a_category_lacks():
     (wu, ou), (wt, ot) = drawn[("unix", ("PostgreSQL", "driver"))], drawn[("tcp", ("PostgreSQL", "driver"))]
     assert wu == wt == plots.BAR_SPAN / 2 and ot == ou + wu
     assert fig.layout.barmode == "overlay"
+
+
+def test_a_compared_pair_shares_one_panel():
+    """Hostile read 43 (07 #4): FerretDB's fetch (125 ms) and its base PostgreSQL's (2.6 ms) sat in
+    separate panels on different scales; a pair is read on one."""
+    totals = [2.6, 10.9, 11.3, 1.75, 6.8, 3.07, 125.0]  # PG, MariaDB, MyRocks, SQLite, DuckDB, RocksDB, FerretDB
+    pairs = [2, 0, 0, 1, None, 1, 2]
+    assert plots.magnitude_panels(totals) == [1, 0, 0, 1, 0, 1, 0]
+    assert plots.joined_panels(plots.magnitude_panels(totals), pairs) == [0, 0, 0, 1, 0, 1, 0]
+    assert plots.joined_panels([0, 1, 2], [None, "a", "a"]) == [0, 1, 1]  # an emptied panel closes up
+    df = pd.DataFrame({"engine": ["PostgreSQL", "SQLite", "FerretDB"], "cpu": [1.1, 1.75, 121.0],
+                       "pair": [0, None, 0]})
+    fig = plots.stacked_bars(df, x=["engine"], segments={"cpu": ("engine CPU", "#336791")}, title="t",
+                             unit="ms", name="n", together="pair")
+    assert {trace.yaxis: set(trace.x) for trace in fig.data} == {"y": {"PostgreSQL", "FerretDB"}, "y2": {"SQLite"}}
+
+
+def test_a_ratio_measured_once_has_its_own_marker_not_not_told_apart():
+    """Hostile read 44 (08 #2): first-run points measured once were drawn as "○ not told apart"."""
+    found = pd.DataFrame([{"ratio": 0.05, "ratio_low": None, "ratio_high": None, "verdict": "untested",
+                           "engine": "duckdb", "step": "Q1.1"},
+                          {"ratio": 1.2, "ratio_low": 0.9, "ratio_high": 1.5, "verdict": "noise",
+                           "engine": "duckdb", "step": "Q1.2"}])
+    fig = plots.ratio_chart(found, y=lambda r: r["step"], series=lambda r: r["engine"], title="t", name="n",
+                            axis_title="ratio")
+    assert list(fig.data[0].marker.symbol) == ["square-open", "circle-open"]
+    assert "□ measured once" in fig.layout.title.text and "○ not told apart" in fig.layout.title.text

@@ -134,3 +134,27 @@ def test_ratio_ci_and_welch_verdict_never_contradict_and_the_ci_stays_positive()
         c = results.contrast(_summary_row(1.0, base_sd), _summary_row(mean, sd), "value")
         excludes_one = c["ratio_low"] > 1 or c["ratio_high"] < 1
         assert c["ratio_low"] > 0 and excludes_one == c["beyond_noise"], (base_sd, mean, sd, c)
+
+
+def test_a_phase_measured_once_beside_repeated_ones_is_left_out_of_a_whole_runs_precision(tmp_path):
+    """Hostile read 42 (08 #4): Problems said "1 of 1 phase windows with a target" was wide while each
+    engine's driver line said none had one: a one-off load (one value, no CI) counted in the report,
+    not in the driver (`measured_in`). `recurring_only` leaves it out, as the driver does."""
+    import datetime as dt
+
+    from synthetic_runs import write_run
+    from benchlib.data.store import Store
+
+    store = Store(tmp_path / "results")
+    run = write_run(store, "r", 1, {"postgres": {"query": [0.05, 0.051, 0.049]}})  # under the 0.2 s floor
+    at = dt.datetime(2026, 11, 2, tzinfo=dt.timezone.utc)
+    common = {"run_id": run, "instance_id": "postgres-0001", "engine": "postgres", "experiment": "dml",
+              "phase": "load", "repetition": 1, "window": "phase", "status": "ok", "started_at": at, "ended_at": at,
+              "labels": "{}", "unit": "s", "scope": "server"}
+    store.append_measurements(run, 99, [{**common, "metric": "cpu_time", "value": 0.9, "source": "cgroup"},
+                                        {**common, "metric": "wall_time", "value": 2.0, "source": "clock"}])
+    store.compact(run)
+    whole = results.precision_outcome(run, 0.1, floor=0.2, store=store)
+    assert (whole.met, whole.wide, whole.targeted) == (False, 1, 1)  # the load: one value, so no CI
+    recurring = results.precision_outcome(run, 0.1, floor=0.2, store=store, recurring_only=True)
+    assert (recurring.met, recurring.wide, recurring.targeted) == (True, 0, 0)

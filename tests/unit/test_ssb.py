@@ -98,7 +98,7 @@ def _findings(wrong=(), floors=None):
     sizes = pd.DataFrame({"engine": ["postgres", "chdb", "duckdb"] * 2, "table": ["lineorder_flat"] * 3 + ["lineorder"] * 3,
                           "table_bytes": [900e6, 150e6, 200e6, 400e6, 60e6, 80e6]})
     return analysis.findings(w, per_query, loads, sizes, base="postgres", subjects=["chdb", "duckdb"],
-                             drift={"chdb": 0.05, "duckdb": 0.05, "postgres": 0.0},
+                             host={"chdb": 1.05, "duckdb": 1.05, "postgres": 1.0},
                              seed={("chdb", "Q1.2", "hot"): 127 / 784337, ("chdb", "load lineorder", "one load"): 13.0},
                              wrong=wrong, floors=floors)
 
@@ -117,7 +117,7 @@ def test_findings_set_each_column_store_against_the_row_store_hot_and_first_run(
     # with no drift band.
     assert found.at[("chdb", "load lineorder", "one load"), "verdict"] == "untested"
     size = found.loc[("chdb", "lineorder_flat on disk", "after the load")]
-    assert (size["drift"], size["verdict"], size["ratio"]) == (0.0, "untested", pytest.approx(150 / 900))
+    assert pd.isna(size["host_factor"]) and (size["verdict"], size["ratio"]) == ("untested", pytest.approx(150 / 900))
     assert found.at[("chdb", "Q1.2", "hot"), "seed_ratio"] == pytest.approx(127 / 784337)
     # The answer: all queries hot, each column store; never PostgreSQL against itself without JIT
     # (hostile read 40, 08 item 5), nor a first run (it may have read nothing from storage).
@@ -244,7 +244,7 @@ def test_a_group_holding_a_first_run_that_read_nothing_has_no_cold_figure():
     assert ("postgres", "flight Q2") in cold.index and ("duckdb", "flight Q1") in cold.index
     found = analysis.findings(w, per_query, pd.DataFrame(columns=["engine", "step", "rows_per_s"]),
                               pd.DataFrame(columns=["engine", "table", "table_bytes"]), base="postgres",
-                              subjects=["duckdb"], drift={}, seed={})
+                              subjects=["duckdb"], host={}, seed={})
     first = found[found["regime"] == analysis.COLD_RUN]
     assert set(first["step"]) == {"flight Q2", "flight Q3", "flight Q4"}
 
@@ -267,3 +267,70 @@ def test_the_chance_note_of_many_tests_goes_where_no_test_flagged():
     assert (without_unfounded_chance_note(found)["caveats"] == found["caveats"]).all()  # decided per-query rows here
     undecided = found.assign(verdict="noise")
     assert not any("many-tests" in c for c in without_unfounded_chance_note(undecided)["caveats"])
+
+
+def test_an_undecided_ratio_whose_ci_spans_over_10x_prints_no_point():
+    """Hostile read 42 (08 #1): the answer printed 0.647x (0.0373-11.3) and 2.69x (0.0312-232).
+    Such a row takes the shared WIDE phrase (as 01-04 do), in the answer's phrases too."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.ssb.report import HEADLINE_PHRASES, PHRASES
+
+    found = _findings(floors={"chdb": 0.0036, "duckdb": 0.0015, "postgres": 0.0009})
+    lead = found[found["headline"] == True].iloc[0].to_dict()  # noqa: E712
+    wide = {**lead, "verdict": F.Verdict.NOISE.value, "ratio": 0.647, "ratio_low": 0.0373, "ratio_high": 11.3}
+    narrow = {**wide, "ratio_low": 0.5, "ratio_high": 0.9}
+    for phrases in (PHRASES, HEADLINE_PHRASES):
+        assert phrases.template_of(F.fields_of(wide, phrases)) == phrases.templates[F.WIDE]
+        assert phrases.template_of(F.fields_of(narrow, phrases)) != phrases.templates[F.WIDE]
+    assert "0.647" not in F.render(wide, HEADLINE_PHRASES)
+
+
+def test_sizes_within_a_few_allocation_units_get_no_ratio():
+    """Hostile read 42 (08 #2): DuckDB reported 256 KiB for a 4-row table and 512 KiB for both
+    lineorder and lineorder_flat: its blocks, not compression. Such sizes get no size ratio."""
+    kib = 1024
+    sizes = pd.DataFrame({"engine": ["duckdb"] * 3 + ["postgres"] * 3,
+                          "table": ["supplier", "lineorder", "lineorder_flat"] * 2,
+                          "table_bytes": [256 * kib, 512 * kib, 512 * kib, 8 * kib, 1730 * kib, 5170 * kib]})
+    assert analysis.allocation_bound(sizes) == {("duckdb", "supplier"), ("duckdb", "lineorder"),
+                                                ("duckdb", "lineorder_flat"), ("postgres", "supplier")}
+    bigger = sizes.assign(table_bytes=[256 * kib, 90 * 2 ** 20, 300 * 2 ** 20, 8 * kib, 400 * 2 ** 20, 900 * 2 ** 20])
+    assert analysis.allocation_bound(bigger) == {("duckdb", "supplier"), ("postgres", "supplier")}
+    assert analysis.allocation_bound(sizes[sizes["table"] != "supplier"]) == set()  # two tables show no unit
+
+
+def test_the_size_table_names_an_allocation_not_bytes_per_row():
+    """Hostile read 43 (08 #3): "DuckDB supplier 4 rows 256 KiB 65,536 B/row" was its block."""
+    from benchlib.workloads.ssb.report import SsbReport
+
+    kib = 1024
+    report = object.__new__(SsbReport)  # the table's rule alone, over known sizes
+    report.sizes = pd.DataFrame({"engine": ["duckdb"] * 3 + ["postgres"] * 3,
+                                 "table": ["supplier", "lineorder", "lineorder_flat"] * 2,
+                                 "rows": [4, 12_145, 12_145] * 2,
+                                 "table_bytes": [256 * kib, 512 * kib, 512 * kib, 8 * kib, 1730 * kib, 5170 * kib],
+                                 "staged_bytes": [400.0, 1.2e6, 3.1e6] * 2})
+    report.sizes = report.sizes.assign(bytes_per_row=report.sizes["table_bytes"] / report.sizes["rows"],
+                                       compression=report.sizes["staged_bytes"] / report.sizes["table_bytes"])
+    table = report.size_table().data.set_index(["engine", "table"])
+    assert table.at[("DuckDB", "supplier"), "bytes per row"] == "allocation (256 KiB units), not resolved at this scale"
+    assert table.at[("DuckDB", "lineorder"), "staged text / on disk"] == ""
+    assert table.at[("PostgreSQL", "supplier"), "bytes per row"].startswith("allocation (8 KiB units)")
+    assert table.at[("PostgreSQL", "lineorder"), "bytes per row"] == "146"  # 1,730 KiB / 12,145 rows
+    assert "65,536" not in table.to_string()
+
+
+def test_the_findings_table_and_its_count_leave_each_querys_rows_to_a_table_of_their_own():
+    """Hostile read 43 (08 #2): 45 findings rows, 26 repeating the per-query table."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.ssb.report import SsbReport, split_per_query
+
+    found = _findings()
+    shown, each = split_per_query(found)
+    assert set(each["step"]) == set(NAMES) and not shown["step"].isin(NAMES).any()
+    assert len(shown) + len(each) == len(found) and {"all 13 queries", "flight Q1"} <= set(shown["step"])
+    assert found[found["headline"] == True].index.isin(shown.index).all()  # noqa: E712: the answer's rows stay
+    report = object.__new__(SsbReport)
+    report.__dict__["_findings"] = found
+    assert report.counted_findings().equals(shown)
+    assert f"of {len(shown)} comparisons" in F.certainty(report.counted_findings())

@@ -302,11 +302,13 @@ def _reps(engine, test, steps, *, cpu=0.02, p95=None, spread=(1.0, 1.01, 0.99)):
     return rows
 
 
-def _analysed(rows, goal=60.0, prices=None, base="postgres", **kw):
+def _analysed(rows, goal=60.0, prices=None, base="postgres", wall=1.0, **kw):
+    """`wall`: each step's seconds, beside 1 s of engine and 1 s of sysbench CPU on 2 cores (1.0: saturated)."""
     steps = pd.DataFrame(rows)
     for col in ("qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_s", "client_cpu_s", "wall_s",
                 "engine_phase_cpu_s", "client_phase_cpu_s"):
         steps[col] = 1.0
+    steps["wall_s"] = wall
     steps["cpu_ms_per_txn"] = steps["engine_cpu_ms_per_txn"] + steps["client_cpu_ms_per_txn"]
     summary = analysis.summarize(steps, cores=2)
     knees = analysis.knee(summary, step_rows=steps)
@@ -353,33 +355,43 @@ def test_capacity_rows_compare_each_engine_at_its_knee_with_judges_verdict():
 def test_a_price_that_only_inverts_the_throughput_row_is_not_counted_twice():
     """Hostile read 40 (03): one hourly price at the same steps made the USD ratio 1 / the TPS ratio,
     so '0 of 6' counted two comparisons twice. Such a price row is left out (the price table has it)."""
-    flat = [(1, 5_000), (2, 9_000)]  # still gaining: no knee, both compared at the most threads both ran
+    flat = [(1, 5_000), (2, 9_000)]  # still gaining: no knee, each compared at its best step (2 threads)
     found = _analysed(_reps("postgres", "oltp_point_select", flat) + _reps("mysql", "oltp_point_select", flat))
     assert "price" not in set(found["kind"]) and len(found) == 2
 
 
 def test_a_ratio_inside_the_hosts_drift_is_not_a_difference():
     # MySQL 3% slower with tight CIs: beyond noise and over the 5% threshold? No: within 5%, so `same`;
-    # at 8% slower it is worse, unless the host's speed moved 10% between the two engines.
+    # at 8% slower it is worse, unless MySQL's host ran 10% slower (a slower host does less per second).
     slower = [(t, tps * 0.92) for t, tps in PG]
     assert _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", [(t, x * 0.97) for t, x in PG])) \
         .set_index("kind").loc["capacity", "verdict"] == "same"
     assert _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", slower)).set_index("kind").loc[
         "capacity", "verdict"] == "worse"
-    drifted = _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", slower), drift=lambda e, b: 0.10)
+    drifted = _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", slower), host=lambda e, b: 1.10)
     assert drifted.set_index("kind").loc["capacity", "verdict"] == "drift"
+    # PostgreSQL's host slower instead: MySQL's lower TPS is against the host's direction, so decided.
+    assert _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", slower), host=lambda e, b: 1 / 1.10) \
+        .set_index("kind").loc["capacity", "verdict"] == "worse"
 
 
-def test_an_undetermined_knee_compares_both_engines_at_the_same_thread_count():
-    # Still gaining 40% per doubling at the last step run: no capacity, so both sides at 8 threads,
-    # judged like any other row (never a knee against a last step at other threads).
+def test_an_undetermined_knee_compares_each_engine_at_its_best_step_within_the_goal():
+    """Hostile read 44 (03 #1): both sides at the most threads both ran (128) compared past
+    PostgreSQL's capacity, against its own peak and price. Each side is compared at its highest
+    throughput within the p95 goal, the price table's step."""
     rising = [(1, 100), (2, 190), (4, 270), (8, 380)]
     found = _analysed(_reps("postgres", "t", PG) + _reps("mysql", "t", rising)).set_index("kind")
     capacity = found.loc["capacity"]
-    assert (capacity["threads"], capacity["base_threads"]) == (8, 8)
-    assert capacity["ratio"] == pytest.approx(380 / 82_500, rel=1e-3) and capacity["verdict"] == "worse"
-    assert "knee-undetermined" in capacity["caveats"]
-    assert found.loc["price", "verdict"] == "worse"  # price/performance does not need a knee
+    assert (capacity["threads"], capacity["base_threads"]) == (8, 4)  # PostgreSQL's peak is 83,000 at 4
+    assert capacity["ratio"] == pytest.approx(380 / 83_000, rel=1e-3) and capacity["verdict"] == "worse"
+    assert "knee-undetermined" in capacity["caveats"] and "best within the p95 goal" in capacity["regime"]
+    # PostgreSQL over the goal at 8 threads: its best step within the goal is 4, not its 8-thread step.
+    over = _analysed(_reps("postgres", "t", PG, p95={1: 1, 2: 5, 4: 30, 8: 90}) + _reps("mysql", "t", rising))
+    assert over.set_index("kind").loc["capacity", "base_threads"] == 4
+    # Past the goal everywhere: each side's peak.
+    never = _analysed(_reps("postgres", "t", PG, p95=dict.fromkeys((1, 2, 4, 8), 99))
+                      + _reps("mysql", "t", rising, p95=dict.fromkeys((1, 2, 4, 8), 99)))
+    assert tuple(never.set_index("kind").loc["capacity", ["threads", "base_threads"]]) == (8, 4)
 
 
 def test_price_rows_say_where_the_goal_never_bound_or_repetitions_split():
@@ -538,3 +550,81 @@ def test_with_no_knee_located_the_answer_gives_cpu_per_transaction_and_says_why(
     lines = report.answer_lines()
     assert len(lines) == 3 and "lies between" not in " ".join(lines)
     assert all("CPU per transaction" in line for line in lines[:2]) and "No knee" in lines[2]
+
+
+def test_knees_not_located_in_a_long_enough_sweep_are_said_with_the_step_length(tmp_path):
+    """Hostile read 44 (03 #2): 7 of 8 knees not located at 2 s steps, and the answer did not say so."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    rising = [(1, 100), (2, 190), (4, 270), (8, 380)]
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", rising)
+    store = Store(tmp_path / "results")
+    lines = SweepReport(write_sweep_run(store, rows), store).answer_lines()
+    assert lines[-1].startswith("Useful capacity not located at 2 s steps for 1 of 2 engine x test pairs (MySQL ")
+    assert not any("No knee" in line for line in lines)
+    flat = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", PG)
+    located = SweepReport(write_sweep_run(Store(tmp_path / "other"), flat), Store(tmp_path / "other"))
+    assert not any("not located" in line for line in located.answer_lines())
+
+
+def test_cpu_per_transaction_on_a_saturated_host_cites_it():
+    """Hostile read 42 (03 #1): engine + sysbench at 91-99% of the host's cores, unsaid beside CPU per transaction."""
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", MY, cpu=0.03)
+    busy, idle = _analysed(rows), _analysed(rows, wall=4.0)  # 100% and 25% of 2 cores
+    cost = lambda found: found[found["kind"] == analysis.COST]  # noqa: E731
+    assert not cost(busy).empty and all(analysis.SATURATED in ids for ids in cost(busy)["caveats"])
+    assert not any(analysis.SATURATED in ids for ids in cost(idle)["caveats"])
+    assert not any(analysis.SATURATED in ids for ids in busy[busy["kind"] != analysis.COST]["caveats"])
+    # Hostile read 43 (03 #1): the answer's line says it too, not only the table's footnote.
+    assert all(r.endswith(analysis.SATURATED_REGIME) for r in cost(busy)["regime"])
+    assert not any(analysis.SATURATED_REGIME in r for r in cost(idle)["regime"])
+
+
+def test_the_step_table_keeps_one_p95_at_two_repetitions_and_a_blank_gain_says_why(tmp_path):
+    """Hostile read 42 (03 #2): at n=2 the mean and median p95 columns were always equal; a gain cell was blank."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    def report(spread, name):
+        rows = _reps("postgres", "oltp_point_select", PG, spread=spread) + \
+            _reps("mysql", "oltp_point_select", MY, cpu=0.03, spread=spread)
+        return SweepReport(write_sweep_run(Store(tmp_path / name), rows), Store(tmp_path / name))
+
+    two, three = report((1.0, 1.01), "two"), report((1.0, 1.01, 0.99), "three")
+    assert "p95 ms, median of reps" not in two.step_table().data and "p95 ms" in two.step_table().data
+    assert "p95 ms, median of reps" in three.step_table().data
+    gains = list(three.knee_table().data["next gain per doubling (95% CI)"])
+    assert gains and all(gains)  # every cell a gain or the reason it has none (NO_GAIN)
+
+
+def test_an_engine_whose_repetitions_met_the_host_at_far_apart_speeds_is_cited_on_its_rows():
+    """Hostile read 43 (03 #2): MySQL's two repetitions ran on a host whose speed differed 1.87x, unsaid
+    beside the CIs it widened."""
+    loops = pd.DataFrame({"engine": ["mysql", "mysql", "postgres", "postgres"],
+                          "calibration_s": [0.081, 0.151, 0.146, 0.148]})
+    assert analysis.unsteady(loops) == {"mysql": pytest.approx(0.151 / 0.081)}
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", MY)
+    found = _analysed(rows, unsteady_engines=frozenset(analysis.unsteady(loops)))
+    assert all(f"{analysis.UNSTEADY}:mysql" in ids for ids in found["caveats"])
+    assert not any(f"{analysis.UNSTEADY}:postgres" in ids for ids in found["caveats"])
+    assert not any(analysis.UNSTEADY in " ".join(ids) for ids in _analysed(rows)["caveats"])
+
+
+def test_the_price_table_says_its_repetitions_reads_its_counts_and_names_the_other_prices_it_uses(tmp_path):
+    """Hostile read 43 (03 #3): a ±0.2% USD interval from 2 repetitions read as precision; "6.69e+10";
+    "priced as aws-us-east-1-2vcpu-rds" was explained nowhere."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.sweep.report import SweepReport
+
+    rows = _reps("postgres", "oltp_point_select", PG, spread=(1.0, 1.01)) \
+        + _reps("mysql", "oltp_point_select", MY, spread=(1.0, 1.01))
+    store = Store(tmp_path / "results")
+    report = SweepReport(write_sweep_run(store, rows), store)
+    table = report.price_table()
+    assert set(table.data["repetitions"]) == {2}
+    html = table.to_html()
+    assert "e+" not in html and "billion ops per 30 days" in html
+    assert "USD per M txn as a managed service (aws-us-east-1-2vcpu-rds, appendix: Prices)" in html
+    sources = report.price_source_table().data
+    assert set(sources["host class"]) == {"aws-us-east-1-2vcpu", "aws-us-east-1-2vcpu-rds"}

@@ -77,3 +77,14 @@ def test_counts_apart_by_more_keep_the_repetitions_going(store):
     done, note = precision_verdict(run_id, 0.05, 2, store=store)
     assert not done and "still had a 95% CI of instructions wider than ±5%" in note
     assert "1 of 1 phase windows" in note
+
+
+def test_one_value_per_window_is_said_to_test_no_target_not_to_miss_it(store):
+    """Hostile read 43 (02 #4): "4 of 4 phase window ... still had a 95% CI ... wider than ±5% (widest:
+    postgres insert (one value))": one value has no CI."""
+    from synthetic_runs import write_run
+
+    run_id = write_run(store, "20261128T000000Z-one001", 0, {"postgres": {"insert": [1.0], "update": [2.0]}})
+    done, note = precision_verdict(run_id, 0.05, 1, store=store)
+    assert not done and "one value per phase window has no 95% CI, so the ±5% target was not tested" in note
+    assert "wider than" not in note

@@ -331,19 +331,22 @@ def test_a_starts_windows_are_net_of_the_idle_rate_of_its_engine_after_its_cells
         pytest.approx(0.0142)  # one baseline: the start's own
 
 
-def test_work_after_the_commit_within_the_idle_rates_noise_is_no_share():
+def test_work_after_the_commit_within_the_idle_rates_noise_is_no_share_and_no_term_of_the_cost():
     """A share of the cost after the commit is drawn only where that work is resolved above zero:
-    net of an idle rate it can come out negative, which is no share of anything."""
-    reps = []
-    for rep, after in enumerate((-2e-6, 1e-6, -1e-6), start=1):
-        for (t, s), engine in (((1, 1), 100e-6), ((100, 100), 10e-6)):
-            reps.append({"engine": "mysql", "repetition": rep, "rows_per_txn": t, "rows_per_stmt": s,
-                         "rows_from": CLIENT_VALUES, **{v: float("nan") for v in analysis.VALUES},
-                         "engine_per_row": engine, "after_per_row": after if t == 100 else 20e-6,
-                         "after_share": (after if t == 100 else 20e-6) / engine, "log_status": "ok"})
-    summary = analysis.summarize(pd.DataFrame(reps)).set_index("rows_per_txn")
-    assert summary.loc[100, "after_share"] < 0 and not summary.loc[100, "after_resolved"]
-    assert summary.loc[1, "after_resolved"] and summary.loc[1, "after_share"] == pytest.approx(0.2)
+    net of an idle rate it can come out negative, which is no share of anything. Nor is it a term of
+    the cell's cost (hostile read 43, 05 #1: MySQL's table read 29.8 µs/row, its statements 37.2,
+    the difference a settle window net of the idle rate below zero); resolved work is."""
+    # A 1,000-row cell whose 1 s settle window used less than the idle rate's 0.01 CPU-s.
+    below = pd.DataFrame(_cell_frame("postgres", 1000, 1000, 7, 0.02, 0.0, 1.0, 1.0, 0.01, 24_000.0, 0.0))
+    cells = analysis.cells(pd.concat([_frame(), below]), row_bytes=24)
+    summary = analysis.summarize(cells).set_index(["engine", "rows_per_txn", "rows_per_stmt"])
+    bulk = cells.set_index(["engine", "rows_per_txn", "rows_per_stmt"]).loc[("postgres", 1000, 1000)]
+    assert bulk["after_per_row"] == pytest.approx(-10e-6)  # 0.0 - 0.01 x 1 s, over 1,000 rows
+    assert bulk["engine_per_row"] == pytest.approx(10e-6) == bulk["phase_per_row"]  # not 0
+    assert not summary.loc[("postgres", 1000, 1000), "after_resolved"]
+    assert summary.loc[("postgres", 1, 1), "after_resolved"]  # 100 µs/row after 410: in the cost
+    assert summary.loc[("postgres", 1, 1), "engine_per_row"] == pytest.approx(510e-6)
+    assert summary.loc[("postgres", 1, 1), "after_share"] == pytest.approx(100 / 510)
 
 
 def test_heatmap_axis_titles_sit_on_the_outer_panels_only():
@@ -385,3 +388,86 @@ def test_a_ratio_heatmap_is_diverging_and_centred_at_one_other_heatmaps_sequenti
     assert ratio.cmin == pytest.approx(-math.log10(4.0)) and "1x" in ratio.colorbar.ticktext
     plain = heatmaps(df, log_color=True, **kw).layout.coloraxis
     assert plain.cmin == pytest.approx(math.log10(0.5)) and plain.cmax == pytest.approx(math.log10(4.0))
+
+
+def test_work_after_the_commit_below_the_idle_noise_is_not_resolved():
+    """Hostile read 42 (05 #1): 127 µs/row after a 100-row commit was 12.7 ms in a 1 s settle window,
+    within MySQL's idle noise. The idle windows' spread sets the noise per row; below it, no figure."""
+    cell = {"rows_per_txn": 100, "rows_per_stmt": 100, "rows_from": SERVER_GENERATOR}
+    rows = []
+    for seq, idle in enumerate((0.009, 0.030, 0.012), start=1):  # one after each cell: 2 sd ~ 23 ms/s
+        after_cell = {**cell, "rows_per_stmt": seq}
+        rows += [_rows("mysql", after_cell, "baseline", "cpu_time", idle, phase="idle", seq=seq),
+                 _rows("mysql", after_cell, "baseline", "wall_time", 1.0, phase="idle", seq=seq)]
+    rows += [_rows("mysql", cell, window, metric, value, seq=9, check=100)
+             for window, metric, value in (("phase", "cpu_time", 0.05), ("phase", "wall_time", 0.05),
+                                           ("settle", "cpu_time", 0.025), ("settle", "wall_time", 1.0))]
+    got = analysis.cells(pd.DataFrame(rows), row_bytes=24).iloc[0]
+    assert got["after_noise_per_row"] == pytest.approx(2 * pd.Series([9e-3, 30e-3, 12e-3]).std() / 100)
+    assert 0 < got["after_per_row"] < got["after_noise_per_row"]
+    after = analysis.resolved_after(got["after_per_row"], float("nan"), got["phase_per_row"],
+                                    got["after_noise_per_row"])
+    assert after != after
+    # The same work over an idle rate that held still is resolved; unknown noise blanks nothing.
+    assert analysis.resolved_after(got["after_per_row"], float("nan"), got["phase_per_row"], 1e-6) > 0
+    assert analysis.resolved_after(got["after_per_row"], float("nan"), got["phase_per_row"], float("nan")) > 0
+
+
+def test_the_runs_note_names_the_idle_rate_write_cost_subtracts():
+    """Hostile read 43 (05 #3): the run's note said the start's one baseline was subtracted; write
+    cost subtracts the median of the idle windows after its cells (results.idle_rates)."""
+    from types import SimpleNamespace
+
+    from benchlib.run.driver import Workload, idle_rule
+    from benchlib.run.measure import SettlePolicy
+    from benchlib.workloads.write_cost.workload import WriteCost
+
+    params = SimpleNamespace(idle_seconds=0.2, max_settle_seconds=1.0)
+    note = idle_rule(params, SettlePolicy(), WriteCost)
+    assert "after each cell's settle window" in note and "median" in note and "once per engine start" not in note
+    assert "once per engine start" in idle_rule(params, SettlePolicy(), Workload)
+
+
+def test_a_drivers_measured_cost_is_never_blanked_only_its_differences_are():
+    """Hostile read 44 (05 #1): MariaDB's driver one-row txn, a CPU cost with no idle rate subtracted,
+    printed "not above 0" (its CI, 2 repetitions wide, reached below 0). Only the differences of two
+    cells (commit, statement) can be at or below zero."""
+    parts = pd.DataFrame({"engine": ["mariadb"], "n": [3],
+                          "one_row_txn": [80.0], "one_row_txn_ci95": [120.0],
+                          "commit": [-5.0], "commit_ci95": [30.0],
+                          "statement": [70.0], "statement_ci95": [90.0],
+                          "row": [1.2], "row_ci95": [2.0]})
+    shown = analysis.positive_parts(parts, raw=True).iloc[0]
+    assert shown["one_row_txn"] == 80.0 and shown["row"] == 1.2
+    assert pd.isna(shown["commit"]) and pd.isna(shown["statement"])
+    assert pd.isna(analysis.positive_parts(parts).iloc[0]["one_row_txn"])  # net of an idle rate: tested
+
+
+def test_the_answer_takes_decided_replication_cells_before_undecided_ones():
+    """Hostile read 44 (05 clusters #3): the answer kept a within-noise Galera line (1,000/txn · 1/stmt)
+    and left out decided cells. One-row cells first, then decided cells, then the rest."""
+    from benchlib.data.findings import Verdict
+
+    def cell(cluster, txn, stmt, ratio, low):
+        return {"cluster": cluster, "single": "postgres", "rows_per_txn": txn, "rows_per_stmt": stmt,
+                "rows_from": CLIENT_VALUES, "mean": 10.0 * ratio, "ci95": 1.0, "n": 3, "base_mean": 10.0,
+                "base_ci95": 1.0, "base_n": 3, "ratio": ratio, "ratio_low": low, "ratio_high": ratio * 1.5,
+                "welch_t": 9.0 if low > 1 else 0.5, "welch_dof": 4.0, "beyond_noise": low > 1,
+                "cluster_wall_per_row": 2e-4, "single_wall_per_row": 1e-4}
+
+    clusters = ("postgres-replica-sync", "postgres-replica-async")
+    replicated = pd.DataFrame([cell(c, 1, 1, 3.0, 2.0) for c in clusters]
+                              + [cell(c, 1000, 1, 1.2, 0.8) for c in clusters]
+                              + [cell(c, 1000, 1000, 3.1, 1.4) for c in clusters])
+    # One single-node cell: no part to split, no bulk row (an empty frame's row filter would drop its columns).
+    single = pd.DataFrame([{"engine": "postgres", "repetition": 1, "rows_per_txn": 1, "rows_per_stmt": 1,
+                            "rows_from": CLIENT_VALUES, "engine_per_row": 1e-5}])
+    no_calibration = pd.DataFrame(columns=["run_id", "instance_id", "engine", "repetition", "metric", "window", "value"])
+    found = analysis.findings(single, pd.DataFrame(), replicated, no_calibration,
+                              metric="cpu_time", unit="s", seed={})
+    lead = found[found["headline"] == True]  # noqa: E712
+    assert len(lead) == analysis.REPLICATION_LINES
+    # Both decided 1,000 · 1,000 cells are in, and one within-noise 1,000 · 1 cell after them.
+    cells = sorted(zip(lead["rows_per_txn"], lead["rows_per_stmt"]))
+    assert cells == [(1, 1), (1, 1), (1000, 1), (1000, 1000), (1000, 1000)]
+    assert int(lead["verdict"].map(lambda v: Verdict(v).decided).sum()) == 4

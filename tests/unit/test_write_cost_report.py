@@ -7,7 +7,7 @@ import pytest
 
 from benchlib.data.store import Store
 from benchlib.workloads.write_cost import WriteCostReport
-from benchlib.workloads.write_cost.report import (BULK_PHRASES, CLUSTER_QUESTION, COUNTED_NOTE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
+from benchlib.workloads.write_cost.report import (BULK_PHRASES, CLUSTER_QUESTION, COUNTED_CLAUSE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
                                                   PARTS_PHRASES, SINGLE_NODE_QUESTION)
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
 from write_cost_runs import ENGINES, write_run
@@ -84,6 +84,13 @@ def test_a_run_with_clusters_asks_what_replication_adds(tmp_path):
     bars = figure.data[0]
     assert not bars.error_y.symmetric and bars.error_y.array[0] > bars.error_y.arrayminus[0]
     assert report.answer_lines()[0].split(", ")[1].startswith("1/txn · 1/stmt")  # a commit per row first
+    # Hostile read 44 (05 clusters #1): what a sync replica adds is time, not CPU: each line gives the
+    # wall time per row of both sides, as the appendix's table has them.
+    from benchlib.data import findings as F
+
+    wall = report.summary.set_index(["engine", "rows_per_txn", "rows_per_stmt", "rows_from"])["wall_per_row"] * 1e6
+    expected = [F.fmt_number(wall[(e, 1, 1, CLIENT_VALUES)]) for e in ("postgres-replica-sync", "postgres")]
+    assert report.answer_lines()[0].endswith(f"; wall {expected[0]} vs {expected[1]} µs per row")
 
 
 def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
@@ -95,13 +102,19 @@ def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
     assert report.metric == "instructions_user"
     found = report.findings()
     costs = found[found["metric"] == "instructions_user"]
-    assert set(costs["unit"]) == {"instructions"} and (costs["drift"] == 0).all()
+    assert set(costs["unit"]) == {"instructions"} and costs["host_factor"].isna().all()
     assert set(costs["kind"]) == {"decomposition", "bulk"}
     mysql = costs[costs["kind"] == "decomposition"].set_index("engine").loc["mysql"]
     assert mysql["value"] == pytest.approx(310e-6 * 3e9, rel=0.01) and mysql["verdict"] == "worse"
     assert "instructions" in report.answer_lines()[0] and "µs" not in report.answer_lines()[0]
-    # Valgrind 05 item 1: the answer itself says what a count cannot see (a commit's fsync wait).
-    assert report.answer_lines()[-1] == COUNTED_NOTE and len(report.answer_lines()) <= report.answer_limit
+    # Hostile read 44 (05 instructions #1): each part line says the count is user space only (the
+    # commit's kernel CPU is not in it); no separate note, and no line says "wait".
+    lines = report.answer_lines()
+    parts = [line for line in lines if "one-row insert" in line]
+    assert parts and all(COUNTED_CLAUSE in line for line in parts)
+    assert not any("wait" in line for line in lines) and len(lines) <= report.answer_limit
+    # 05i #3: under valgrind wall time is valgrind's: no wall-time row, none in "N of M decided".
+    assert set(found["metric"]) == {"instructions_user"}
     # Counted in instructions, a part carries the caveat that a commit's fsync wait is not in them.
     assert all("counts-no-waits" in c for c in costs[costs["kind"] == "decomposition"]["caveats"])
 
@@ -145,31 +158,48 @@ def test_a_binary_log_the_base_does_not_write_is_cited_beside_the_bulk_ratio(rep
 
 def test_without_a_cluster_the_page_says_replication_was_not_measured(report):
     """Hostile read 40 (05 item 1): the question asks what replication adds; clusters=[] and the
-    page never said that no cluster ran."""
-    assert report.asked() == NO_CLUSTER
+    page never said that no cluster ran. Hostile read 43 (05 #5): said in the method, not above the
+    answer."""
+    assert report.asked() == ""
+    assert report.method_notes().startswith(f"- {NO_CLUSTER}\n")
 
 
 def test_the_parts_are_dots_on_their_axis_not_bars(report):
     """Hostile read 40 (05 item 2): bars on a log axis, whose heights mean nothing."""
     fig = report.parts_figure()
     assert {t.type for t in fig.data} == {"scatter"} and {t.mode for t in fig.data} == {"markers"}
+    # Hostile read 42 (05 #4): an embedded engine's points hold its driver; its legend says so.
+    from benchlib.engines import engine_title, is_server
+    from benchlib.workloads.write_cost.report import WITH_DRIVER
+
+    names = {t.name for t in fig.data}
+    embedded = [e for e in report.parts["engine"] if not is_server(e)]
+    assert embedded and {WITH_DRIVER.format(engine=engine_title(e)) for e in embedded} <= names
+    assert all(engine_title(e) in names for e in report.parts["engine"] if is_server(e))
 
 
-def test_the_bulk_row_compares_the_statements_and_sets_the_after_commit_work_beside_it(tmp_path):
-    """Hostile read 41 (05): "MySQL vs PostgreSQL 8.02x" was 68% MySQL's settle work after the
-    statements returned, in a 100-row cell. The ratio is the in-statement work's; what each side did
-    after the commit stands beside it as its own figure, never folded into the ratio."""
+def test_the_bulk_row_reads_the_cell_its_table_shows_and_names_the_after_commit_part(tmp_path):
+    """Hostile read 43 (05 #1): the answer's "37.2 µs vs 14.1 µs, 2.64x" was the statements' window,
+    the table's and heatmap's 29.8 and 13.0 the cell's cost with an unresolved settle window below the
+    idle rate. One figure per cell (analysis.cells): the bulk row reads it, and names the part of it
+    after the commit where resolved (hostile read 41: unresolved settle work is no part of it)."""
     bulk = (100, 100, SERVER_GENERATOR)
     engines = {"postgres": ENGINES["postgres"], "mysql": {**ENGINES["mysql"], "after": {bulk: 0.010}}}
     store = Store(tmp_path / "results")
     report = WriteCostReport(write_run(store, engines=engines), store)
     found = report.findings()
     row = found[(found["kind"] == "bulk") & (found["metric"] == report.metric)].iloc[0]
-    assert 1.05 < row["ratio"] < 1.25  # the statements' work alone: the settle's 10 µs/row would make it ~3.6x
-    assert row["after"] == pytest.approx(10e-6, rel=0.05)
+    cell = report.summary.set_index(["engine", "rows_per_txn", "rows_per_stmt", "rows_from"])["engine_per_row"]
+    assert row["value"] == pytest.approx(cell[("mysql", *bulk)]) and row["base_value"] == pytest.approx(
+        cell[("postgres", *bulk)])
+    assert row["after"] == pytest.approx(10e-6, rel=0.05)  # in the cost, and named
     assert row["base_after"] != row["base_after"]  # PostgreSQL's settle not above its idle rate: no figure
     line = report.render(row.to_dict())
-    assert report.phrases_of(row.to_dict()) is BULK_PHRASES and "10" in line.rpartition("; seed")[0].rpartition(": ")[2]
+    assert report.phrases_of(row.to_dict()) is BULK_PHRASES
+    assert "of which after the commit: 10" in line and "not resolved" in line.rpartition("; seed")[0]
+    # Hostile read 44 (05 #3): where neither side's is resolved, no "not resolved vs not resolved" clause.
+    empty = {**row.to_dict(), "after": float("nan")}
+    assert "after the commit" not in report.render(empty) and "µs per row, 3.57x" in report.render(empty)
 
 
 def test_no_engines_part_line_carries_a_part_ratio(report):
@@ -178,3 +208,62 @@ def test_no_engines_part_line_carries_a_part_ratio(report):
     parts = report.findings()[report.findings()["kind"] == "decomposition"]
     for row in parts.to_dict("records"):
         assert not re.search(r"\dx\b", report.render(row)), report.render(row)
+
+
+def test_a_row_measured_once_leaves_measured_once_to_the_count_line():
+    """Hostile read 42 (05 #2): "(measured once)" repeated on all 7 answer lines; the count line
+    ("0 of 12 comparisons decided (12 measured once)") says it once. Decided rows keep their words."""
+    from benchlib.data import findings as F
+    from benchlib.workloads.write_cost.report import COMPARISON, PARTS_PHRASES
+
+    for phrases in (COMPARISON, BULK_PHRASES, PARTS_PHRASES, EMBEDDED_PARTS_PHRASES):
+        assert "{words}" not in phrases.template(F.Verdict.UNTESTED.value)
+        assert "{words}" in phrases.template(F.Verdict.WORSE.value)
+    assert "{after}" in BULK_PHRASES.template(F.Verdict.UNTESTED.value)
+
+
+def test_appendix_tables_print_numbers_as_the_page_does_not_raw_pandas(report):
+    """Hostile read 42 (05 #5): an index column 0-17, "51.337917" and "3.281e+04" in the appendix."""
+    import re
+
+    cells = report.cell_table().to_html()
+    amplification = dict(report.appendix_parts())["Bytes per byte of row"].to_html()
+    for html in (cells, amplification):
+        assert not re.search(r">\s*-?\d+\.\d{5,}\s*<|\de[+-]\d", html)
+    part = dict(report.appendix_parts())["Bytes per byte of row"]
+    assert all(part.hide_index_)  # no 0-17 index column
+    assert part.data["log bytes / row byte"].map(lambda v: isinstance(v, str)).all()  # fmt's, not 51.337917
+
+
+def test_the_heatmaps_statement_axis_names_what_it_holds(report):
+    """Hostile read 43 (05 #4): the axis "rows per statement" held "server-generated", no count."""
+    fig = report.cost_figure()
+    titles = {fig.layout[k].title.text for k in fig.layout if k.startswith("xaxis")} - {None}
+    assert titles == {"statement"}
+    shown = {x for t in fig.data for x in t.x}
+    assert shown == {"1-row VALUES", "100-row VALUES", "server-generated"}
+    assert list(report.cell_table().data.columns[:3]) == ["engine", "rows/txn", "statement"]
+
+
+def test_the_seed_table_in_the_appendix_reads_as_the_other_tables(report):
+    """Hostile read 43 (05 #5): raw pandas, index 0-5 and "14974.327769"."""
+    html = report.appendix().data
+    seed = html.partition("Seed 000's engines this run did not measure")[2].partition("</table>")[0]
+    assert "14,974" in seed and "14974.3" not in seed and "0.567" in seed and "0.567078" not in seed
+    assert 'class="row_heading' not in seed  # no index column
+
+
+def test_the_method_states_the_runs_key_kind_and_seed_000s_where_they_differ(tmp_path):
+    """Hostile read 44 (05 instructions #5): the method said "as in seed 000" (UUIDs) of a run with
+    sequential keys and 16-byte rows. The key kind comes from the run's parameters."""
+    from write_cost_runs import ROWS
+
+    store = Store(tmp_path / "results")
+    params = {"engines": ["postgres", "mysql"], "rows": ROWS, "rows_per_txn": [1, 100], "rows_per_stmt": [1, 100],
+              "server_generated": True, "repetitions": 3, "pk_kind": "sequential", "max_settle_seconds": 1,
+              "idle_seconds": 1, "clusters": []}
+    engines = {k: ENGINES[k] for k in ("postgres", "mysql")}
+    sequential = WriteCostReport(write_run(store, engines=engines, parameters=params), store).method_notes()
+    assert "sequential primary key + float, 16 bytes of row; seed 000's keys: uuid, 24 bytes of row" in sequential
+    uuid = WriteCostReport(write_run(store, engines=engines), store).method_notes()
+    assert "uuid primary key + float, 24 bytes of row)" in uuid and "seed 000's keys" not in uuid

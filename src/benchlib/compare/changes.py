@@ -207,7 +207,8 @@ def versions(store: Store | None = None, run_ids: list[str] | None = None) -> pd
 SERIES = ["experiment", "engine", "phase", "labels", "host_class", "measuring"]
 CHANGE_COLUMNS = SERIES + [
     "metric", "from_run", "to_run", "from_started", "to_started", "from_version", "to_version", "from_git", "to_git",
-    "better", "direction", *comparison.COMPARISON_COLUMNS[8:]]
+    # No host band between a series' runs here (a summary holds no calibration loops): no host_factor.
+    "better", "direction", *(c for c in comparison.COMPARISON_COLUMNS[8:] if c != "host_factor")]
 
 
 def pairs(summary: pd.DataFrame, runs: pd.DataFrame, engine_versions: pd.DataFrame, metric_ids: list[str], *,

@@ -169,7 +169,7 @@ def compared(summary, runs, store, metric_index, run_index, engine_index, varian
     """Per experiment and host class ("<experiment>|<host index>"): each engine's newest finished
     run in the experiment's cost metric, and the findings rows of every engine against every other
     as base, per variant (phase and labels): [engine, base, variant, ratio, low, high, verdict code].
-    The drift band is the two engines' median calibration loops apart (0 where a run has none)."""
+    The drift band: the engine's median calibration loop over the base's (none where a run has none)."""
 
     from . import changes
     from ..data import results
@@ -196,9 +196,9 @@ def compared(summary, runs, store, metric_index, run_index, engine_index, varian
             for engine in engines:
                 if engine == base:
                     continue
-                drift = _drift(loops.get((newest[base], base)), loops.get((newest[engine], engine)))
+                factor = _factor(loops.get((newest[engine], engine)), loops.get((newest[base], base)))
                 found = F.compare(cells[cells["engine"].isin([base, engine])], base_engine=base, by="variant",
-                                  metric=metric, unit=unit, higher_is_better=higher, drift=drift)
+                                  metric=metric, unit=unit, higher_is_better=higher, host_factor=factor)
                 rows += [[engine_index[r.engine], engine_index[r.base_engine], int(r.step), _num(r.ratio),
                           _num(r.ratio_low), _num(r.ratio_high), VERDICT_CODES[r.verdict]]
                          for r in found.itertuples()]
@@ -216,8 +216,8 @@ def _calibration_medians(store, run_ids: list[str]) -> dict[tuple[str, str], flo
     return {(r, e): float(v) for r, e, v in zip(rows["run_id"], rows["engine"], rows["loop"]) if v and v > 0}
 
 
-def _drift(a: float | None, b: float | None) -> float:
-    return max(a, b) / min(a, b) - 1 if a and b else 0.0
+def _factor(subject: float | None, base: float | None) -> float:
+    return subject / base if subject and base else float("nan")
 
 
 def report_links(root: Path) -> dict[str, str]:

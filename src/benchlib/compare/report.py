@@ -7,6 +7,7 @@ the same rows."""
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 
@@ -27,12 +28,51 @@ _COLOURS = {F.Verdict.WORSE.value: ("background-color: #f4c7c3", "red: dearer"),
             F.Verdict.BETTER.value: ("background-color: #c8e6c9", "green: cheaper"),
             F.Verdict.SAME.value: ("background-color: #eeeeee", "grey: told apart but within the threshold, no change "
                                                                 "called"),
-            F.Verdict.FALSE_POSITIVE.value: ("background-color: #fff3c4", "yellow: flagged on identical reruns, a "
+            F.Verdict.FALSE_POSITIVE.value: ("background-color: #fff3c4", "yellow: flagged on a rerun, a "
                                                                          "false positive")}
 BASE_RUN = "the base run"
+# A rerun's caveat: what differs between the runs (a rerun may start fewer engines).
+RERUN_NOTES = {"same": "Same work per engine, host, code and builds: only time differs.",
+               "fewer": "Same work per engine, host, code and builds: only time and the engine set differ (the rerun "
+                        "started {rerun} of the base run's {base} engines)."}
 # What a comparison with nothing flagged could have seen: a change is flagged where its ratio's CI
 # clears 1, so the smallest one a cell can flag is its CI's half span on the log scale.
 DETECTABLE = "Changes under ~{smallest} cannot be told from noise here (the narrowest CI; the median cell's: ~{median})."
+
+
+# Identical reruns with too few tested cells: the count, never a rate (0 of 8 bounds it only below ~37%).
+FEW_CELLS_LINE = ("{flagged} of {n} flagged on {on}: too few cells to estimate a false-positive rate "
+                  "(95% upper bound {upper:.0%})")
+# What a rerun of fewer engines than the base run is called where identical reruns would be.
+FEWER_ENGINES = "a rerun of {rerun} of the base run's {base} engines"
+# Beside the false-positive count: each run's host speed, and the ratios' common shift where it is the host's.
+HOST_LINE = "Host speed (median calibration loop): {runs}{shift}."
+COMMON_SHIFT = "; the ratios' common shift, {shift:.3g}x (geometric mean), lies within it"
+RATE_BOUND = 0.10  # a rate is stated where its 95% upper bound is under twice the rule's 5% level
+
+
+def rate_upper_bound(flagged: int, n: int, alpha: float = 0.05) -> float:
+    """The exact (Clopper-Pearson) upper 95% bound of a rate seen as `flagged` of `n`: the p at
+    which `flagged` or fewer has probability alpha/2, by bisection on the binomial CDF."""
+    if n <= 0 or flagged >= n:
+        return 1.0
+    low, high = flagged / n, 1.0
+    for _ in range(60):
+        p = (low + high) / 2
+        cdf = sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) for k in range(flagged + 1))
+        low, high = (p, high) if cdf > alpha / 2 else (low, p)
+    return high
+
+
+def rerun_line(found: pd.DataFrame, on: str = F.IDENTICAL_RERUNS) -> str:
+    """The rerun's answer: the shared false-positive line where the cells bound the rate under
+    RATE_BOUND, else FEW_CELLS_LINE; `on`: what the runs were (FEWER_ENGINES)."""
+    tested = found[~found["verdict"].isin([v.value for v in F.UNTESTABLE])]
+    flagged = int((tested["verdict"] == F.Verdict.FALSE_POSITIVE.value).sum())
+    upper = rate_upper_bound(flagged, len(tested))
+    if upper < RATE_BOUND:
+        return F.false_positive_line(found, on)
+    return FEW_CELLS_LINE.format(flagged=flagged, n=len(tested), upper=upper, on=on)
 
 
 def smallest_detectable(found: pd.DataFrame) -> tuple[float, float] | None:
@@ -97,9 +137,8 @@ class ComparisonReport(RunReport):
 
     def _build_findings(self) -> pd.DataFrame:
         """One row per compared cell's cost, then one per window reading (TPS, p95) where the
-        windows report them. No drift band across runs (as comparison.compare_runs): a run's
-        calibration loop shares its engine's CPUs, so a change to them would move the band with the
-        very change it should reveal. A cost row keeps compare_runs' verdict where it carries one."""
+        windows report them, each with its engine's host factor between the runs
+        (comparison.host_factors). A cost row keeps compare_runs' verdict where it carries one."""
         caveats = self._caveats()
         rows = []
         for c in self._ordered(self.compared).to_dict("records"):
@@ -107,7 +146,7 @@ class ComparisonReport(RunReport):
             rows.append(F.finding(
                 engine=c["key"], base_engine=c["key"], step=self._step(c["phase"], c["labels"], c["run_id"]),
                 metric=self.cost_label(), unit=self.cost_unit, contrast=c, threshold=self.threshold,
-                caveats=caveats,
+                caveats=caveats, host_factor=c.get("host_factor"),
                 verdict=F.Verdict(given) if isinstance(given, str) else None)
                 | {"run_id": c["run_id"], "base_label": BASE_RUN})
         rows += self._reading_findings(caveats)
@@ -123,6 +162,7 @@ class ComparisonReport(RunReport):
         rows = rows.assign(key=[results.product_key(e) if self.match == "product" else e for e in rows["engine"]])
         per_rep = (rows.groupby(["metric", "run_id", "key", "labels", "phase", "repetition"], dropna=False)["value"]
                    .sum(min_count=1).reset_index())
+        host = comparison.host_factors(m, self.run_ids, self.match)
         out = []
         for metric, df in per_rep.groupby("metric", sort=False):
             stats = results.summarize(df, columns=("value",), by=("run_id", "key", "labels", "phase"))
@@ -135,7 +175,7 @@ class ComparisonReport(RunReport):
                 c = results.contrast(stats.loc[(self.run_ids[0], key, labels, phase)], row, "value", self.threshold)
                 out.append(F.finding(engine=key, base_engine=key, step=f"{self._step(phase, labels, run_id)}, {title}",
                                      metric=metric, unit=unit, contrast=c, higher_is_better=higher,
-                                     threshold=self.threshold, caveats=caveats)
+                                     threshold=self.threshold, caveats=caveats, host_factor=host.get((run_id, key)))
                            | {"run_id": run_id, "base_label": BASE_RUN})
         return out
 
@@ -166,19 +206,53 @@ class ComparisonReport(RunReport):
             return [F.Caveat(UNLIKE_HOSTS, "The runs come from unlike hosts: a ratio mixes the engine's change with "
                                            "the host's.")]
         if self.is_rerun():
-            base, rerun = ({*r.instances["engine"]} for r in self.reports)
-            fewer = f" The rerun started {len(rerun)} of the base run's {len(base)} engines." if rerun < base else ""
-            return [F.Caveat(RERUN, "Same work per engine, host, code and builds: only time differs." + fewer)]
+            base, rerun = self._engine_sets()
+            key = "fewer" if rerun < base else "same"
+            return [F.Caveat(RERUN, RERUN_NOTES[key].format(rerun=len(rerun), base=len(base)))]
         return []
+
+    def _engine_sets(self) -> tuple[set, set]:
+        return tuple({*r.instances["engine"]} for r in self.reports[:2])
+
+    def rerun_words(self) -> str:
+        """What the two runs were, for the false-positive count: identical reruns, or a rerun of fewer engines."""
+        base, rerun = self._engine_sets()
+        return FEWER_ENGINES.format(rerun=len(rerun), base=len(base)) if rerun < base else F.IDENTICAL_RERUNS
+
+    def host_line(self) -> str | None:
+        """Each run's median calibration loop (the host's speed), the compared runs' as a factor of
+        the base run's, and, where every cost ratio of a compared run moved together within that
+        factor's band (their geometric mean between 1 and it), that common shift: the host's, not
+        the engines'. Over the compared engines' loops only; None where a run has none."""
+        compared = set(self.comparison["engine"]) | set(self.comparison["base_engine"])
+        loops = results.calibrations(self.all_measurements()).dropna(subset=["calibration_s"])
+        loops = loops[loops["engine"].isin(compared)].groupby("run_id")["calibration_s"].median()
+        if any(r not in loops for r in self.run_ids):
+            return None
+        names = [BASE_RUN] + ([f"run #{i}" for i in range(1, len(self.run_ids))] if len(self.run_ids) > 2 else
+                              ["the rerun" if self.is_rerun() else "the compared run"])
+        runs, shifts = [], []
+        found = self.findings()
+        for position, (run_id, name) in enumerate(zip(self.run_ids, names)):
+            factor = loops[run_id] / loops[self.run_ids[0]]
+            runs.append(f"{name} {loops[run_id] * 1e3:.0f} ms" + (f" ({factor:.2f}x)" if position else ""))
+            if position and not found.empty:
+                ratios = found[(found["run_id"] == run_id) & (found["metric"] == self.cost_label())]["ratio"]
+                shift = results.geometric_mean(ratios[ratios > 0])
+                if finite(shift) and (shift > 1) == (factor > 1) and abs(math.log(shift)) <= abs(math.log(factor)):
+                    shifts.append(shift)
+        shift = COMMON_SHIFT.format(shift=shifts[0]) if len(self.run_ids) == 2 and shifts else ""
+        return HOST_LINE.format(runs=", ".join(runs), shift=shift)
 
     def answer_lines(self) -> list[str]:
         """Identical reruns: the rule's false-positive count is the answer, no flagged row is."""
         if self.is_rerun() and not self.findings().empty:
             found = self.findings()
             detectable = smallest_detectable(found[found["metric"] == self.cost_label()])
-            return [F.false_positive_line(found)] + ([DETECTABLE.format(
-                smallest=_change(detectable[0]), median=_change(detectable[1]))] if detectable else [])
-        return super().answer_lines()
+            return [rerun_line(found, self.rerun_words())] + [line for line in [self.host_line()] if line] + (
+                [DETECTABLE.format(smallest=_change(detectable[0]), median=_change(detectable[1]))]
+                if detectable else [])
+        return super().answer_lines() + [line for line in [self.host_line()] if line]
 
     def headline_figure(self):
         figures = self.figures()
@@ -288,8 +362,7 @@ class ComparisonReport(RunReport):
 
     def rules(self) -> str:
         lines = [f"**Metric:** {self.metric_explanation}, per {self.noun}: the engine's phase window divided by the "
-                 f"{self.noun}s it held (a fixed-duration window of a saturated engine costs cores x seconds whatever "
-                 "its throughput; per window a real change would read as 1.0).",
+                 f"{self.noun}s it held.",
                  "**Pairing:** " + ("engines by product across versions (postgres@15 with postgres@17)."
                                     if self.match == "product" else "the same engine key in every run.")]
         return "\n".join(f"- {line}" for line in lines)

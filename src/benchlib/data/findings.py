@@ -16,9 +16,11 @@ The one noise rule (`judge`), in order:
   gives it (a size on disk measured once is one value, not an exact one);
 - `noise`: Welch's test on the log scale cannot tell the two apart (5%, two-sided);
 - `same`: Welch tells them apart, but within `threshold` (seed 003's 5%) on the log scale;
-- `drift`: told apart, but the CI's end nearest 1 lies within how far the host's own speed moved
-  between the two measurements (`drift`, from the calibration loops): the host alone could make
-  it. Instruction counts do not move with the host's speed: their drift is 0 (`drift_applies`);
+- `drift`: told apart, but in the direction the host's own speed moved between the two sides,
+  and the CI reaches into the band between 1 and what the host alone makes the ratio
+  (`host_factor`: the subject's calibration loop over the base's; inverted for a rate): the host
+  alone could make it. A difference against the host's direction is decided: the host hid some of
+  it. Instruction counts do not move with the host's speed: no band (`drift_applies`);
 - `better` / `worse`: for the subject against the base, by the metric's direction.
 `not_comparable` is set by a workload where the two sides did different work; the caveat ids say
 why. `false_positive` is set where the two sides are the same work on the same host, code and
@@ -72,7 +74,7 @@ VERDICT_WORDS = {
     Verdict.BETTER: "beyond noise", Verdict.WORSE: "beyond noise", Verdict.SAME: "within 5%",
     Verdict.NOISE: "within noise", Verdict.DRIFT: "within the host's drift",
     Verdict.UNTESTED: "measured once", Verdict.FLOOR: "at the floor", Verdict.NOT_COMPARABLE: "not comparable", Verdict.NA: "no ratio",
-    Verdict.FALSE_POSITIVE: "flagged on an identical rerun",
+    Verdict.FALSE_POSITIVE: "flagged on a rerun",
 }
 
 # A decided verdict from counts that repeat (a counted unit whose CI over two or more repetitions is
@@ -86,8 +88,9 @@ NET_NOT_POSITIVE = "n/a (net ≤ 0)"  # a ratio of net costs where one is at or 
 
 # The answer of a comparison of identical reruns: how often the rule flagged a difference that is not
 # there, beside how many it would at its 5% level by chance alone.
-FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on identical reruns: the false-positive rate ({rate:.0%}; by "
+FALSE_POSITIVE_LINE = ("{flagged} of {n} flagged on {on}: the false-positive rate ({rate:.0%}; by "
                        "chance alone at 5%, about {expected:.1f})")
+IDENTICAL_RERUNS = "identical reruns"  # what {on} names unless the rerun differs (fewer engines)
 
 
 def false_positives(found: pd.DataFrame) -> pd.DataFrame:
@@ -96,11 +99,12 @@ def false_positives(found: pd.DataFrame) -> pd.DataFrame:
     return found.assign(verdict=found["verdict"].where(~flagged, Verdict.FALSE_POSITIVE.value))
 
 
-def false_positive_line(found: pd.DataFrame) -> str:
-    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing)."""
+def false_positive_line(found: pd.DataFrame, on: str = IDENTICAL_RERUNS) -> str:
+    """FALSE_POSITIVE_LINE over the rows the rule tested (one measurement a side tests nothing);
+    `on`: what the runs were ("a rerun of 2 of the base run's 4 engines")."""
     tested = found[~found["verdict"].isin([v.value for v in UNTESTABLE])]
     flagged = int((tested["verdict"] == Verdict.FALSE_POSITIVE.value).sum())
-    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), rate=flagged / len(tested) if len(tested) else 0,
+    return FALSE_POSITIVE_LINE.format(flagged=flagged, n=len(tested), on=on, rate=flagged / len(tested) if len(tested) else 0,
                                       expected=0.05 * len(tested))
 
 
@@ -108,14 +112,23 @@ def drift_applies(unit: str) -> bool:
     return unit not in COUNTED_UNITS
 
 
+def host_ratio(host_factor: float | None, higher_is_better: bool = False) -> float:
+    """What the host's speed alone makes a ratio subject / base: `host_factor` (the subject's
+    calibration loop over the base's, results.host_factor) for a cost, its inverse for a rate
+    (a slower host does less per second); 1 where unknown."""
+    if not (_finite(host_factor) and host_factor > 0):
+        return 1.0
+    return 1 / host_factor if higher_is_better else float(host_factor)
+
+
 def judge(ratio: float | None, low: float | None, high: float | None, beyond_noise: bool | None, *,
-          higher_is_better: bool = False, threshold: float = THRESHOLD, drift: float = 0.0,
+          higher_is_better: bool = False, threshold: float = THRESHOLD, host_factor: float | None = None,
           n: int | None = None, base_n: int | None = None, at_floor: bool = False) -> Verdict:
     """The one noise rule (module docstring). `ratio` is subject / base; `low`, `high` its 95% CI;
-    `beyond_noise` Welch's answer (None: untestable); `drift` how far the host's speed moved
-    between the two sides (0.24 for 24%; 0 for counted metrics); `n`, `base_n` the measurements
-    on each side, where known; `at_floor` whether a side's cost sits at the workload's floor
-    (`at_floor`)."""
+    `beyond_noise` Welch's answer (None: untestable); `host_factor` the subject's calibration loop
+    over the base's (1.25: the subject's host ran 1.25x slower; None or NaN: unknown, and no band
+    for counted metrics); `n`, `base_n` the measurements on each side, where known; `at_floor`
+    whether a side's cost sits at the workload's floor (`at_floor`)."""
     if ratio is None or not _finite(ratio) or ratio <= 0 or (_finite(low) and low <= 0):
         return Verdict.NA
     if at_floor:
@@ -126,13 +139,15 @@ def judge(ratio: float | None, low: float | None, high: float | None, beyond_noi
         return Verdict.NOISE
     if abs(math.log(ratio)) <= math.log1p(threshold) + 1e-12:  # 1/1.05 is exactly as far as 1.05
         return Verdict.SAME
-    if drift > 0:
+    by_host = host_ratio(host_factor, higher_is_better)
+    # Only a difference the way the host moved can be the host's: against it, the host hid some of it.
+    if abs(math.log(by_host)) > 1e-12 and (ratio > 1) == (by_host > 1):
         nearest = ratio
         if _finite(low) and _finite(high):
             nearest = low if ratio > 1 else high
         # An end on the other side of 1 is as near as it gets.
         near = abs(math.log(nearest)) if nearest > 0 and (nearest > 1) == (ratio > 1) else 0.0
-        if near <= math.log1p(drift):
+        if near <= abs(math.log(by_host)) + 1e-12:
             return Verdict.DRIFT
     return Verdict.BETTER if (ratio > 1) == higher_is_better else Verdict.WORSE
 
@@ -149,7 +164,8 @@ class SeedAgreement(str, enum.Enum):
 
 SEED_WORDS = {
     SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
-    SeedAgreement.OPPOSITE: "opposite to the seed", SeedAgreement.UNTESTED: "untested against the seed",
+    SeedAgreement.OPPOSITE: "opposite to the seed",
+    SeedAgreement.UNTESTED: "not testable here",  # with its reason (`seed_untested_reason`)
     SeedAgreement.NOT_COMPARABLE: "not comparable with the seed",
     SeedAgreement.UNDETERMINED: "direction undetermined, the seed's outside the CI", SeedAgreement.NO_SEED: "no seed figure",
 }
@@ -159,6 +175,26 @@ SEED_WORDS = {
 SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
               SeedAgreement.UNTESTED: "", SeedAgreement.NOT_COMPARABLE: "", SeedAgreement.UNDETERMINED: "?",
               SeedAgreement.NO_SEED: ""}
+
+
+def seed_untested_reason(row: Mapping[str, Any]) -> str:
+    """Why a row with a seed figure does not test it, in a few words: its verdict's where that
+    tests nothing (measured once, at the floor, no ratio, different work), else its CI's width."""
+    verdict = Verdict(row["verdict"])
+    if verdict in UNTESTABLE:
+        return VERDICT_WORDS[verdict]
+    if any(_finite(row.get(k)) and row.get(k) < 2 for k in ("n", "base_n")) or not _finite(row.get("ratio_low")):
+        return VERDICT_WORDS[Verdict.UNTESTED]
+    if row.get("ratio_low") <= 0:
+        return VERDICT_WORDS[Verdict.NA]
+    return f"CI over {SEED_TESTABLE_SPAN:g}x wide"
+
+
+def seed_words(row: Mapping[str, Any]) -> str:
+    """A row's agreement with the seed in words; an untested one says why."""
+    agreement = SeedAgreement(row.get("seed") or SeedAgreement.NO_SEED.value)
+    words = SEED_WORDS[agreement]
+    return f"{words}: {seed_untested_reason(row)}" if agreement == SeedAgreement.UNTESTED else words
 
 
 # A stored metric's name in words, where a findings table or line names it.
@@ -171,13 +207,16 @@ METRIC_WORDS = {"cpu_time": "engine CPU", "wall_time": "wall time", "instruction
 SEED_TESTABLE_SPAN = 10.0
 
 
-def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None) -> SeedAgreement:
+def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None, *,
+                 decided: bool = False) -> SeedAgreement:
+    """`decided`: whether the row's verdict is (`Verdict.decided`): its CI, however wide, is then a
+    bound on one side of 1 (`WIDE_CI`), which a seed figure can lie inside or outside of."""
     if seed_ratio is None or not _finite(seed_ratio) or seed_ratio <= 0:
         return SeedAgreement.NO_SEED
     # Without a CI (one repetition) there is no direction to set beside the seed's, even across 1;
-    # nor with one that reaches zero (a net cost not above zero) or spans more than SEED_TESTABLE_SPAN.
-    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)) \
-            or _span(low, high) > SEED_TESTABLE_SPAN:
+    # nor with one that reaches zero (a net cost not above zero) or, undecided, spans more than SEED_TESTABLE_SPAN.
+    if ratio is None or not _finite(ratio) or not (_finite(low) and _finite(high)) or low <= 0 \
+            or (_span(low, high) > SEED_TESTABLE_SPAN and not decided):
         return SeedAgreement.UNTESTED
     if low <= seed_ratio <= high:
         return SeedAgreement.WITHIN
@@ -205,7 +244,7 @@ def at_floor(contrast: Mapping[str, Any], floor: float | None) -> bool:
 FINDING_COLUMNS = [
     "engine", "base_engine", "step", "regime", "metric", "unit", "higher_is_better",
     "value", "value_ci95", "n", "base_value", "base_ci95", "base_n",
-    "ratio", "ratio_low", "ratio_high", "welch_t", "welch_dof", "drift", "verdict",
+    "ratio", "ratio_low", "ratio_high", "welch_t", "welch_dof", "host_factor", "verdict",
     "seed_ratio", "seed", "caveats", "headline",
 ]
 
@@ -219,18 +258,21 @@ class Caveat:
 
 
 def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str, contrast: Mapping[str, Any],
-            regime: str = "", higher_is_better: bool = False, drift: float = 0.0, seed_ratio: float | None = None,
+            regime: str = "", higher_is_better: bool = False, host_factor: float | None = None,
+            seed_ratio: float | None = None,
             caveats: Iterable[str] = (), headline: bool = False, verdict: Verdict | None = None,
             threshold: float = THRESHOLD, seed_comparable: bool = True, floor: float | None = None) -> dict[str, Any]:
     """One findings row from a `results.contrast` dict (subject against base). `verdict` is set
     only where a workload knows the two sides did different work (`Verdict.NOT_COMPARABLE`);
     `seed_comparable=False` where the seed's figure measured something else (a remote over
     gigabit Ethernet against TCP on this host): shown, tested against nothing. `floor`: the cost
-    (in the row's unit) under which a side sits at the floor (`at_floor`)."""
+    (in the row's unit) under which a side sits at the floor (`at_floor`). `host_factor`: the
+    subject's calibration loop over the base's (results.host_factor), stored where it applies
+    (a timed unit), NaN elsewhere."""
     c = contrast
-    applied = drift if drift_applies(unit) else 0.0
+    applied = float(host_factor) if drift_applies(unit) and _finite(host_factor) else float("nan")
     judged = verdict or judge(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), c.get("beyond_noise"),
-                              higher_is_better=higher_is_better, threshold=threshold, drift=applied,
+                              higher_is_better=higher_is_better, threshold=threshold, host_factor=applied,
                               n=c.get("n"), base_n=c.get("base_n"), at_floor=at_floor(c, floor))
     return {
         "engine": engine, "base_engine": base_engine, "step": step, "regime": regime, "metric": metric,
@@ -238,26 +280,28 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
         "value": c.get("mean"), "value_ci95": c.get("ci95"), "n": c.get("n"),
         "base_value": c.get("base_mean"), "base_ci95": c.get("base_ci95"), "base_n": c.get("base_n"),
         "ratio": c.get("ratio"), "ratio_low": c.get("ratio_low"), "ratio_high": c.get("ratio_high"),
-        "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "drift": applied, "verdict": judged.value,
+        "welch_t": c.get("welch_t"), "welch_dof": c.get("welch_dof"), "host_factor": applied, "verdict": judged.value,
         "seed_ratio": seed_ratio,
         # Two sides that did different work, one measurement or no ratio test no seed figure either.
         "seed": (against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)
                  if not (_finite(seed_ratio) and seed_ratio > 0) else
                  SeedAgreement.NOT_COMPARABLE if not seed_comparable else
                  SeedAgreement.UNTESTED if judged in UNTESTABLE else
-                 against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)).value,
+                 against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio,
+                              decided=judged.decided)).value,
         "caveats": tuple(caveats), "headline": headline,
+        **({"floor": floor} if floor is not None else {}),
     }
 
 
 def compare(summary: pd.DataFrame, *, base_engine: str, by: str = "phase", column: str = "value", metric: str,
-            unit: str, regime: str = "", higher_is_better: bool = False, drift: float = 0.0,
+            unit: str, regime: str = "", higher_is_better: bool = False, host_factor: float | None = None,
             seed: Mapping[tuple[str, str], float] | None = None, steps: Iterable[str] | None = None,
             caveats: Callable[[str, str], Iterable[str]] | None = None, threshold: float = THRESHOLD,
             floor: float | None = None) -> pd.DataFrame:
     """Every engine of a `results.summarize` table against `base_engine`, per `by` (phase, test):
     the findings rows. `seed`: (engine, step) -> the seed's ratio to its base; `caveats`:
-    (engine, step) -> the caveat ids that bear on that row; `floor`: as `finding`'s."""
+    (engine, step) -> the caveat ids that bear on that row; `floor`, `host_factor`: as `finding`'s."""
     s = summary.set_index(["engine", by])
     rows = []
     wanted = None if steps is None else set(steps)
@@ -266,7 +310,7 @@ def compare(summary: pd.DataFrame, *, base_engine: str, by: str = "phase", colum
             continue
         c = results.contrast(s.loc[(base_engine, step)], row, column, threshold, exact=unit in COUNTED_UNITS)
         rows.append(finding(engine=engine, base_engine=base_engine, step=step, metric=metric, unit=unit,
-                            contrast=c, regime=regime, higher_is_better=higher_is_better, drift=drift,
+                            contrast=c, regime=regime, higher_is_better=higher_is_better, host_factor=host_factor,
                             seed_ratio=(seed or {}).get((engine, step)),
                             caveats=caveats(engine, step) if caveats else (), threshold=threshold, floor=floor))
     return table(rows)
@@ -334,9 +378,9 @@ class Phrases:
         return self.templates.get(verdict, self.default)
 
     def template_of(self, fields: Mapping[str, Any]) -> str:
-        """A row's template: `WIDE` (where the table has one) for an undecided row whose CI is too
-        wide for its point to be printed, else its verdict's."""
-        if WIDE in self.templates and fields["ratio_only"] == WIDE_CI and not Verdict(fields["verdict"]).decided:
+        """A row's template: `WIDE` (where the table has one) for a row whose CI is too wide for its
+        point to be printed, else its verdict's."""
+        if WIDE in self.templates and fields["wide"]:
             return self.templates[WIDE]
         return self.template(fields["verdict"])
 
@@ -363,22 +407,73 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "subject": title(row["engine"]),
         "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
         "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"))),
-        # An undecided ratio whose CI spans more than SEED_TESTABLE_SPAN says nothing by its point.
-        # A ratio of two floors has no point to print: the step and its verdict's words say it all.
+        # A ratio whose CI spans more than SEED_TESTABLE_SPAN says nothing by its point: undecided,
+        # nothing at all; decided, the CI's end nearest 1 as a bound. A ratio of two floors has no
+        # point to print: the step and its verdict's words say it all.
+        "wide": (wide := verdict != Verdict.FLOOR and ratio_text != NET_NOT_POSITIVE
+                 and _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN),
         "ratio_only": "" if verdict == Verdict.FLOOR else ratio_text if ratio_text == NET_NOT_POSITIVE else
-        WIDE_CI if _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN else fmt_ratio(ratio),
+        (f"{_bound(ratio, row.get('ratio_low'), row.get('ratio_high'))} {WIDE_CI}" if verdict.decided else WIDE_CI)
+        if wide else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
-        "words": _words(row, verdict), "seed_words": SEED_WORDS[SeedAgreement(row.get("seed") or "no_seed")],
+        "words": verdict_words(row), "seed_words": seed_words(row),
         "more_less": "more" if _finite(ratio) and ratio > 1 else "less",
-        # The CI's end nearest 1 as a bound ("≥1.67x"), and the host's drift it lies within (`drift` verdict).
+        # The CI's end nearest 1 as a bound ("≥1.67x"), and whose host ran slower (`drift` verdict).
         "bound": _bound(ratio, row.get("ratio_low"), row.get("ratio_high")),
-        "drift_band": f"±{row['drift']:.0%}" if _finite(row.get("drift")) else "n/a",
+        "host_words": host_words(row.get("host_factor"), *HOST_SIDES, matched=0.0),
         "seed_ratio": row.get("seed_ratio") if _finite(row.get("seed_ratio")) else float("nan"),
     }
 
 
+# Whose host ran slower, by how much: beside a `drift` verdict, and where a report names a pair's host speed.
+HOST_SLOWER = "{side}'s host ran {factor}x slower"
+HOST_MATCHED = "host speed matched within {within:.0%}"
+HOST_SIDES = ("this engine", "the base")  # how a row's sides are named in its host words
+
+
+def host_words(host_factor: float | None, subject: str, base: str, matched: float = THRESHOLD) -> str:
+    """`host_factor` (the subject's calibration loop over the base's) in words: whose host ran
+    slower, or that they matched within `matched` (0 beside a `drift` verdict, which a host that
+    moved at all may hold); "" where unknown."""
+    if not (_finite(host_factor) and host_factor > 0):
+        return ""
+    if abs(math.log(host_factor)) <= math.log1p(matched):
+        return HOST_MATCHED.format(within=math.exp(abs(math.log(host_factor))) - 1)
+    slower, factor = (subject, host_factor) if host_factor > 1 else (base, 1 / host_factor)
+    return HOST_SLOWER.format(side=slower, factor=fmt_number(factor))
+
+
+# Beside a findings table: the compared pairs whose hosts ran this far apart or further (a decided
+# ratio's size moves with it too: a base on a slow host makes the subject look cheaper).
+HOST_NAMED = 0.10
+HOST_PAIRS = "Host speed: {pairs}."
+HOST_PAIR = "{slower}'s host ran {factor}x slower than {faster}'s"
+
+
+def host_pairs_line(found: pd.DataFrame, title: Callable[[str], str] | None = None) -> str:
+    """HOST_PAIRS over the compared pairs of two engines (not a part, a layer or a run against
+    itself) whose `host_factor` lies HOST_NAMED or further from 1: its furthest where a pair has
+    several (regimes, steps); "" where none does."""
+    from ..engines import engine_title  # late, as fields_of
+
+    title = title or engine_title
+    if found.empty or "host_factor" not in found:
+        return ""
+    rows = found[(found["engine"] != found["base_engine"])].assign(
+        host_factor=pd.to_numeric(found["host_factor"], errors="coerce")).dropna(subset=["host_factor"])
+    rows = rows[rows["host_factor"] > 0]
+    pairs = []
+    for (engine, base), g in rows.groupby(["engine", "base_engine"], sort=False):
+        factor = float(g["host_factor"].loc[g["host_factor"].map(lambda f: abs(math.log(f))).idxmax()])
+        if abs(math.log(factor)) >= math.log1p(HOST_NAMED):
+            slower, faster = (engine, base) if factor > 1 else (base, engine)
+            pairs.append(HOST_PAIR.format(slower=title(slower), faster=title(faster),
+                                          factor=fmt_number(max(factor, 1 / factor))))
+    return HOST_PAIRS.format(pairs="; ".join(pairs)) if pairs else ""
+
+
 WIDE_CI = f"(CI over {SEED_TESTABLE_SPAN:g}x wide)"
-WIDE = "wide"  # a phrase table's template for an undecided row whose CI is too wide to print its point
+WIDE = "wide"  # a phrase table's template for a row whose CI is too wide to print its point
 WIDE_GROUP = "{words}, CI over " + f"{SEED_TESTABLE_SPAN:g}x wide"  # an answer's group of such ratios
 
 
@@ -391,10 +486,10 @@ def _span(low: float | None, high: float | None) -> float:
 
 def all_wide(rows: pd.DataFrame) -> bool:
     """Whether no row of `rows` has a ratio a reader can use: each one's CI spans more than
-    SEED_TESTABLE_SPAN, reaches zero, or is missing, or the row sits at the floor (a grid of such
-    rows is dropped, not drawn)."""
+    SEED_TESTABLE_SPAN (undecided: a decided one is a bound), reaches zero, or is missing, or the row
+    sits at the floor (a grid of such rows is dropped, not drawn)."""
     return all(Verdict(r["verdict"]) in (Verdict.FLOOR, Verdict.NA) or not 0 < _span(r["ratio_low"], r["ratio_high"])
-               <= SEED_TESTABLE_SPAN for r in rows.to_dict("records"))
+               <= (math.inf if Verdict(r["verdict"]).decided else SEED_TESTABLE_SPAN) for r in rows.to_dict("records"))
 
 
 def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
@@ -403,13 +498,19 @@ def _bound(ratio: float | None, low: float | None, high: float | None) -> str:
     return f"≥{fmt_number(low)}x" if ratio > 1 else f"≤{fmt_number(high)}x"
 
 
-def _words(row: Mapping[str, Any], verdict: Verdict) -> str:
-    """The verdict's words; a decided one from counts that repeat says so (EXACT_WORDS)."""
+def verdict_words(row: Mapping[str, Any], *, host: bool = True) -> str:
+    """A row's verdict in words; a decided one from counts that repeat says so (EXACT_WORDS), a
+    `drift` one whose host ran slower (`host_words`; `host=False`: where a caption or another cell
+    of the same pair says it)."""
+    verdict = Verdict(row["verdict"])
     low, high, n, base_n = (row.get(k) for k in ("ratio_low", "ratio_high", "n", "base_n"))
     exact = (verdict in EXACT_WORDS and row.get("unit") in COUNTED_UNITS and _finite(low) and low > 0
              and _finite(high) and high / low <= 1 + THRESHOLD and _finite(n) and _finite(base_n)
              and min(n, base_n) >= 2)
-    return EXACT_WORDS[verdict] if exact else VERDICT_WORDS[verdict]
+    if exact:
+        return EXACT_WORDS[verdict]
+    slower = host_words(row.get("host_factor"), *HOST_SIDES, matched=0.0) if host and verdict == Verdict.DRIFT else ""
+    return f"{VERDICT_WORDS[verdict]} ({slower})" if slower else VERDICT_WORDS[verdict]
 
 
 def render(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES, *, with_seed: bool = False,
@@ -437,15 +538,16 @@ def render_lines(rows: pd.DataFrame, phrases: Phrases = DEFAULT_PHRASES) -> list
     lines = []
     for group in groups.values():
         fields = [fields_of(row, phrases) for row in group]
-        decided = [phrases.item.format(**f) for f in fields if Verdict(f["verdict"]).decided]
+        # A decided ratio too wide to print is said by its bound (`ratio_only`).
+        decided = [phrases.item.format(**{**f, "ratio": f["ratio_only"]} if f["wide"] else f)
+                   for f in fields if Verdict(f["verdict"]).decided]
         undecided: dict[str, list[str]] = {}
         for f in fields:
             if not Verdict(f["verdict"]).decided:
                 # Ratios too wide to print are grouped under that too, each said by its step alone.
-                wide = f["ratio_only"] == WIDE_CI
-                key = WIDE_GROUP.format(words=f["words"]) if wide else f["words"]
-                undecided.setdefault(key, []).append(phrases.undecided.format(**{**f, "ratio_only": ""} if wide else f)
-                                                     .strip())
+                key = WIDE_GROUP.format(words=f["words"]) if f["wide"] else f["words"]
+                undecided.setdefault(key, []).append(phrases.undecided.format(**{**f, "ratio_only": ""} if f["wide"]
+                                                                              else f).strip())
         items = "; ".join([", ".join(decided)] * bool(decided)
                           + [f"{words}: {', '.join(parts)}" for words, parts in undecided.items()])
         lines.append(phrases.line.format(**{**fields[0], "items": items}))
@@ -482,8 +584,23 @@ def certainty(findings: pd.DataFrame) -> str:
         return "no comparison measured"
     counts = findings["verdict"].value_counts()
     decided = sum(int(counts.get(v.value, 0)) for v in Verdict if v.decided)
-    rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" for v in Verdict if not v.decided and counts.get(v.value)]
+    rest = [f"{int(counts[v.value])} {VERDICT_WORDS[v]}" + (_floor_clause(findings) if v == Verdict.FLOOR else "")
+            for v in Verdict if not v.decided and counts.get(v.value)]
     return f"{decided} of {len(findings)} comparisons decided" + (f" ({', '.join(rest)})" if rest else "")
+
+
+FLOOR_CLAUSE = ": a side under {floor}, a window's fixed cost"
+
+
+def _floor_clause(findings: pd.DataFrame) -> str:
+    """What `at the floor` means, with its threshold, where the rows carry it."""
+    at = findings[findings["verdict"] == Verdict.FLOOR.value]
+    floors = at[["floor", "unit"]].dropna().drop_duplicates() if "floor" in at else at.iloc[0:0]
+    if len(floors) != 1:
+        return ""
+    floor, unit = floors.iloc[0]
+    shown = f"{fmt_number(floor * 1e3)} ms" if unit == "s" and floor < 1 else f"{fmt_number(floor)} {unit}"
+    return FLOOR_CLAUSE.format(floor=shown)
 
 
 def count_line(findings: pd.DataFrame) -> str:
@@ -492,13 +609,26 @@ def count_line(findings: pd.DataFrame) -> str:
     return f"{decided} of {len(findings)} decided"
 
 
-def seed_line(findings: pd.DataFrame) -> str:
-    """The comparison with the seed in one line: how many of the rows that have a seed figure agree."""
+# Beside the seed's untested rows: the parameter set whose scale tests them.
+SEED_TESTED_BY = "--set {name} tests them"
+
+
+def seed_line(findings: pd.DataFrame, tested_by: str | None = None) -> str:
+    """The comparison with the seed in one line: how many of the rows that have a seed figure agree.
+    `tested_by`: the parameter set that tests the seed's figures this run could not (said beside
+    the untested count)."""
     with_seed = findings[findings["seed"].fillna(SeedAgreement.NO_SEED.value) != SeedAgreement.NO_SEED.value]
     if with_seed.empty:
         return ""
     counts = with_seed["seed"].value_counts()
-    parts = [f"{SEED_WORDS[a]} ({int(counts[a.value])})" for a in SeedAgreement if counts.get(a.value)]
+    parts = [f"{SEED_WORDS[a]} ({int(counts[a.value])})" for a in SeedAgreement
+             if counts.get(a.value) and a != SeedAgreement.UNTESTED]
+    untested = with_seed[with_seed["seed"] == SeedAgreement.UNTESTED.value]
+    if not untested.empty:
+        reasons = pd.Series([seed_untested_reason(r) for r in untested.to_dict("records")]).value_counts(sort=False)
+        parts.append(f"{SEED_WORDS[SeedAgreement.UNTESTED]} ("
+                     + ", ".join(f"{int(k)} {reason}" for reason, k in reasons.items())
+                     + (f"; {SEED_TESTED_BY.format(name=tested_by)}" if tested_by else "") + ")")
     ratios = "ratio" if len(with_seed) == 1 else "ratios"
     return f"Against the seed's {len(with_seed)} {ratios}: " + "; ".join(parts) + "."
 

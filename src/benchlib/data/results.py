@@ -104,6 +104,14 @@ def cost_metric(df: pd.DataFrame) -> tuple[str, str, str]:
             f"perf's instructions:u on this host was {statuses}")
 
 
+def counted_by_valgrind(df: pd.DataFrame, metric: str) -> bool:
+    """Whether valgrind counted `metric` in any of these rows: its wall times are then valgrind's
+    (a server slowed many times, its threads serialised), no figure of the engine's."""
+    from ..counters.valgrind import SOURCE
+
+    return SOURCE in set(df[df["metric"] == metric]["source"])
+
+
 def phase_costs(df: pd.DataFrame, metric: str, scopes: tuple[str, ...] = ENGINE_SCOPES) -> pd.DataFrame:
     """Per engine start, variant (labels) and phase: the engine's metric in the phase window, in
     the settle window, and both with the engine's idle rate x duration subtracted (the idle rate
@@ -287,8 +295,13 @@ INSTRUCTIONS_AGREE = 0.005
 
 def precision_outcome(run_id: str, ci_target: float, *, floor: float, per: str | None = None,
                       instance_id: str | None = None, measured_in: int | None = None,
-                      store: Store | None = None) -> PrecisionOutcome:
+                      store: Store | None = None, recurring_only: bool = False) -> PrecisionOutcome:
+    """`recurring_only`: leave out a phase measured once by an engine that repeated others (a
+    one-off step, a load say, can gain no second value): what the driver's `measured_in` leaves
+    out, for a whole run read afterwards."""
     p = precision(run_id, floor=floor, per=per, instance_id=instance_id, measured_in=measured_in, store=store)
+    if recurring_only and not p.empty:
+        p = p[~((p["n"] == 1) & (p.groupby("engine")["n"].transform("max") > 1))]
     # NaN (one repetition) counts as wide; instruction counts that agree within INSTRUCTIONS_AGREE
     # do not: one more repetition would count the same.
     p = p.assign(agree=(p["metric"] == "instructions_user") & (p["spread"] <= INSTRUCTIONS_AGREE))
@@ -318,16 +331,20 @@ def host_speed(df: pd.DataFrame) -> dict[str, float] | None:
             if n > 1 else float("nan"), "max_over_min": float(c.max() / c.min())}
 
 
-def host_drift(df: pd.DataFrame, engines: Iterable[str] | None = None) -> float:
-    """How far the host's speed differed between the engines' measurements: the slowest engine's
-    median calibration loop over the fastest's, minus 1 (0.24 for 24%); 0.0 with fewer than two
-    engines calibrated. A timed ratio between two engines within it could be the host's alone
-    (findings.judge's drift band)."""
-    c = calibrations(df).dropna(subset=["calibration_s"])
-    if engines is not None:
-        c = c[c["engine"].isin(list(engines))]
-    medians = c.groupby("engine")["calibration_s"].median()
-    return float(medians.max() / medians.min()) - 1 if len(medians) > 1 and medians.min() > 0 else 0.0
+def host_factor(df: pd.DataFrame, subject, base, by: str | list[str] = "engine") -> float:
+    """What the host's speed alone makes a cost's ratio subject / base: the subject's median
+    calibration loop over the base's (1.25: the subject's host ran 1.25x slower, so a cost ratio up
+    to 1.25 could be the host's alone: findings.judge's band). `by`: the column(s) naming the two
+    sides (`run_id` between runs). NaN where either side has no calibration."""
+    return loop_factor(calibrations(df), subject, base, by)
+
+
+def loop_factor(loops: pd.DataFrame, subject, base, by: str | list[str] = "engine") -> float:
+    """`host_factor` over calibration rows (`calibrations`, or a subset of them: one regime's)."""
+    medians = loops.dropna(subset=["calibration_s"]).groupby(by)["calibration_s"].median()
+    if subject not in medians or base not in medians or not medians[base] > 0:
+        return float("nan")
+    return float(medians[subject] / medians[base])
 
 
 def normalised(costs: pd.DataFrame, df: pd.DataFrame, columns=("value", "net", "net_with_settle", "with_settle")

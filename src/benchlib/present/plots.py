@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import re
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -40,7 +40,7 @@ def _value_axis(fig, unit: str, log_y: bool | None, spread: float, markers: bool
     """The value axis: log when asked, or when the bars of one category spread beyond
     LOG_AXIS_SPREAD; the title says so (kept short: a long axis title is cut at the plot's height).
     `markers`: dots, not bars, so a wide spread is on a log axis from the start."""
-    if markers and log_y is None and spread > 1:
+    if markers and log_y is None and 1 < spread <= LOG_AXIS_SPREAD:
         log_y = True
     if log_y is None and spread > LOG_AXIS_SPREAD:
         fig.update_yaxes(title_text=f"{unit} (log scale, {spread:.0f}x spread)", type="log")
@@ -70,7 +70,7 @@ def _note_undrawable(fig, unit: str) -> None:
     left out of the drawing and named under the figure with their values."""
     missing = []
     for trace in fig.data:
-        if trace.type != "bar" or trace.y is None:
+        if trace.type not in ("bar", "scatter") or trace.y is None:
             continue
         ys = list(trace.y)
         nested = len(trace.x) > 0 and isinstance(trace.x[0], (list, tuple))  # a two-level category axis
@@ -89,20 +89,25 @@ def _note_undrawable(fig, unit: str) -> None:
 
 def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error: str | None = None,
                   name: str | None = None, phases: Sequence[str] | None = None, log_y: bool | None = None,
-                  error_minus: str | None = None, markers: bool = False):
+                  error_minus: str | None = None, markers: bool = False, labels: Mapping[str, str] | None = None):
     """Grouped bars: phases on x (in `phases` order, else as they appear), one bar per engine in
     its fixed colour. `log_y`: None chooses from the data (see bar_spread), True or False forces.
     `error`: the error bar's length above the bar, and below it too unless `error_minus` gives that
     (a ratio's CI on the log scale is not symmetric). `markers`: a dot per value instead of a bar,
-    for values far apart: on a log axis a bar's height means nothing (its foot is arbitrary)."""
+    for values far apart: on a log axis a bar's height means nothing (its foot is arbitrary).
+    `labels`: an engine's name in the legend where it is not its title (an engine with its driver)."""
     import plotly.graph_objects as go
 
     present = [p for p in (phases or dict.fromkeys(df["phase"])) if p in set(df["phase"])]
+    spread = bar_spread(df[df["phase"].isin(present)], value, ["phase"])
+    # On a log axis a bar's length means nothing: whatever asks for the log axis, dots are drawn
+    # (hostile read 44, 01 more-engines #3).
+    markers = markers or bool(log_y) or (log_y is None and spread > LOG_AXIS_SPREAD)
     fig = go.Figure()
     for engine in engine_order(df["engine"]):
         sub = df[df["engine"] == engine].set_index("phase").reindex(present)
         (fig.add_scatter if markers else fig.add_bar)(
-            name=engine_title(engine), x=present, y=sub[value], marker_color=engine_color(engine),
+            name=(labels or {}).get(engine, engine_title(engine)), x=present, y=sub[value], marker_color=engine_color(engine),
             error_y=dict(type="data", array=sub[error], visible=True, symmetric=error_minus is None,
                          arrayminus=sub[error_minus] if error_minus else None) if error else None,
             hovertemplate=f"{engine_title(engine)} %{{x}}: %{{y:.4g}} {unit}<extra></extra>",
@@ -112,8 +117,7 @@ def bars_by_phase(df: pd.DataFrame, value: str, *, title: str, unit: str, error:
         legend_title="engine", meta={"benchlib_name": name or slug(title)}, height=420,
         margin=dict(l=60, r=20, t=60, b=50),
     )
-    shown = df[df["phase"].isin(present)]
-    _value_axis(fig, unit, log_y, bar_spread(shown, value, ["phase"]), markers=markers)
+    _value_axis(fig, unit, log_y, spread, markers=markers)
     return fig
 
 
@@ -366,19 +370,34 @@ def magnitude_panels(totals: Sequence[float], spread: float = LOG_AXIS_SPREAD) -
     return panel_of
 
 
+def joined_panels(panels: Sequence[int], groups: Sequence[Any]) -> list[int]:
+    """`panels` with the bars of one group (a value other than None) in one panel, its tallest
+    bar's: a compared pair is read on one scale. Panels left empty are closed up."""
+    joined = list(panels)
+    for group in {g for g in groups if g is not None}:
+        members = [i for i, g in enumerate(groups) if g == group]
+        for i in members:
+            joined[i] = min(panels[m] for m in members)
+    renumber = {p: n for n, p in enumerate(sorted(set(joined)))}
+    return [renumber[p] for p in joined]
+
+
 def stacked_bars(df: pd.DataFrame, *, x: Sequence[str], segments: dict[str, tuple[str, str]], title: str,
-                 unit: str, name: str, marker: tuple[str, str] | None = None):
+                 unit: str, name: str, marker: tuple[str, str] | None = None, together: str | None = None):
     """Bars stacked from `segments` (column -> (legend label, colour)) per row, rows on x by the
     columns `x` (one, or two for nested categories); `marker` (column, label) draws a further
     value per row as a point, e.g. the wall time beside the CPU stacked under it. A log axis would
     misdraw the segments' shares, so when stacks differ beyond LOG_AXIS_SPREAD the small ones get
-    panels of their own (magnitude_panels), each with its own linear axis."""
+    panels of their own (magnitude_panels), each with its own linear axis; rows with the same value
+    in the column `together` (a compared pair) share one (joined_panels)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     df = df.reset_index(drop=True)
     totals = df[list(segments)].apply(pd.to_numeric, errors="coerce").fillna(0).clip(lower=0).sum(axis=1)
     panels = magnitude_panels(totals.tolist())
+    if together is not None:
+        panels = joined_panels(panels, [g if g == g else None for g in df[together]])
     count = max(panels, default=0) + 1
     fig = make_subplots(rows=count, cols=1, vertical_spacing=0.12 if count > 1 else 0.0) if count > 1 else go.Figure()
     for panel in range(count):
@@ -495,15 +514,17 @@ _RATIO_TICKS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10, 
 # A verdict as a marker: filled where the run tells the sides apart (or shows them equal), open
 # where it cannot, a cross where the two sides did different work.
 _MARKS = {"decided": ("circle", "● decided"), "undecided": ("circle-open", "○ not told apart"),
+          "untested": ("square-open", "□ measured once: no test"),
           "not_comparable": ("x-thin-open", "× not comparable"),
-          "false_positive": ("circle-open-dot", "⊙ flagged on identical reruns: a false positive")}
+          "false_positive": ("circle-open-dot", "⊙ flagged on a rerun: a false positive")}
 
 
 def _mark(verdict: str) -> str:
     from ..data.findings import Verdict
 
     v = Verdict(verdict)
-    if v in (Verdict.NOT_COMPARABLE, Verdict.FALSE_POSITIVE):
+    # Measured once is not "not told apart": no test ran (hostile read 44, 08 #2).
+    if v in (Verdict.NOT_COMPARABLE, Verdict.FALSE_POSITIVE, Verdict.UNTESTED):
         return v.value
     return "decided" if v.decided else "undecided"
 
@@ -520,7 +541,8 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
     """THE chart of findings rows: each row's ratio to its base as a dot on one log axis with its
     95% CI, one line of the chart per `y(row)` (in the rows' order, first at the top), one series
     per `series(row)` side by side (`colors` by series, else a palette), a line at 1 (the base).
-    The marker is the verdict (filled: decided, open: not told apart, ×: not comparable; the
+    The marker is the verdict (filled: decided, open: not told apart, open square: measured once,
+    ×: not comparable; the
     subtitle names only the marks drawn); the seed's ratio a grey diamond where a row has one.
     Rows without a positive ratio are left out."""
     import plotly.graph_objects as go

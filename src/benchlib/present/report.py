@@ -143,6 +143,8 @@ class RunReport:
     phrases: F.Phrases = F.DEFAULT_PHRASES
     answer_limit = 5  # lines of the answer on the first screen
     workload = None  # the workload whose precision rule (floor, per) the run's repetitions followed
+    seed_set: str | None = None  # the parameter set at the seed's scale: it tests what this run cannot
+    notebook: str | None = None  # its parameter sets' folder under papermill_params/ (`set_values`)
 
     def __init__(self, run_id: str, store=None):
         self.run_id = run_id
@@ -167,6 +169,21 @@ class RunReport:
     def headline_figure(self):
         """The one chart that shows the answer (a plotly figure), or None."""
         return None
+
+    def counted_findings(self) -> pd.DataFrame:
+        """The rows the answer's counts (how sure, against the seed) count: those the findings
+        table shows (a workload that leaves rows out of its table leaves them out here too)."""
+        shown, out = self.shown_and_left_out(self.findings())
+        return self.findings() if out.empty or shown.empty else shown
+
+    def shown_and_left_out(self, found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The findings rows the findings table shows, and those it leaves to another place, which
+        `left_out_line` names under it (none here; where it would leave every row, it shows all)."""
+        return found, found.iloc[0:0]
+
+    def left_out_line(self, out: pd.DataFrame) -> str:
+        """The line under the findings table saying which rows it left out, and where they are."""
+        return ""
 
     def phrases_of(self, row) -> F.Phrases:
         """The phrase table of one findings row (a workload with rows of several kinds picks by kind)."""
@@ -200,6 +217,21 @@ class RunReport:
             return _plain(lines[0])
         return _plain(lines[max(range(len(lines)), key=lambda i: (support[i], -i))])
 
+    def set_values(self, key: str) -> dict[str, Any]:
+        """Per parameter set of this report's notebook that sets `key`, its value, read from the
+        set's file: a page that names another set's scale never carries a copy of it."""
+        from ..core.settings import get_settings
+
+        folder = get_settings().params_dir / (self.notebook or "")
+        sets = {p.stem: yaml.safe_load(p.read_text()) or {} for p in sorted(folder.glob("*.yaml"))} \
+            if self.notebook else {}
+        return {name: values[key] for name, values in sets.items() if key in values}
+
+    def seed_line(self, found: pd.DataFrame) -> str:
+        """The answer's one line on the seed (findings.seed_line); a workload whose seed may not have
+        run this run's engines says so where no row has a seed figure."""
+        return F.seed_line(found, self.seed_set)
+
     def answer(self) -> None:
         """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
         the run is, the comparison with the seed in one line, then the one chart, at a height that
@@ -207,10 +239,10 @@ class RunReport:
         lines travel to the batch and site indexes through the output's metadata."""
         from IPython.display import HTML, display
 
-        found = self.findings()
+        found = self.counted_findings()
         lines = self.answer_lines()
         sure = F.certainty(found)
-        seed = F.seed_line(found)
+        seed = self.seed_line(found)
         shown = lines or ["This run measured no comparison to answer with; see the tables below."]
         items = "".join(f"<li>{_inline(line)}</li>" for line in shown)
         html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it
@@ -251,7 +283,8 @@ class RunReport:
         label = engine_title if index in ("engine", "base_engine") else str
         cells: dict[tuple[Any, Any], str] = {}
         for row in found.to_dict("records"):
-            f = F.fields_of(row, self.phrases)
+            # A grid's cells share their pairs: whose host ran slower is said by the findings table, once a row.
+            f = {**F.fields_of(row, self.phrases), "words": F.verdict_words(row, host=False)}
             verdict = F.Verdict(f["verdict"])
             mark = F.SEED_MARKS[F.SeedAgreement(f["seed"] or "no_seed")]
             kind = "decided" if verdict.decided else "undecided"
@@ -268,12 +301,21 @@ class RunReport:
                     + (f'<p class="benchlib-legend">{legend}.</p>' if legend else ""))
 
     def findings_table(self, limit: int | None = None, found: pd.DataFrame | None = None) -> "HTML":
-        """Every findings row as a table: the ratio with its CI, the verdict's words, the seed's
-        figure, and a footnote mark per caveat the row cites, the caveats' sentences under it.
-        `found`: other findings rows than `findings()`'s (a workload's second comparison)."""
+        """The findings rows the table shows (`shown_and_left_out`) as `table_of` draws them, and
+        the line saying where the others are. `found`: other rows than `findings()`'s."""
         from IPython.display import HTML
 
         found = self.findings() if found is None else found
+        shown, out = self.shown_and_left_out(found)
+        if out.empty or shown.empty:
+            return self.table_of(found, limit)
+        return HTML(self.table_of(shown, limit).data + f'<p class="benchlib-legend">{self.left_out_line(out)}</p>')
+
+    def table_of(self, found: pd.DataFrame, limit: int | None = None) -> "HTML":
+        """Findings rows as a table: the ratio with its CI, the verdict's words, the seed's figure,
+        and a footnote mark per caveat the row cites, the caveats' sentences under it."""
+        from IPython.display import HTML
+
         if found.empty:
             return HTML("<p>No comparisons in this run.</p>")
         notes = {c.id: c for c in self.caveat_notes()}
@@ -298,7 +340,7 @@ class RunReport:
                         f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
         first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
         caption = ("" if many_bases else f"Base: {bases[0]}. ") + \
-            ("" if many_metrics else f"Metric: {first['metric']}. ")
+            ("" if many_metrics else f"Metric: {first['metric']}. ") + F.host_pairs_line(found)
         head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
                 + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
         foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
@@ -335,7 +377,7 @@ class RunReport:
                 html = body.to_html()
             else:
                 html = str(body)
-            parts.append(f"<h4>{heading}</h4>{html}")
+            parts.append(f"<h4>{_inline(heading)}</h4>{html}")
         return HTML('<details class="benchlib-appendix"><summary>About this run: host, engines, images, '
                     f"conditions, problems</summary>{''.join(parts)}</details>")
 
@@ -346,7 +388,7 @@ class RunReport:
         if self.workload is None or target is None:
             return None
         return results.precision_outcome(self.run_id, float(target), floor=self.workload.precision_floor,
-                                         per=self.workload.precision_per, store=self.store)
+                                         per=self.workload.precision_per, store=self.store, recurring_only=True)
 
     def priced_as(self) -> str | None:
         """The instance a workload prices this host's throughput as (None: it prices nothing)."""
@@ -421,7 +463,11 @@ class RunReport:
         note = self.info.get("status_note") or ""
         if note and self.info["status"] != "ok":  # an ok run's note is in the caveats
             lines.append(f"**Status note:** {note}")
-        elif (outcome := self.precision_outcome()) is not None and not outcome.met:
+        elif (outcome := self.precision_outcome()) is not None and not outcome.met \
+                and int(self.param("max_repetitions") or 0) < 2:  # one value has no CI to be wide
+            lines.append(f"**Precision target not tested:** {outcome.targeted} phase windows with a target ran "
+                         "once (max_repetitions = 1): one value has no CI.")
+        elif outcome is not None and not outcome.met:
             lines.append(f"**Precision target not met:** {outcome.wide} of {outcome.targeted} phase windows with a "
                          f"target still had a 95% CI wider than ±{float(self.param('ci_target')):.0%} after "
                          f"{plural(int(self.param('max_repetitions') or 0), 'repetition')}.")

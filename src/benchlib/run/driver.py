@@ -176,6 +176,9 @@ class Workload:
     # state the earlier steps left (a read test before the writes sees the loaded table each time).
     repeat_each_step = False
     baseline_name = "idle"
+    # When the idle windows are taken and which rate is subtracted (results.idle_rates): the run's note says it.
+    idle_windows = "once per engine start"
+    idle_subtracted = "The baseline's CPU rate"
     precision_per: str | None = None  # a reading dividing a window's cost (sysbench: "transactions")
     precision_floor = PRECISION_FLOOR_SECONDS
     per_operation: PerOperation | None = None  # the denominator of cross-run (06) comparisons
@@ -220,7 +223,7 @@ class Workload:
                 cpus.harness_pinned(cpu_plan), self.shared(params, run) as shared:
             driver = _Driver(self, params, run, progress, cpu_plan, plan, shared)
             run.note(f"CPUs: {cpu_plan.note}.")
-            run.note(_idle_rule(params, driver.settle))
+            run.note(idle_rule(params, driver.settle, self))
             try:
                 driver.run_all()
             finally:
@@ -415,14 +418,16 @@ class _Driver:
                 "max_repetitions": self.params.max_repetitions}
 
 
-def _idle_rule(params, policy) -> str:
+def idle_rule(params, policy, workload: Workload) -> str:
+    """The run's note on its idle baseline: when the windows are taken, which rate is subtracted."""
     if params.idle_seconds <= 0:
         return "Idle baseline: none (idle_seconds = 0): costs are not net of an idle rate."
-    return (f"Idle baseline: {params.idle_seconds:g} s once per engine start, after waiting up to "
+    return (f"Idle baseline: {params.idle_seconds:g} s {workload.idle_windows}, after waiting up to "
             f"{params.max_settle_seconds:g} s for the engine to be quiet (below {policy.floor_cores:g} of a core over "
-            f"{policy.gate_seconds:g} s; the wait is stored with the baseline as quiet_wait_time). The baseline's "
-            "CPU rate is subtracted over each phase and sets the settle threshold; it is stored per start (window "
-            "baseline), so its own spread is in the store beside the phases'.")
+            f"{policy.gate_seconds:g} s; the wait is stored with the baseline as quiet_wait_time). "
+            f"{workload.idle_subtracted} is subtracted over each phase; the latest idle window sets the settle "
+            "threshold. Each idle window is stored (window baseline), so their spread is in the store beside the "
+            "phases'.")
 
 
 def _repetition_text(repetition: int) -> str:
@@ -453,6 +458,9 @@ def precision_verdict(run_id: str, ci_target: float, repetitions: int, *, floor:
     if target.empty:
         return True, (f"{where}Repetitions: {repetitions}; no phase window cost {floor} s of CPU or more, so none "
                       f"had a precision target.")
+    if (target["n"] < 2).all():  # not met (NaN is wide), and no CI to be wider
+        return False, (f"{where}Repetitions: {repetitions}: one value per phase window has no 95% CI, so the "
+                       f"±{ci_target:.0%} target was not tested.")
     wide = target[target["wide"]]
     widest = target.sort_values("rel_ci95", ascending=False, na_position="first").iloc[0]
     widest_text = (f"{widest['engine']} {widest['phase']} ±{widest['rel_ci95']:.1%}"

@@ -19,7 +19,7 @@ from .workload import HARNESS, LAYER_NAMES, OPERATIONS, WORKLOAD, layer_skip_rea
 CLIENT_COLOR, SERVER_COLOR, EMBEDDED_COLOR = "#F2A541", "#3B6EA5", "#7A9E7E"
 TRANSPORT_COLORS = {"in-process": EMBEDDED_COLOR, "unix": "#4C9F70", "tcp": "#C8553D"}
 SEGMENTS = {"client": ("client CPU (Python, driver)", CLIENT_COLOR),
-            "server": ("server CPU (engine cgroup)", SERVER_COLOR),
+            "server": ("server CPU (engine cgroup, with its background work)", SERVER_COLOR),
             "embedded": ("in-process CPU (Python + engine)", EMBEDDED_COLOR)}
 
 CONTENDED_HEADINGS = {"completion_s": "completion (s)", "ops_per_s": "operations/s", "engine_cpu_s": "engine CPU (s)",
@@ -36,6 +36,8 @@ WIDEST_ITEM = "{subject} {regime} {ratio_only}"
 
 class ClientApiReport(RunReport):
     workload = WORKLOAD
+    notebook = "04-client-api-overhead"
+    seed_set = "seed-like"
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -45,17 +47,33 @@ class ClientApiReport(RunReport):
         self.summary = analysis.summarize(self.per_op)
         self.contended = analysis.contended(self.m)
         self.found = analysis.findings(self.summary, self.contended,
-                                       drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]))
+                                       host=lambda engine, base: results.host_factor(self.measurements, engine, base),
+                                       plain=frozenset(e for e, d in self._dialects().items() if d.sqlalchemy_plain))
+
+    def _dialects(self) -> dict:
+        """Each engine of the run that has this workload's dialect, with it."""
+        out = {}
+        for key in self.engines:
+            try:
+                dialect = dialect_for(get_engine(key))
+            except UnknownEngineError:
+                continue
+            if dialect is not None:
+                out[key] = dialect
+        return out
 
     # -- findings ----------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
         return self.found
 
     def answer_lines(self) -> list[str]:
-        """The decided rows; where none is decided, one line saying so with the widest ratios."""
+        """The decided rows, each with its footnote marks (a caveat such as orm_batch's commits changes
+        what its ratio compares); where none is decided, one line saying so with the widest ratios."""
         rows = F.headline(self.findings(), self.answer_limit)
         if rows.empty or rows["verdict"].map(lambda v: F.Verdict(v).decided).any():
-            return F.render_lines(rows, self.phrases)[:self.answer_limit]
+            marks = self.caveat_marks(self.findings())
+            return [F.render(r, self.phrases, mark=self.footnote(r, marks))
+                    for r in rows.to_dict("records")][:self.answer_limit]
         widest = [F.fields_of(r, self.phrases) for r in rows.head(3).to_dict("records")]
         return [NOTHING_DECIDED.format(items="; ".join(WIDEST_ITEM.format(**f) for f in widest))]
 
@@ -68,9 +86,33 @@ class ClientApiReport(RunReport):
                                         "bridge on this host."),
             F.Caveat("contended", "One window per mode, the raw driver (PyMySQL for the MySQL protocol), one round "
                                   "with a connection per worker, where ODB ran prepared statements in four rounds."),
+            F.Caveat(analysis.SERVER_BACKGROUND, "Server CPU is the engine's whole cgroup over the window, no idle "
+                                                 "rate subtracted: it includes background work, so client + server "
+                                                 "can exceed the wall time."),
+            F.Caveat(analysis.PLAIN_STATEMENTS, "psycopg would prepare a statement after its 5th execution; "
+                                                "Core and the ORM turn that off (prepare_threshold=None), as the "
+                                                "raw driver does: plain statements."),
+            F.Caveat(analysis.FEW_OBJECTS, f"CI over {F.SEED_TESTABLE_SPAN:g}x wide: {self.param('objects', 0):,} "
+                                           f"objects a window leave the work under {analysis.FIXED_COST_MULTIPLE:g}x "
+                                           "the window's fixed cost" + self._more_objects() + "."),
+            F.Caveat(analysis.BATCHED, f"orm_batch commits {self._batch_commits()} times a window, the driver "
+                                       f"{self.param('objects', 0):,} (once per object)."),
             F.Caveat("short-window", f"A window under {analysis.SHORT_WINDOW_S:g} s (this set's scale): the workers' "
                                      "start and finish weigh in its throughput."),
         ]
+
+    def _more_objects(self) -> str:
+        """`; --set seed-like (2,000) runs more`: the parameter sets with more objects a window than
+        this run, from their files (hostile read 44, 04 #1: a literal 300 beside a default of 150)."""
+        more = {k: v for k, v in self.set_values("objects").items() if v > self.param("objects", 0)}
+        if not more:
+            return ""
+        sets = " and ".join(f"--set {k} ({v:,})" for k, v in more.items())
+        return f"; {sets} run{'s' if len(more) == 1 else ''} more"
+
+    def _batch_commits(self) -> int:
+        """orm_batch's transactions in a window: one per Session of orm_batch_size objects."""
+        return -(-self.param("objects", 0) // max(self.param("orm_batch_size", 1), 1))
 
     def headline_figure(self):
         return self.cpu_figure(("load",), "load: client and server CPU per operation by layer (◆ wall time)",
@@ -189,13 +231,7 @@ class ClientApiReport(RunReport):
     def caveats(self, extra=()) -> str:
         """The run's conditions, with the layers each engine skipped and why."""
         notes = []
-        for key in self.engines:
-            try:
-                dialect = dialect_for(get_engine(key))
-            except UnknownEngineError:
-                continue
-            if dialect is None:
-                continue
+        for key, dialect in self._dialects().items():
             skipped = [f"`{layer}` ({layer_skip_reason(key, layer)})" for layer in self.param("layers", [])
                        if layer_skip_reason(key, layer)]
             if skipped:

@@ -1,6 +1,6 @@
 """The arithmetic of the clustered-vs-heap notebook, on plain frames so it is tested with known
 answers: per-step figures per operation, seed 003's spreadsheet as findings rows (each engine over
-the clustered base, judged by `findings.judge`), the host's drift per regime and step, and seed
+the clustered base, judged by `findings.judge`), the host's speed per pair, regime and step, and seed
 001's key-kind table."""
 from __future__ import annotations
 
@@ -48,13 +48,15 @@ STORAGE_FLOOR = 0.01
 FIGURES = ("ops", "ops_per_s", "p95_ms", "cpu_us_per_op", "reads_per_op", "engine_read_kb_per_op", "read_kb_per_op",
            "storage_kb_per_op", "storage_reads_per_op", "buffer_hits_per_op", "buffer_pool_bytes", "page_bytes",
            "data_bytes", "pk_index_bytes", "wall_s", "client_cpu_us_per_op", "change_buffer_merges_per_op")
-# What the answer states, in seed 003's order (its bullets and outliers): per class of test, a
-# column of its first test that ran (its first step, before the writes), where that row has a ratio.
+# What the answer states, in seed 003's order (its bullets and outliers), then the load (often the
+# largest gap, in no bullet of the seed's): per class of test, a column of its first test that ran
+# (its first step, before the writes), where that row has a ratio.
 CLASSES = (("covered PK reads", "QPS", ("points-covered-pk", "range-covered-pk")),
            ("covered PK reads from storage", "pages/o", ("points-covered-pk", "range-covered-pk")),
            ("reads of a column outside the PK", "QPS", ("points-notcovered-pk", "range-notcovered-pk")),
            ("updates", "QPS", ("update-inlist", "update-nonindex")),
-           ("inserts", "QPS", ("insert",)))
+           ("inserts", "QPS", ("insert",)),
+           ("loads", "QPS", ("load",)))
 SEED_REGIME = "io-bound"  # seed 003 was IO-bound: its figures stand beside this regime's rows only
 
 # Caveat ids: why a findings row's meaning changes. The first five can void a verdict (the two sides
@@ -140,7 +142,7 @@ def seed_figures() -> dict[tuple[str, str], tuple[float, str]]:
     return out
 
 
-def _contrast(base: pd.Series, other: pd.Series, figure: str) -> dict:
+def step_contrast(base: pd.Series, other: pd.Series, figure: str) -> dict:
     """`results.contrast` of one step's figure, other against base (n/a where a side is unmeasured;
     two zeros are equal, a tie with nothing to test)."""
     num, den = other.get(figure, np.nan), base.get(figure, np.nan)
@@ -207,18 +209,18 @@ def _voided(caveats: list[str], verdict: str) -> bool:
             or (DEFERRED_VACUUM in caveats and verdict in (F.Verdict.BETTER.value, F.Verdict.SAME.value)))
 
 
-def findings(step_rows: pd.DataFrame, base: str, *, drift: Mapping | None = None,
+def findings(step_rows: pd.DataFrame, base: str, *, host: Mapping | None = None,
              conditions: Conditions = Conditions(),
              seed: Mapping[tuple[str, str], tuple[float, str]] | None = None) -> pd.DataFrame:
     """Seed 003's spreadsheet as findings rows: per regime, step and engine other than `base`, each
     column of `COLUMNS` as engine / base (QPS > 1: faster than the base; per-operation figures > 1:
     more per operation) with its 95% CI, judged by `findings.judge`; `not_comparable` with the
     caveat ids that say why where the two sides did different work (or the unit is not judged,
-    or both read below the storage floor). `drift`: per regime, and per (regime, step) where loops
-    ran beside a step, how far the host's speed moved between the engines (a row takes the larger);
+    or both read below the storage floor). `host`: `host_factors` (a row takes its step's factor
+    where loops ran beside it, else its regime's);
     `seed`: seed 003's figures (`seed_figures`), set beside the IO-bound rows. Extra columns:
     `column` (the spreadsheet's name) and `test_class` (the class a headline row answers for)."""
-    drift, seed = drift or {}, seed or {}
+    host, seed = host or {}, seed or {}
     rows = []
     for regime, df in step_rows.groupby("regime", sort=False):
         b = df[df["engine"] == base].set_index("step")
@@ -227,16 +229,16 @@ def findings(step_rows: pd.DataFrame, base: str, *, drift: Mapping | None = None
             for step in [s for s in b.index if s in e.index]:
                 pair = {base: b.loc[step], engine: e.loc[step]}
                 floor = below_storage_floor(b.loc[step]) and below_storage_floor(e.loc[step])
-                moved = max(drift.get(regime, 0.0), drift.get((regime, step), 0.0))
+                factor = host.get((regime, step, engine), host.get((regime, engine)))
                 for column in COLUMNS:
-                    contrast = _contrast(b.loc[step], e.loc[step], column.figure)
+                    contrast = step_contrast(b.loc[step], e.loc[step], column.figure)
                     figure, bound = seed.get((step, column.name), (None, None)) if regime == SEED_REGIME else (None, None)
                     voided = ([PAGE_SIZE] if not column.judged else []) + ([BELOW_FLOOR] if floor and column.storage else [])
                     if BELOW_FLOOR in voided:
                         contrast = {**contrast, "ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan}
                     row = F.finding(engine=engine, base_engine=base, step=step, regime=regime, metric=column.metric,
                                     unit=column.unit, higher_is_better=column.higher_is_better, contrast=contrast,
-                                    drift=moved, seed_ratio=figure,
+                                    host_factor=factor, seed_ratio=figure,
                                     verdict=F.Verdict.NOT_COMPARABLE if voided else None)
                     cited = voided + _caveats(regime, engine, base, step, column, pair, conditions, bound,
                                               row["ratio"] if row["ratio"] is not None else float("nan"))
@@ -249,13 +251,18 @@ def findings(step_rows: pd.DataFrame, base: str, *, drift: Mapping | None = None
 
 def _mark_headline(found: pd.DataFrame) -> pd.DataFrame:
     """Per answer line (`CLASSES`), the row it states: in the seed's regime where it ran (else the
-    first regime), of the first engine, where that row has a ratio."""
+    first regime), of the first engine, where that row has a ratio: the decided one furthest from 1."""
     if found.empty:
         return found
     regimes = list(dict.fromkeys(found["regime"]))
     regime = SEED_REGIME if SEED_REGIME in regimes else regimes[0]
     pool = found[(found["regime"] == regime) & (found["engine"] == found["engine"].iloc[0]) & found["ratio"].notna()]
     found = found.copy()
+    decided = pool["verdict"].isin([v.value for v in F.Verdict if v.decided])
+    # Decided rows first, then furthest from 1: the class's largest decided difference is never left
+    # out for the first step run (hostile read 44, 02 #1: update-nonindex's 0.221x).
+    pool = pool.assign(_d=decided, _x=pool["ratio"].map(lambda r: abs(np.log(r)) if r > 0 else 0.0)) \
+        .sort_values(["_d", "_x"], ascending=False, kind="stable")
     for label, column, tests in CLASSES:
         hits = pool[(pool["column"] == column) & pool["step"].map(test_of).isin(tests)]
         if not hits.empty:
@@ -286,12 +293,12 @@ def spreadsheet(found: pd.DataFrame, regime: str, value: str = "ratio") -> pd.Da
     return table
 
 
-def drift_by_step(measurements: pd.DataFrame) -> dict:
-    """Per regime, how far the host's speed differed between the engines' starts (slowest against
-    fastest engine's median calibration loop, minus 1), and per (regime, step) the same over the
-    loops run beside that step's repetitions: a step-major start calibrates beside every step, and
-    all of a step's repetitions can fall in one slow stretch, which moves the mean without widening
-    Welch's CI. Per regime, since one regime's slow start says nothing of the other's."""
+def host_factors(measurements: pd.DataFrame, base: str) -> dict:
+    """Per (regime, engine), each engine's median calibration loop over `base`'s in that regime
+    (results.host_factor), and per (regime, step, engine) the same over the loops run beside that
+    step's repetitions: a step-major start calibrates beside every step, and all of a step's
+    repetitions can fall in one slow stretch, which moves the mean without widening Welch's CI.
+    Per regime, since one regime's slow start says nothing of the other's."""
     if "metric" not in measurements:
         return {}
     c = results.calibrations(measurements)
@@ -300,11 +307,12 @@ def drift_by_step(measurements: pd.DataFrame) -> dict:
     c = c.assign(regime=c["instance_id"].map(regime_of)).dropna(subset=["regime", "calibration_s"])
     c = c.assign(step=_calibrated_step(measurements, c))
     out: dict = {}
-    for key, g in [*c.groupby("regime", sort=False),
+    for key, g in [*c.groupby(["regime"], sort=False),
                    *c.dropna(subset=["step"]).groupby(["regime", "step"], sort=False)]:
-        medians = g.groupby("engine")["calibration_s"].median()
-        if len(medians) > 1:
-            out[key] = float(medians.max() / medians.min()) - 1
+        for engine in set(g["engine"]) - {base}:
+            factor = results.loop_factor(g, engine, base)
+            if factor == factor:
+                out[(*key, engine)] = factor
     return out
 
 

@@ -11,7 +11,7 @@ from ...data import findings as F
 from ...data import results
 from ...engines import engine_title, find_engine
 from ...present.plots import heatmaps, ratio_chart
-from ...present.report import RunReport, fmt, plural
+from ...present.report import RunReport, fmt, fmt_ci, plural
 from .. import reporting
 from . import analysis
 from .workload import WORKLOAD
@@ -48,6 +48,26 @@ ANSWERING_ROWS = 2_000_000
 # The seed's summary row was IO-bound on 400M rows: a cached regime's geometric mean is another measurement.
 SEED_OTHER_REGIME = F.VERDICT_WORDS[F.Verdict.NOT_COMPARABLE] + " (the seed ran IO-bound, 400M rows)"
 LEFT_OUT = "{n} storage rows not shown: both engines read under {floor} storage pages per operation."
+# Said once under answer lines measured once, instead of on each: what noise the run does know.
+ONCE = "Each ratio above measured once, so no noise estimate; {host}."
+ONCE_NO_DRIFT = "Each ratio above measured once, so no noise estimate."
+
+
+def once_line(rows: pd.DataFrame) -> str | None:
+    """One line for the answer's rows measured once (`Verdict.UNTESTED`): the host's speed between
+    their compared pairs (`host_factor`), the pair furthest from matching."""
+    once = rows[rows["verdict"] == F.Verdict.UNTESTED.value] if not rows.empty else rows
+    if once.empty:
+        return None
+    factors = pd.to_numeric(once["host_factor"], errors="coerce")
+    factors = factors[factors > 0]
+    if factors.empty:
+        return ONCE_NO_DRIFT
+    at = np.log(factors).abs().idxmax()
+    return ONCE.format(host=F.host_words(factors[at], engine_title(once.at[at, "engine"]),
+                                         engine_title(once.at[at, "base_engine"])))
+
+
 KEY_KINDS_ONLY = "{engines}: seed 001's key kinds only (no sysbench driver), in the appendix."
 
 
@@ -62,12 +82,13 @@ def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 class ClusteredReport(RunReport):
     workload = WORKLOAD
+    seed_set = "seed-scale"
     # The answer's lines: one findings row each, the test and its class said by the line itself.
     phrases = F.Phrases(templates={
         "better": "{regime}: {subject} ahead, {ratio} {base}'s {metric}",
         "worse": "{regime}: {base} ahead, {subject} at {ratio} its {metric}",
         "same": "{regime}: a tie, {subject} {ratio} {base}'s {metric} ({words})",
-        "untested": "{regime}: {subject} {ratio} {base}'s {metric} ({words}: noise unknown)",
+        "untested": "{regime}: {subject} {ratio} {base}'s {metric}",  # `once_line` says "measured once" once
         "n/a": "{regime}: {metric} {words}",
         F.WIDE: "{regime}: {subject} {metric} {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)",
     }, default="{regime}: {subject} {ratio} {base}'s {metric} ({words})",
@@ -87,10 +108,13 @@ class ClusteredReport(RunReport):
     # -- findings --------------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
         if self._found is None:
-            self._found = (analysis.findings(self.steps, self.base, drift=analysis.drift_by_step(self.measurements),
+            self._found = (analysis.findings(self.steps, self.base, host=analysis.host_factors(self.measurements, self.base),
                                              conditions=self.conditions(), seed=analysis.seed_figures())
                            if self.base else F.table([]))
         return self._found
+
+    def counted_findings(self) -> pd.DataFrame:
+        return shown_rows(self.findings())[0]
 
     def conditions(self) -> analysis.Conditions:
         """What the starts read that changes what a comparison means (analysis.Conditions)."""
@@ -170,6 +194,9 @@ class ClusteredReport(RunReport):
         Where the seed's regime did not run, a last line says what cannot show and which set shows it."""
         found = self.findings()
         lines = class_lines(found, self.phrases, self.caveat_marks(shown_rows(found)[0]))
+        once = once_line(found[found["headline"] == True]) if not found.empty else None  # noqa: E712
+        if once:
+            lines.append(once)
         if self.battery_engines and analysis.SEED_REGIME not in self.regimes:
             lines.append(NO_SEED_REGIME.format(rows=int(self.param("table_size")), answering=ANSWERING_SET,
                                                answering_rows=ANSWERING_ROWS))
@@ -315,24 +342,30 @@ class ClusteredReport(RunReport):
     def layout_table(self):
         """Within each engine, covered over not-covered QPS (same regime): what fetching a column beside
         the key costs it, free of the engines' other differences (executor, protocol, versions)."""
-        rows = []
+        rows, ratios = [], {}
         for covered, other in self.LAYOUT_PAIRS:
             for regime in self.regimes:
                 for e in self.battery_engines:
-                    q, n = self._figure(regime, e, covered, "ops_per_s"), self._figure(regime, e, other, "ops_per_s")
-                    if pd.notna(q) and pd.notna(n) and n > 0:
-                        rows.append({"reads": covered.split("-")[0], "regime": regime,
-                                     "engine": f"{engine_title(e)} ({_layout(e)})", "covered QPS": fmt(q),
-                                     "not covered QPS": fmt(n), "covered / not covered": fmt(q / n)})
+                    q, n = self._step(regime, e, covered), self._step(regime, e, other)
+                    if q is None or n is None or not n["ops_per_s"] > 0 or pd.isna(q["ops_per_s"]):
+                        continue
+                    c = analysis.step_contrast(n, q, "ops_per_s")
+                    rows.append({"reads": covered.split("-")[0], "regime": regime,
+                                 "engine": f"{engine_title(e)} ({_layout(e)})",
+                                 "covered QPS": fmt_ci(q["ops_per_s"], q.get("ops_per_s_ci95", float("nan"))),
+                                 "not covered QPS": fmt_ci(n["ops_per_s"], n.get("ops_per_s_ci95", float("nan"))),
+                                 # Hostile read 44 (02 #3): a ratio of QPS whose CI is ±96% read as a finding.
+                                 "covered / not covered (95% CI)": F.fmt_ratio(c["ratio"], c["ratio_low"],
+                                                                               c["ratio_high"])})
+                    ratios.setdefault((covered, regime), []).append(c["ratio"])
         if not rows:
             return None
-        return pd.DataFrame(rows).style.hide(axis="index").set_caption(
-            "Within one engine: a heap fetches `c` from its heap, a clustered PK holds it in the leaf it read.")
+        return pd.DataFrame(rows).style.hide(axis="index").set_caption(layout_caption(ratios))
 
-    def _figure(self, regime: str, engine: str, step: str, figure: str) -> float:
+    def _step(self, regime: str, engine: str, step: str) -> pd.Series | None:
         s = self.steps
-        v = s[(s["regime"] == regime) & (s["engine"] == engine) & (s["step"] == step)][figure]
-        return float(v.iloc[0]) if len(v) else float("nan")
+        v = s[(s["regime"] == regime) & (s["engine"] == engine) & (s["step"] == step)]
+        return v.iloc[0] if len(v) else None
 
     def _heap(self) -> str | None:
         return next((e for e in self.battery_engines if _organised(e, Organisation.HEAP)), None)
@@ -362,7 +395,7 @@ class ClusteredReport(RunReport):
             "buffer hits/op": s["buffer_hits_per_op"],
             "change-buffer merges/op (InnoDB)": s["change_buffer_merges_per_op"],
         })
-        return out.style.format("{:.4g}", na_rep="n/a", subset=list(out.columns[3:])).hide(axis="index")
+        return out.style.format(lambda v: fmt(v, digits=4), subset=list(out.columns[3:])).hide(axis="index")
 
     def settings_table(self):
         """Each start's readings the comparisons rest on: its durability and the dialect's settings."""
@@ -508,12 +541,29 @@ class ClusteredReport(RunReport):
         return out
 
 
+LAYOUT_CAPTION = ("Within one engine: a heap fetches <code>c</code> from its heap, a clustered PK holds it in the "
+                  "leaf it read")
+# Where every pair of engines' covered / not covered ratios agree within the threshold, the two
+# layouts pay alike: what the not-covered test adds is returning `c`, not where it is stored.
+LAYOUT_ALIKE = "; here both within 5%: the cost is returning <code>c</code>, not the heap"
+
+
+def layout_caption(ratios: dict[tuple[str, str], list[float]]) -> str:
+    """The layout table's caption; `ratios`: per test pair and regime, each engine's covered / not covered QPS."""
+    pairs = [r for r in ratios.values() if len(r) > 1]
+    alike = bool(pairs) and all(max(r) / min(r) <= 1 + F.THRESHOLD for r in pairs)
+    return LAYOUT_CAPTION + (LAYOUT_ALIKE if alike else "") + "."
+
+
 def class_lines(found: pd.DataFrame, phrases: F.Phrases, marks: dict[str, int] | None = None) -> list[str]:
     """The answer: one line per headline row (analysis.CLASSES, in the seed's regime) with the same
     test's row in the other regime where it has a ratio, each rendered by the phrase table, with
     its footnote marks (`marks`: RunReport.caveat_marks)."""
     lines = []
-    for row in found[found["headline"] == True].to_dict("records"):  # noqa: E712 (object column)
+    order = {label: i for i, (label, _, _) in enumerate(analysis.CLASSES)}  # the seed's order, the load last
+    head = sorted(found[found["headline"] == True].to_dict("records"),  # noqa: E712 (object column)
+                  key=lambda r: order.get(r["test_class"], len(order)))
+    for row in head:
         same = found[(found["engine"] == row["engine"]) & (found["step"] == row["step"])
                      & (found["column"] == row["column"]) & (found["regime"] != row["regime"]) & found["ratio"].notna()]
         said = "; ".join(F.render(r, phrases, with_seed=True, mark=RunReport.footnote(r, marks or {}))

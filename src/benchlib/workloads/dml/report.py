@@ -20,6 +20,7 @@ from .workload import PHASES, WORKLOAD
 DML_PHASES = PHASES[1:]  # the idle baseline (sleep) is subtracted, not compared
 BASE_PRODUCT = "postgres"  # seed 000 reads every engine against PostgreSQL
 SEED_ROWS = 2_000_000
+NO_SEED_LINE = "Seed 000 ran {seed}, not {engines}: no ratio to compare."
 SEED_PAIR = "mysql"  # the pair seed 000's numbers disagree on: PostgreSQL against MySQL (family and product)
 # Where a run has more engines than the answer has lines, the rest are in the findings table.
 PHRASES = F.Phrases(line_by="engine", line="{subject} / {base}: {items}", unit_scale={"instructions": (1e9, "Gi")})
@@ -32,12 +33,21 @@ SETTLE_AT_CAP = "settle windows: {hit} of {total} ran to the {cap:g} s cap"
 WITH_DRIVER = "{base} engine + driver"
 CHART_LINE = "{engine} (÷ {base})"
 HYPOTHESES_HEADING = "Why the ratios differ from the seed's"
-HYPOTHESES_CAPTION = ("{other} / {base} per phase, read each way this run can: a reading that brings seed 000's ratio "
-                      "({seeds}) inside the CI names a likely cause")
+EMBEDDED_LABEL = "{engine} + driver"  # an embedded engine's cost holds its Python driver (one process)
+HYPOTHESES_CAPTION = "{other} / {base} per phase, read each way this run can, beside seed 000's ratio ({seeds})"
+USER_READING = "user-mode CPU only"
+# PostgreSQL's phase less its VACUUM: the seed ran VACUUM too, so this reading names VACUUM's fixed
+# cost at a scale under the seed's, not work the seed left out; at the seed's scale it tests nothing.
+VACUUM_READING = "PostgreSQL less VACUUM's fixed cost at {rows:,} rows"
+# Where the hypotheses grid has no user-CPU row: the host counts user CPU in ticks, so a phase
+# under the precision floor does not resolve it.
+USER_POINTER = "the hypotheses table's user-CPU row is the one to set beside it"
+USER_UNRESOLVED = "user CPU alone, counted in the host's ticks, is not resolved under {floor:g} s"
 
 
 class DmlReport(RunReport):
     workload = WORKLOAD
+    seed_set = "article"
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -93,7 +103,7 @@ class DmlReport(RunReport):
                              ignore_index=True)
             found = F.compare(
                 pair, base_engine=base, metric=self.metric, unit=self.metric_unit, steps=DML_PHASES,
-                drift=results.host_drift(self.measurements, [base, engine]), floor=self._floor(),
+                host_factor=results.host_factor(self.measurements, engine, base), floor=self._floor(),
                 seed={(engine, p): seed.get((results.product_key(engine), p)) for p in DML_PHASES},
                 caveats=lambda engine, phase: self._caveat_ids(engine, phase, seed))
             frames.append(found.assign(base_label=WITH_DRIVER.format(base=engine_title(base)) if matched else None))
@@ -109,6 +119,19 @@ class DmlReport(RunReport):
                                         for row in found[missed].itertuples()]
         return found
 
+    def seed_line(self, found: pd.DataFrame) -> str:
+        """Where no engine of this run has a seed 000 figure, the seed line says which engines the seed
+        ran instead (hostile read 44, 01 more-engines #2: the line was missing)."""
+        line = super().seed_line(found)
+        if line or found.empty:
+            return line
+        ran = sorted({e for e, _ in seed_ratios()} - {BASE_PRODUCT})
+        missing = [e for e in dict.fromkeys(found["engine"]) if results.product_key(e) not in ran]
+        # The seed's engines of the same family where it ran any (MongoDB beside FerretDB), else all of them.
+        ran = [e for e in ran if _family(e) in {_family(m) for m in missing}] or ran
+        return NO_SEED_LINE.format(seed=", ".join(engine_title(e) for e in ran),
+                                   engines=", ".join(engine_title(e) for e in missing))
+
     def _floor(self) -> float | None:
         """The CPU floor of a window (findings.CPU_FLOOR_SECONDS) where the cost is CPU time; counted
         instructions have none."""
@@ -118,7 +141,9 @@ class DmlReport(RunReport):
         """Per engine and phase, the engine's cost plus its client's (the Python driver),
         repetition by repetition; None where no client was measured in the cost metric."""
         keys = ["instance_id", "repetition", "phase"]
-        client = self.measurements[self.measurements["scope"] == "client"].assign(scope="server")
+        m = self.measurements
+        # Counted under valgrind, the server alone is: its client has CPU rows, no instructions.
+        client = m[(m["scope"] == "client") & (m["metric"] == self.metric)].assign(scope="server")
         driver = results.phase_costs(client, self.metric)[keys + ["value"]].dropna() if not client.empty else None
         if driver is None or driver.empty:
             return None
@@ -137,7 +162,7 @@ class DmlReport(RunReport):
                            & (h["metric"] != "as measured")]
                 if not within.empty:
                     return f"seed-read-as:{within['metric'].iloc[0]}"
-        return "seed-unexplained"
+        return f"seed-unexplained:{phase}"
 
     def _caveat_ids(self, engine: str, phase: str, seed: dict) -> list[str]:
         compared = (results.product_key(engine), phase) in seed
@@ -152,15 +177,18 @@ class DmlReport(RunReport):
 
     def caveat_notes(self) -> list[F.Caveat]:
         rows = self.param("rows")
-        notes = [F.Caveat("cpu-not-instructions", f"Seed 000 counted user-space instructions at {SEED_ROWS:,} rows; "
-                                                  f"this run CPU seconds at {rows:,} rows: compare ratios, not "
-                                                  "absolute figures."),
+        notes = [F.Caveat("cpu-not-instructions", f"Seed 000 counted user-space instructions (kernel time left out) "
+                                                  f"at {SEED_ROWS:,} rows; this is user + kernel CPU at {rows:,} rows: "
+                                                  f"{self._user_pointer()}."),
                  F.Caveat("embedded", "An embedded engine's cost includes its Python driver (one process), as does "
                                       "the base's beside it; it has no settle window."),
                  F.Caveat("keys", key_note(self.engines, self.param("pk_kind", "uuid")))]
         notes += [F.Caveat(f"note-{k}", NOTES[k]) for k in self.engines if k in NOTES]
-        notes.append(F.Caveat("seed-unexplained", "Seed 000's ratio is outside this CI and no reading this run takes "
-                                                  "(the hypotheses table) brings it inside: unexplained."))
+        # Per phase: a footnote shared by rows of several phases did not say which ratio it meant
+        # (hostile read 44, 01 default #1).
+        notes += [F.Caveat(f"seed-unexplained:{p}", f"Seed 000's {p} ratio is outside this CI and no reading this run "
+                                                    "takes (the hypotheses table) brings it inside: unexplained.")
+                  for p in DML_PHASES]
         notes += [F.Caveat(f"seed-read-as:{reading}", f"Seed 000's ratio is inside this run's CI when read as "
                                                      f"'{reading}' (hypotheses table).")
                   for reading in dict.fromkeys(self.hypotheses["metric"]) if reading != "as measured"] \
@@ -186,10 +214,8 @@ class DmlReport(RunReport):
     @property
     def counter(self) -> str:
         """What counted the cost metric: valgrind, perf or the engine's CPU accounting (COUNTERS)."""
-        from ...counters.valgrind import SOURCE
-
-        sources = set(self.measurements[self.measurements["metric"] == self.metric]["source"])
-        return "valgrind" if SOURCE in sources else "perf" if self.metric == "instructions_user" else "cgroup"
+        return ("valgrind" if results.counted_by_valgrind(self.measurements, self.metric)
+                else "perf" if self.metric == "instructions_user" else "cgroup")
 
     def settle_line(self) -> str:
         """How many settle windows ran to the cap, said once beside the settle figures (the
@@ -212,22 +238,27 @@ class DmlReport(RunReport):
         this run can test against seed 000's ratio on its own data: the cost as measured,
         user-mode CPU only (the seed counted user-space instructions; a cell where either side's
         user CPU is under the precision floor is left out: tick-quantised, it is no reading),
-        PostgreSQL without the VACUUM the seed ran inside every phase, deferred work included,
-        idle cost subtracted."""
+        PostgreSQL less VACUUM's fixed cost (the seed ran VACUUM too, at a scale where that cost
+        is spread thin: under the seed's rows only), deferred work included, idle cost subtracted."""
         pg = self.base_engine
         family = [e for e in self.engines if _family(e) == SEED_PAIR]
         mysqls = [e for e in family if results.product_key(e) == SEED_PAIR][:1] or family[:1]
         if pg is None or not mysqls:
             return F.table([])
         seed = seed_ratios()
-        readings = [("as measured", self.summary, "value"), ("user-mode CPU only", self.user_summary, "value"),
-                    ("phase + settle", self.summary, "with_settle"),
-                    ("phase + settle − idle", self.summary, "net_with_settle")]
-        if self.metric == "cpu_time" and self.maintenance["value"].notna().any():  # VACUUM's reading is CPU seconds
-            readings.insert(2, ("PostgreSQL without its VACUUM", self._without_vacuum(), "value"))
+        readings = [("as measured", self.summary, "value"), (USER_READING, self.user_summary, "value")]
+        hit, total = self.settle_at_cap()
+        # Every settle window at its cap: the detector never saw quiet, and a settle reading holds idle noise.
+        if not (total and hit == total):
+            readings += [("phase + settle", self.summary, "with_settle"),
+                         ("phase + settle − idle", self.summary, "net_with_settle")]
+        scale = self.param("rows", SEED_ROWS)
+        # VACUUM's reading is CPU seconds.
+        if self.metric == "cpu_time" and self.maintenance["value"].notna().any() and scale < SEED_ROWS:
+            readings.insert(2, (VACUUM_READING.format(rows=scale), self._without_vacuum(), "value"))
         rows = []
         for other in mysqls:
-            drift = results.host_drift(self.measurements, [pg, other])
+            host = results.host_factor(self.measurements, other, pg)
             for label, frame, column in readings:
                 s = frame.set_index(["engine", "phase"])
                 for phase in DML_PHASES:
@@ -240,9 +271,14 @@ class DmlReport(RunReport):
                     contrast = results.contrast(s.loc[(pg, phase)], s.loc[(other, phase)], column)
                     rows.append(F.finding(engine=other, base_engine=pg, step=phase, metric=label,
                                           unit=self.metric_unit if frame is not self.user_summary else "s",
-                                          contrast=contrast, drift=drift, floor=self._floor(),
+                                          contrast=contrast, host_factor=host, floor=self._floor(),
                                           seed_ratio=seed.get((SEED_PAIR, phase))))
         return F.table(rows)
+
+    def _user_pointer(self) -> str:
+        """Where the user-CPU reading is to be read: its row of the hypotheses grid, or why it has none."""
+        shown = self.shows_hypotheses() and (self.hypotheses["metric"] == USER_READING).any()
+        return USER_POINTER if shown else USER_UNRESOLVED.format(floor=PRECISION_FLOOR_SECONDS)
 
     def _without_vacuum(self) -> pd.DataFrame:
         """Per engine and phase, the phase's cost less the VACUUM reading inside it, repetition by
@@ -316,8 +352,13 @@ class DmlReport(RunReport):
         df = df[df["phase"] != PHASES[0]]  # the idle baseline: a sliver beside any phase, and subtracted in net
         label = {"value": "phase", "with_settle": "phase + settle", "net_with_settle": "phase + settle − idle"}[value]
         what = "instructions" if self.metric == "instructions_user" else "CPU"
-        return bars_by_phase(df, "v", error="err", unit=f"{self.unit}", name=f"dml-{value.replace('_', '-')}",
-                             phases=DML_PHASES, title=f"Engine {what} per phase ({label}; error bars: 95% CI)")
+        # A cost is not below zero: a CI wider than its bar is cut at 0, and the title says so.
+        df = df.assign(err_minus=df["err"].clip(upper=df["v"].clip(lower=0)))
+        cut = bool((df["err_minus"] < df["err"]).any())
+        labels = {e: EMBEDDED_LABEL.format(engine=engine_title(e)) for e in self.engines if _embedded(e)}
+        return bars_by_phase(df, "v", error="err", error_minus="err_minus", unit=f"{self.unit}",
+                             name=f"dml-{value.replace('_', '-')}", phases=DML_PHASES, labels=labels,
+                             title=f"Engine {what} per phase ({label}; error bars: 95% CI{', cut at 0' * cut})")
 
     def profile_figure(self):
         """Where each phase's instructions went, by subsystem, where valgrind counted them (None

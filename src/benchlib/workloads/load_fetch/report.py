@@ -18,12 +18,14 @@ from ...present.report import RunReport, fmt, fmt_ci
 from .. import reporting
 from ..reporting import finite
 from . import analysis
-from .dialects import COMPARISONS, QUESTIONS, STRUCTURE, dialect_for
+from .dialects import COMPARISONS, NOT_PUSHED, QUESTIONS, STRUCTURE, dialect_for
 from .workload import FETCH, INSERT, OPERATIONS, REGIMES, WORKLOAD
 
 # The answer's first line where an LSM side's data fit in one memtable: the run cannot answer its title.
-SCALE_LINE = ("At {rows:,} rows the LSM data fit in one memtable ({sizes}): no compaction and no level below the "
-              "first, so B-tree against LSM at scale is not answered here (`--set seed-like` asks it).")
+# It states what was read (the table's size after a flush, the memtable's size), not the SST files or
+# levels, which are not read (hostile read 43, 07 #3).
+SCALE_LINE = ("At {rows:,} rows the LSM data fit in one memtable (table after a flush, of write_buffer_size: "
+              "{sizes}), so B-tree against LSM at scale is not answered here (`--set seed-like` asks it).")
 SEED_ROWS_TEXT = "44 M"  # the article's own figure; 44,951,022 is inferred (data/reference/README.md)
 
 # Values carry what they measure (the shared findings table has no metric column): latency at the
@@ -38,9 +40,9 @@ PHRASES = F.Phrases(
                     "no test)",
         "not_comparable": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value}, not comparable: "
                           "the two did different work (the findings' notes say what)",
-        # Told apart, but by no more than the host's own speed moved: the bound is what the run shows.
-        "drift": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}): {bound}, but the "
-                 "host's speed moved {drift_band} between them",
+        # Told apart, but by no more than the host's own speed moved its way: the bound is what the run shows.
+        "drift": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}): {bound}, but "
+                 "{host_words}",
     },
     default="**{step}** ({regime}): {subject} and {base} not told apart, {value} against {base_value} ({ratio}, "
             "{words})",
@@ -48,15 +50,41 @@ PHRASES = F.Phrases(
     unit_scale={"µs": (1e3, "ms of engine CPU"), "ms": (1.0, "ms latency"), "rows/s": (1.0, "rows/s loaded")})
 
 
-# A fetch whose engine's own explain names no index scan: the filter did not reach the index.
+# A fetch whose engine's own explain names no index scan: the plan, and beside it what says why
+# where the run knows (a filter not pushed down; the base's own plan on the same rows), else the
+# share of the rows a fetch matches. No guess at a planner's reasons (hostile read 43, 07 #2: a
+# 3,000-row Seq Scan called a planner's choice where PostgreSQL's own fetch cost ~1 ms).
 NO_INDEX = "no-index"
-NO_INDEX_NOTE = "{engine}'s own explain of a fetch names a {plan}: the filter did not reach the lo_custkey index."
+NO_INDEX_NOTES = {
+    "not_pushed": "{engine}'s own explain of a fetch names a {plan}: the filter did not reach the lo_custkey index.",
+    "base": "{engine}'s own explain of a fetch names a {plan}; {base}'s, on the same rows, a {base_plan}.",
+    "share": "{engine}'s own explain of a fetch names a {plan}; a fetch matches {share:.0%} of the rows.",
+    "selective": "{engine}'s own explain of a fetch names a {plan} though a fetch matches {share:.2%} of the rows.",
+    "plan": "{engine}'s own explain of a fetch names a {plan}.",
+}
+# From this share of the table per fetch the share is printed whole (10%), below it to two decimals.
+SCAN_SHARE = 0.02
+
+
+def no_index_note(engine: str, plan: str, share: float | None, base: str = "", base_plan: str | None = None) -> str:
+    """NO_INDEX_NOTES' sentence for an unindexed fetch: the filter kept from the index where the plan
+    says so, the compared base's plan where it names an index, else the share of rows a fetch matches."""
+    if NOT_PUSHED in plan:
+        key = "not_pushed"
+    elif base_plan and not names_no_index(base_plan):
+        key = "base"
+    elif share is None or not finite(share):
+        key = "plan"
+    else:
+        key = "share" if share >= SCAN_SHARE else "selective"
+    return NO_INDEX_NOTES[key].format(engine=engine, plan=plan, share=share, base=base, base_plan=base_plan)
+
 
 # Decided rows the headline leaves out (another comparison's, or another step's): one line per
 # comparison, its decided rows as items, so that no decided comparison is missing from the answer.
 DECIDED_PHRASES = dataclasses.replace(
     PHRASES, line_by="engine", line="**{subject} vs {base}** ({regime}), told apart: {items}",
-    item="{step} {metric} {ratio}{mark}")
+    item="{step} {metric} {ratio}{cite}")  # `cite`: the row's footnote marks (fields_of resets `mark`)
 
 
 def names_no_index(plan: str) -> bool:
@@ -65,11 +93,35 @@ def names_no_index(plan: str) -> bool:
     return not any(word in plan.lower() for word in ("index", "ixscan"))
 
 
+# The operations one headline verdict speaks for: an insert in either order, a fetch.
+OPERATION_OF = {INSERT["key"]: "insert", INSERT["random"]: "insert", FETCH: "fetch"}
+
+
 def decided_elsewhere(found: pd.DataFrame) -> pd.DataFrame:
-    """Decided rows the headline does not state (DECIDED_PHRASES)."""
+    """Decided rows the headline does not state (DECIDED_PHRASES), but none that restates a headline
+    row: the same engine and verdict on the same operation (hostile read 44, 07 ferretdb #2: FerretDB's
+    insert and fetch, decided worse above, listed again in their other metrics)."""
     if found.empty:
         return found
-    return found[(found["headline"] != True) & found["verdict"].map(lambda v: F.Verdict(v).decided)]  # noqa: E712
+    decided = found["verdict"].map(lambda v: F.Verdict(v).decided)
+    headline = found["headline"] == True  # noqa: E712 (object column)
+    keys = list(zip(found["engine"], found["verdict"], found["step"].map(OPERATION_OF)))
+    said = {k for k, h in zip(keys, headline & decided) if h}
+    restated = pd.Series([k in said for k in keys], index=found.index)
+    return found[~headline & decided & ~restated]
+
+
+# The findings table's line for the rows it leaves out: two sides that did different work have no
+# ratio to read; their notes (the caveats) say what differed, and the appendix holds them.
+LEFT_OUT = "{n} rows not shown: the two sides did different work (not comparable); every row is in the appendix."
+
+
+def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings rows the table shows, and the not-comparable ones it leaves out."""
+    if found.empty:
+        return found, found
+    out = found["verdict"] == F.Verdict.NOT_COMPARABLE.value
+    return found[~out], found[out]
 
 
 def charted(found: pd.DataFrame) -> pd.DataFrame:
@@ -163,7 +215,7 @@ class LoadFetchReport(RunReport):
         reference = results.reference("seed001_load_fetch")
         found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
-            drift={c: results.host_drift(self.measurements, [c.base, c.subject]) for c in self.compared},
+            host={c: results.host_factor(self.measurements, c.subject, c.base) for c in self.compared},
             seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
         same = self._notes[1]
         # A fetch whose engine's own plan names no index scan says so beside its number.
@@ -174,16 +226,36 @@ class LoadFetchReport(RunReport):
                                                      found["base_engine"], found["regime"])]
         return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cs)) for cs in cited])
 
-    def _unindexed_fetches(self) -> dict[tuple[str, str], str]:
-        """(engine, regime) -> the fetch plan an engine read of itself, where it names no index scan."""
+    def _fetch_plans(self) -> dict[tuple[str, str], str]:
+        """(engine, regime) -> the fetch's access path as the engine's own plan names it."""
         s = self.summary
         if s.empty or "plan" not in s:
             return {}
         fetch = s[(s["operation"] == FETCH) & s["plan"].map(lambda p: isinstance(p, str))]
-        return {(e, r): p for e, r, p in zip(fetch["engine"], fetch["regime"], fetch["plan"]) if names_no_index(p)}
+        return dict(zip(zip(fetch["engine"], fetch["regime"]), fetch["plan"]))
+
+    def _unindexed_fetches(self) -> dict[tuple[str, str], tuple[str, float | None]]:
+        """(engine, regime) -> the fetch plan an engine read of itself, where it names no index scan,
+        and the share of the loaded rows one fetch matched."""
+        s = self.summary
+        if s.empty or "plan" not in s:
+            return {}
+        fetch = s[(s["operation"] == FETCH) & s["plan"].map(lambda p: isinstance(p, str))]
+        shares = (fetch["rows_per_op"] / self.rows if self.rows and "rows_per_op" in fetch
+                  else pd.Series(None, index=fetch.index))
+        return {(e, r): (p, share) for e, r, p, share in zip(fetch["engine"], fetch["regime"], fetch["plan"], shares)
+                if names_no_index(p)}
 
     def findings(self) -> pd.DataFrame:
         return self._findings
+
+    def shown_and_left_out(self, found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Not the not-comparable rows: the table and the answer's count leave them out (hostile
+        read 43, 07 #4: "3 of 21" counted six the table hid)."""
+        return shown_rows(found)
+
+    def left_out_line(self, out: pd.DataFrame) -> str:
+        return LEFT_OUT.format(n=len(out))
 
     def below_memtable(self) -> dict[str, analysis.Side]:
         """The LSM engines whose data fit in one memtable in the headline regime."""
@@ -206,7 +278,7 @@ class LoadFetchReport(RunReport):
         """SCALE_LINE first where it holds, then the headline rows, then the decided rows they leave out."""
         scale, rows, elsewhere = self._answer_rows()
         marks = self.caveat_marks(self.findings())  # a decided row's caveat (an unindexed fetch) beside its ratio
-        elsewhere = elsewhere.assign(mark=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
+        elsewhere = elsewhere.assign(cite=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
         return (scale + F.render_lines(rows, self.phrases) + F.render_lines(elsewhere, DECIDED_PHRASES)
                 )[:self.answer_limit]
 
@@ -242,9 +314,11 @@ class LoadFetchReport(RunReport):
                 for flag in [f for f in analysis.differences(base, subject).flags() if analysis.CHANGES[f]]:
                     notes.append(F.Caveat(analysis.caveat_id(flag, c, regime),
                                           self._difference_text(flag, {c.base: base, c.subject: subject}, t)))
-        for (engine, regime), plan in self._unindexed_fetches().items():
-            notes.append(F.Caveat(f"{NO_INDEX}:{engine}:{regime}", NO_INDEX_NOTE.format(
-                engine=engine_title(engine), plan=plan)))
+        plans = self._fetch_plans()
+        for (engine, regime), (plan, share) in self._unindexed_fetches().items():
+            base = next((c.base for c in self.compared if c.subject == engine), None)
+            notes.append(F.Caveat(f"{NO_INDEX}:{engine}:{regime}", no_index_note(
+                engine_title(engine), plan, share, engine_title(base) if base else "", plans.get((base, regime)))))
         seeded = [c for c in self.compared if c.seed]
         if seeded:
             base, subject = seeded[0].seed
@@ -267,8 +341,10 @@ class LoadFetchReport(RunReport):
                     f"{t[no]} through it: a miss in its own cache costs {t[yes]} a device read.")
         if flag == "cache_pressure":
             out, into = (a, b) if sa.mib > sa.cache_mib else (b, a)
-            return (f"{t[out]}'s table ({sides[out].mib:.3g} MiB) outgrows its {sides[out].cache_mib:g} MiB cache, "
-                    f"{t[into]}'s ({sides[into].mib:.3g} MiB) fits its {sides[into].cache_mib:g} MiB.")
+            # Sizes on disk (compressed where the engine compresses): a cache holds uncompressed blocks, so
+            # the smaller is no proof of a fit (hostile read 44, 07 #3).
+            return (f"{t[out]}'s table ({sides[out].mib:.3g} MiB on disk) outgrows its {sides[out].cache_mib:g} MiB "
+                    f"cache; {t[into]}'s is {sides[into].mib:.3g} MiB on disk against {sides[into].cache_mib:g} MiB.")
         python = a if sa.lookup_in_python else b
         other = b if python == a else a
         return (f"{t[python]}'s index scan and row decoding run in this workload's Python, {t[other]}'s inside the "
@@ -302,11 +378,14 @@ class LoadFetchReport(RunReport):
         if s.empty:
             return None
         plans = s["plan"] if "plan" in s else pd.Series(None, index=s.index)
+        # A compared pair on one scale (hostile read 43, 07 #4: FerretDB and its PostgreSQL apart).
+        pair = {e: i for i, c in reversed(list(enumerate(self.compared))) for e in (c.base, c.subject)}
         df = pd.DataFrame({"engine": [engine_title(e) + (f" ({p})" if isinstance(p, str) else "")
                                       for e, p in zip(s.index, plans)], "engine_ms": s["engine_cpu_us"] / 1e3,
-                           "driver_ms": s["client_cpu_us"] / 1e3, "latency_ms": s["latency_mean"]})
+                           "driver_ms": s["client_cpu_us"] / 1e3, "latency_ms": s["latency_mean"],
+                           "pair": [pair.get(e) for e in s.index]})
         rows = s["rows_per_op"].mean()
-        return stacked_bars(df, x=["engine"], unit="ms per fetch", name=f"fetch-engine-driver-{regime}",
+        return stacked_bars(df, x=["engine"], unit="ms per fetch", name=f"fetch-engine-driver-{regime}", together="pair",
                             segments={"engine_ms": ("engine CPU", "#336791"), "driver_ms": ("client driver CPU", "#E39B2F")},
                             marker=("latency_ms", "latency at the client"),
                             title=f"Fetching one customer's ~{rows:.0f} line orders ({regime}): engine and driver "
@@ -369,14 +448,19 @@ class LoadFetchReport(RunReport):
         """Seed 001's table with this run's engines beside the systems they stand beside, raw."""
         f = analysis.beside_seed(results.reference("seed001_load_fetch"), self.loads, self.summary)
         return pd.DataFrame({
-            "seed 001 system": f["system"], "source": f["source"],
-            "engine that ran": [engine_title(e) if isinstance(e, str) else "none (cloud service)" for e in f["engine"]],
+            "seed 001 system": f["system"],
+            "source": [f"{src} (a stand-in, not {system})" if s else src
+                       for src, system, s in zip(f["source"], f["system"], f["stand_in"])],
+            # The seed's own rows ran the system named: a stand-in is this run's alone.
+            "stand-in here": ["" if src == "seed 001" else engine_title(e) if isinstance(e, str) else
+                              "none (cloud service)" for e, src in zip(f["engine"], f["source"])],
             "rows": [SEED_ROWS_TEXT if src == "seed 001" else f"{r:,.0f}" for r, src in zip(f["rows"], f["source"])],
             "load rows/s": f["load_rows_per_s"].map(fmt), "load rate": f["rate_source"],
             "insert one row ms": [("< " if b == "<" else "") + fmt(v) for v, b in zip(f["insert_ms"], f["insert_bound"])],
             "fetch a customer ms": f["fetch_text"],
         }).style.hide(axis="index").set_caption(f"Seed 001 ({SEED_ROWS_TEXT} rows, 8 vCPU machines) beside this run "
-                                                f"({self.rows:,} rows, {self.info.get('cpu_cores')} cores), raw")
+                                                f"({self.rows:,} rows, {self.info.get('cpu_cores')} cores), raw; this "
+                                                "run's fetch latency holds its Python client's driver CPU")
 
     # -- the appendix -----------------------------------------------------------------------------------
     def load_table(self):
@@ -400,7 +484,8 @@ class LoadFetchReport(RunReport):
         return g.style.format(fmt, subset=[c for c in g.columns if c != "order"]).hide(axis="index")
 
     def appendix_parts(self):
-        return [*super().appendix_parts(), ("Every load (a negative data directory growth: earlier tables compacted "
+        return [*super().appendix_parts(), ("Every comparison, the not comparable too", self.table_of(self.findings()).data),
+                ("Every load (a negative data directory growth: earlier tables compacted "
                                             "during this load)", self.load_table()),
                 ("The generator alone (rows made ~65,000 at a time: peak memory flat in the row count)",
                  self.generator_table())]

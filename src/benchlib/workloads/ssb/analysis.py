@@ -215,11 +215,26 @@ def _summary(values) -> pd.Series:
 # where it did not), so it is named for what it is, and never headlined.
 HOT_RUN, COLD_RUN = "hot", "first run"
 LOAD_STEP, FLAT_BYTES, LINEORDER_BYTES = "load lineorder", f"{FLAT} on disk", "lineorder on disk"
+# An engine's smallest table on disk is about its allocation unit (DuckDB's 256 KiB block holds a
+# 4-row table); a size within this many of them measures allocation, not compression: no ratio.
+ALLOCATION_UNITS = 4
+
+
+def allocation_bound(size_rows: pd.DataFrame) -> set[tuple[str, str]]:
+    """(engine, table) whose bytes on disk are within ALLOCATION_UNITS of the engine's smallest
+    table (its allocation unit, as near as the run shows it), where it measured more than one table."""
+    if size_rows.empty:
+        return set()
+    unit = size_rows.groupby("engine")["table_bytes"].transform("min")
+    tables = size_rows.groupby("engine")["table"].transform("nunique")
+    bound = (tables > 2) & (size_rows["table_bytes"] <= ALLOCATION_UNITS * unit)
+    return set(zip(size_rows.loc[bound, "engine"], size_rows.loc[bound, "table"]))
+
 ONE_LOAD, AFTER_LOAD = "one load", "after the load"  # the regimes of a load's and a size's rows
 
 
 def findings(w: pd.DataFrame, per_query: pd.DataFrame, load_rows: pd.DataFrame, size_rows: pd.DataFrame, *,
-             base: str, subjects, drift: Mapping[str, float], seed: Mapping[tuple[str, str, str], float],
+             base: str, subjects, host: Mapping[str, float], seed: Mapping[tuple[str, str, str], float],
              caveats: Callable[[str, str, str], Iterable[str]] = lambda engine, step, regime: (),
              wrong: Iterable[tuple[str, str]] = (), floors: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Each of `subjects` against the row store `base`, then `base` under each of its variants
@@ -241,7 +256,7 @@ def findings(w: pd.DataFrame, per_query: pd.DataFrame, load_rows: pd.DataFrame, 
             higher_is_better: bool = False, headline: bool = False) -> dict:
         bad = any((e, q) in wrong for e in (engine, base) for q in queries)
         return F.finding(engine=engine, base_engine=base, step=step, regime=regime, metric=metric, unit=unit,
-                         contrast=contrast, higher_is_better=higher_is_better, drift=drift.get(engine, 0.0),
+                         contrast=contrast, higher_is_better=higher_is_better, host_factor=host.get(engine),
                          seed_ratio=seed.get((engine, step, regime)), caveats=caveats(engine, step, regime),
                          headline=headline, verdict=F.Verdict.NOT_COMPARABLE if bad else None)
 
@@ -281,8 +296,11 @@ def findings(w: pd.DataFrame, per_query: pd.DataFrame, load_rows: pd.DataFrame, 
                                                   "value_ci95": p["hot_ci95"] * 1e3, "n": p["n"]}) for p in pair], "value")
                 rows.append(row(engine, query, HOT_RUN, "time", "ms", c, queries=[query]))
     loaded = load_rows[load_rows["step"] == LOAD_STEP].set_index("engine")["rows_per_s"]
-    on_disk = {LINEORDER_BYTES: size_rows[size_rows["table"] == "lineorder"].set_index("engine")["table_bytes"],
-               FLAT_BYTES: size_rows[size_rows["table"] == FLAT].set_index("engine")["table_bytes"]}
+    coarse = allocation_bound(size_rows)
+    kept = size_rows[pd.Series([(e, t) not in coarse for e, t in zip(size_rows["engine"], size_rows["table"])],
+                               index=size_rows.index, dtype=bool)]
+    on_disk = {LINEORDER_BYTES: kept[kept["table"] == "lineorder"].set_index("engine")["table_bytes"],
+               FLAT_BYTES: kept[kept["table"] == FLAT].set_index("engine")["table_bytes"]}
     for engine in subjects:
         if engine in loaded.index and base in loaded.index:
             rows.append(row(engine, LOAD_STEP, ONE_LOAD, "load rate", "rows/s",

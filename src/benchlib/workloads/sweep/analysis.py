@@ -178,7 +178,7 @@ def gain_per_doubling(tps_before: float, tps_after: float, threads_before: int, 
     return (tps_after / tps_before) ** (1 / math.log2(threads_after / threads_before)) - 1
 
 
-PRICE_COLUMNS = ["engine", "test", "goal_bound", "threads", "max_tps_under_goal", "tps_ci95", "p95_ms",
+PRICE_COLUMNS = ["engine", "test", "goal_bound", "threads", "n", "max_tps_under_goal", "tps_ci95", "p95_ms",
                  "repetitions split at threads", "ops_per_day", "ops_per_30_days", "usd_per_hour",
                  "usd_per_million_txn", "usd_per_million_txn_ci_low", "usd_per_million_txn_ci_high",
                  "cpu_s_per_million_txn", "cpu_s_per_million_txn_ci95", "engine_cpu_s_per_million_txn"]
@@ -212,6 +212,8 @@ def price_performance(summary: pd.DataFrame, p95_goal_ms: float, prices_per_hour
         cpu_per_txn_s = best.get("cpu_ms_per_txn", best["engine_cpu_ms_per_txn"] + best["client_cpu_ms_per_txn"]) / 1e3
         rows.append({
             "engine": engine, "test": test, "goal_bound": bound, "threads": int(best["threads"]),
+            # Its CIs' repetitions: two give a CI whose width rests on one difference, said beside it.
+            "n": best.get("n", float("nan")),
             "max_tps_under_goal": tps, "tps_ci95": tps_ci,
             "p95_ms": best["latency_p95_median"], "repetitions split at threads": split,
             "ops_per_day": tps * 86_400, "ops_per_30_days": tps * SECONDS_PER_MONTH,
@@ -258,21 +260,51 @@ def capacity_threads(knee_row) -> tuple[int, bool]:
     return int(knee_row["knee_threads"] if determined else knee_row["knee_low"]), determined
 
 
+def best_step(price_row, knee_row) -> int:
+    """Where a side compares without a knee: its priced step (the highest throughput whose median
+    p95 meets the goal, the peak where the goal never bound), else its peak."""
+    t = price_row["threads"]
+    return int(t) if t == t else int(knee_row["peak_threads"])
+
+
 def no_knee(knees: pd.DataFrame) -> pd.Series:
     """Per engine and test (the rows of `knee`), whether no knee was located: not one, nor a step
     it lies at or under (the steps run were too few, or all still gaining)."""
     return knees["knee_threads"].isna() & knees["knee_high"].isna() if not knees.empty else pd.Series(dtype=bool)
 
 
+# A step where engine + sysbench used at least this share of the host's cores: the host, not only the
+# engine, is saturated, and what a transaction costs includes waiting for and sharing the cores.
+SATURATED_SHARE = 0.9
+SATURATED = "host-saturated"
+SATURATED_REGIME = ", host saturated with sysbench"  # said in the row's regime, so its answer line says it too
+
+
+# An engine whose own repetitions met the host at speeds further apart than this (its calibration
+# loops' slowest over fastest): much of its figures' CI width is the host's. Cited per engine.
+UNSTEADY_SPREAD = 1.10
+UNSTEADY = "host-unsteady"
+
+
+def unsteady(calibrations: pd.DataFrame) -> dict[str, float]:
+    """Per engine whose calibration loops (results.calibrations) span over UNSTEADY_SPREAD, their
+    slowest over their fastest."""
+    c = calibrations.dropna(subset=["calibration_s"])
+    spread = c.groupby("engine")["calibration_s"].agg(lambda s: s.max() / s.min() if s.min() > 0 else float("nan"))
+    return {e: float(x) for e, x in spread.items() if x > UNSTEADY_SPREAD}
+
+
 def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFrame, *, base_engine: str,
-             goal_ms: float, prices: dict[str, float] | None = None, drift=lambda engine, base: 0.0,
-             commits: dict[str, str] | None = None, headline_limit: int = 5) -> pd.DataFrame:
+             goal_ms: float, prices: dict[str, float] | None = None, host=lambda engine, base: None,
+             commits: dict[str, str] | None = None, headline_limit: int = 5,
+             unsteady_engines=frozenset()) -> pd.DataFrame:
     """Every engine against `base_engine` in each test, as findings rows (findings.FINDING_COLUMNS,
     plus `kind` and the two sides' thread steps): capacity and cost at each side's knee, and
     price/performance at each side's priced step. Verdicts come from findings.judge; where a side's
-    knee is not determined, both sides' capacity rows compare the most threads both ran. `drift(engine, base)`: the
-    host's speed difference between the two (results.host_drift); `commits`: each engine's
-    durability as a comparable value (write tests' rows say where two differ)."""
+    knee is not determined, each side's rows compare its best step (`best_step`). `host(engine, base)`: the
+    engine's calibration loop over the base's (results.host_factor); `commits`: each engine's
+    durability as a comparable value (write tests' rows say where two differ); `unsteady_engines`:
+    those whose repetitions met the host at speeds far apart (`unsteady`), cited on their rows."""
     from ...data import findings as F
 
     step_of = summary.set_index(["engine", "test", "threads"]).sort_index()
@@ -296,18 +328,23 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
                 ["slow-start"] if ke["slow_start_threads"] == ke["slow_start_threads"]
                 or kb["slow_start_threads"] == kb["slow_start_threads"] else [])
             if not (de and db):
-                # No capacity to set beside the other's: both at the most threads both ran, like with like.
-                te = tb = int(max(set(step_of.loc[(engine, test)].index) & set(step_of.loc[(base_engine, test)].index)))
+                # No capacity to set beside the other's: each side at its own best step, never at the most
+                # threads both ran, which is past one side's capacity (hostile read 44, 03 #1).
+                te, tb = best_step(price_of.loc[(engine, test)], ke), best_step(price_of.loc[(base_engine, test)], kb)
             se, sb = step_of.loc[(engine, test, te)], step_of.loc[(base_engine, test, tb)]
-            shared = dict(engine=engine, base_engine=base_engine, step=test, drift=drift(engine, base_engine))
+            shared = dict(engine=engine, base_engine=base_engine, step=test, host_factor=host(engine, base_engine))
             # The regime names the metric too: the findings table shows no metric column.
-            where = f"at useful capacity ({te} vs {tb} threads)" if de and db else f"at {te} threads"
+            where = (f"at useful capacity ({te} vs {tb} threads)" if de and db
+                     else f"at each side's best within the p95 goal ({te} vs {tb} threads)")
             for kind, metric, column, unit, better in ((CAPACITY, "throughput", "tps", "TPS", True),
                                                        (COST, "engine CPU per transaction", "engine_cpu_ms_per_txn",
                                                         "ms", False)):
+                saturated = kind == COST and any(
+                    (x.get("host_cpu_util") or 0) >= SATURATED_SHARE for x in (se, sb))
                 rows.append({**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better,
-                                         contrast=results.contrast(sb, se, column), regime=f"{metric} {where}",
-                                         caveats=at_knee + common),
+                                         contrast=results.contrast(sb, se, column),
+                                         regime=f"{metric} {where}" + SATURATED_REGIME * saturated,
+                                         caveats=at_knee + common + [SATURATED] * saturated),
                              "kind": kind, "threads": te, "base_threads": tb})
             price = _price_row(shared, price_of.loc[(engine, test)], price_of.loc[(base_engine, test)], step_of,
                                goal_ms, prices, common)
@@ -318,6 +355,8 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
     out = F.table(rows)
     if out.empty:
         return out
+    out["caveats"] = [(*ids, *(f"{UNSTEADY}:{e}" for e in (engine, base) if e in unsteady_engines))
+                      for ids, engine, base in zip(out["caveats"], out["engine"], out["base_engine"])]
     # The answer states capacity and price rows: all of them where they fit, else the decided ones
     # furthest from 1 (every row stays in the findings table).
     # A price where the goal never bound prices the peak of the steps run, not a capacity: not an answer.

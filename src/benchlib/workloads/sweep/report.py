@@ -32,11 +32,28 @@ PHRASES = F.Phrases(
 # Where no knee was located, the answer's one clause: why, and the set that sweeps far enough.
 NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate none; `--set {answering}` "
            "sweeps {answering_threads} threads.")
+KNEE_NOT_LOCATED = ("Useful capacity not located at {seconds} s steps for {missing} of {pairs} engine x test pairs "
+                    "({where}): their rows compare each side's best step within the p95 goal.")
 ANSWERING_SET, ANSWERING_THREADS = "default", "1-128"  # papermill_params/03-concurrency-sweep/default.yaml
+
+
+# A price table column at another host class's prices (a managed service's beside a bare instance's),
+# whose prices the appendix's price table lists.
+ALTERNATIVE_PRICE = "USD per M txn as a {offering} ({klass}, appendix: Prices)"
+
+
+def _offering(rows) -> str:
+    """The one kind of offering a host class prices (prices.for_host checks there is one)."""
+    return next(iter(rows.values())).offering if rows else "n/a"
+
+
+# Why a knee's next gain is blank: no knee located, or no step run after it.
+NO_GAIN = {False: "n/a: no knee", True: "n/a: no step after the knee"}
 
 
 class SweepReport(RunReport):
     workload = WORKLOAD
+    seed_set = "seed-like"
     phrases = PHRASES
 
     def __init__(self, run_id: str, store=None):
@@ -53,10 +70,12 @@ class SweepReport(RunReport):
                        else self.param("prices_per_hour") or {})
         self.price_perf = analysis.price_performance(self.summary, self.goal_ms, self.prices)
         self.base_engine = next((e for e in self.engines if e in set(self.summary["engine"])), None)
+        self.unsteady = analysis.unsteady(results.calibrations(self.measurements))
         self.found = F.table([]) if self.base_engine is None else analysis.findings(
             self.summary, self.knees, self.price_perf, base_engine=self.base_engine, goal_ms=self.goal_ms,
             prices=self.prices, commits=self.commits(),
-            drift=lambda engine, base: results.host_drift(self.measurements, [engine, base]))
+            host=lambda engine, base: results.host_factor(self.measurements, engine, base),
+            unsteady_engines=frozenset(self.unsteady))
 
     # -- findings ----------------------------------------------------------------------------------
     def findings(self) -> pd.DataFrame:
@@ -66,11 +85,23 @@ class SweepReport(RunReport):
         """The headline rows' lines; where no knee was located, a last line says so (the headline
         rows are then each engine's CPU per transaction: analysis.findings)."""
         lines = super().answer_lines()
-        if not self.knees.empty and analysis.no_knee(self.knees).all():
-            threads = sorted({int(t) for t in self.summary["threads"]})
+        if self.knees.empty:
+            return lines
+        threads = sorted({int(t) for t in self.summary["threads"]})
+        # Too few steps for a curve's shape (the overlay's bound): the set that sweeps far enough is named.
+        if analysis.no_knee(self.knees).all() and len(threads) < OVERLAY_MIN_STEPS:
             lines.append(NO_KNEE.format(steps=len(threads), threads=", ".join(map(str, threads)),
                                         cores=int(self.info["cpu_cores"] or 1), answering=ANSWERING_SET,
                                         answering_threads=ANSWERING_THREADS))
+            return lines
+        # Hostile read 44 (03 #2): a sweep that ran enough steps and still located few knees says so,
+        # with the step length that left its TPS CIs too wide to.
+        missing = self.knees["knee_threads"].isna()
+        if missing.any():
+            lines.append(KNEE_NOT_LOCATED.format(
+                missing=int(missing.sum()), pairs=len(self.knees), seconds=f"{self.param('step_seconds'):g}",
+                where="; ".join(f"{engine_title(e)} {t}" for e, t in
+                                self.knees.loc[missing, ["engine", "test"]].itertuples(index=False))))
         return lines
 
     def commits(self) -> dict[str, tuple]:
@@ -83,8 +114,8 @@ class SweepReport(RunReport):
     def caveat_notes(self) -> list[F.Caveat]:
         top = int(self.summary["threads"].max()) if len(self.summary) else 0
         return [
-            F.Caveat("knee-undetermined", "A knee not located on both sides (knee table): compared at the most "
-                                          "threads both ran."),
+            F.Caveat("knee-undetermined", "A knee not located on both sides (knee table): each side at its "
+                                          "highest throughput within the p95 goal (price table)."),
             F.Caveat("slow-start", "The knee walk starts after a step that more than doubled its TPS per doubling of "
                                    "threads: at 1 thread each round trip waits for one vCPU to wake the other, the VM's "
                                    "latency, not the engine's (on this host scripts/bench_one_thread_wakeup.py ran it "
@@ -94,9 +125,15 @@ class SweepReport(RunReport):
                                          "goal set."),
             F.Caveat("goal-split", "Repetitions disagree about the goal at a step (some p95 under it, some over): "
                                    "where it binds is not located."),
+            F.Caveat(analysis.SATURATED, f"Engine + sysbench used {analysis.SATURATED_SHARE:.0%} or more of the "
+                                         "host's cores here (sysbench shares them): CPU per transaction includes "
+                                         "contention for the cores."),
             F.Caveat("one-price", "One hourly price for both: the USD ratio is the inverse of the throughput ratio."),
             F.Caveat("durability", "A write test whose servers commit under different durability defaults (appendix): "
                                    "part of the gap is those settings."),
+            *(F.Caveat(f"{analysis.UNSTEADY}:{e}", f"{engine_title(e)}'s repetitions met the host at speeds "
+                                                   f"{x:.2f}x apart (calibration loop): much of this CI's width is "
+                                                   "the host's.") for e, x in self.unsteady.items()),
         ]
 
     def headline_figure(self):
@@ -117,8 +154,9 @@ class SweepReport(RunReport):
                 "" if knee == knee else f"{int(lo)} and {int(hi)}" if hi == hi else "not located in the steps run"
                 for knee, lo, hi in zip(k["knee_threads"], k["knee_low"], k["knee_high"])],
             "TPS at knee": k["knee_tps"], "p95 ms at knee (median)": k["knee_p95_ms"],
-            "next gain per doubling (95% CI)": [gain_ci(g, lo, hi) if s else "" for g, lo, hi, s in zip(
-                k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"], k["gain_steps"])],
+            "next gain per doubling (95% CI)": [gain_ci(g, lo, hi) if s else NO_GAIN[knee == knee] for g, lo, hi, s, knee
+                                                in zip(k["gain_after_knee"], k["gain_after_low"], k["gain_after_high"],
+                                                       k["gain_steps"], k["knee_threads"])],
             "between threads": k["gain_steps"], "left out up to (threads)": k["slow_start_threads"],
             "peak TPS": k["peak_tps"], "at threads": k["peak_threads"],
         }).style.format("{:,.0f}", na_rep="n/a", subset=["TPS at knee", "peak TPS"]) \
@@ -133,11 +171,11 @@ class SweepReport(RunReport):
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in p["engine"]], "test": p["test"],
             "goal bound": p["goal_bound"].map({True: "yes", False: "no"}),
-            "threads": p["threads"],
+            "threads": p["threads"], "repetitions": p["n"],
             "TPS (± 95% CI)": [fmt_ci(v, ci, positive=True) for v, ci in zip(p["max_tps_under_goal"], p["tps_ci95"])],
             "p95 ms (median of reps)": p["p95_ms"],
             "repetitions split at threads": p["repetitions split at threads"].replace("", "none"),
-            "ops per 30 days": p["ops_per_30_days"], "USD per hour": p["usd_per_hour"],
+            "billion ops per 30 days": p["ops_per_30_days"] / 1e9, "USD per hour": p["usd_per_hour"],
             "USD per M txn (95% CI)": [ci_range(v, lo, hi) for v, lo, hi in
                                        zip(p["usd_per_million_txn"], p["usd_per_million_txn_ci_low"],
                                            p["usd_per_million_txn_ci_high"])],
@@ -149,9 +187,10 @@ class SweepReport(RunReport):
         for klass, rows in self.alternative_prices().items():
             usd = [analysis.usd_per_million(rows[e].usd_per_hour, tps) if e in rows else float("nan")
                    for e, tps in zip(p["engine"], p["max_tps_under_goal"])]
-            out[f"USD per M txn priced as {klass}"] = [fmt(v) for v in usd]
+            out[ALTERNATIVE_PRICE.format(offering=_offering(rows), klass=klass)] = [fmt(v) for v in usd]
         return out.style.format("{:.4g}", na_rep="n/a", subset=["p95 ms (median of reps)", "USD per hour"]) \
-            .format("{:.3g}", na_rep="n/a", subset=["ops per 30 days"]).hide(axis="index")
+            .format("{:.3g}", na_rep="n/a", subset=["billion ops per 30 days"]) \
+            .format("{:.0f}", na_rep="n/a", subset=["repetitions"]).hide(axis="index")
 
     def reference_price_table(self):
         table = analysis.seed_price_table()
@@ -168,8 +207,10 @@ class SweepReport(RunReport):
             "engine CPU ms/txn": s["engine_cpu_ms_per_txn"], "client CPU ms/txn": s["client_cpu_ms_per_txn"],
             "engine + sysbench CPU (share of host cores)": s["host_cpu_util"], "errors (mean count per step)": s["errors"], "n": s["n"],
         })
-        numeric = ["avg ms", "p95 ms, mean of reps", "p95 ms, median of reps", "p99 ms", "engine CPU ms/txn",
-                   "client CPU ms/txn", "errors (mean count per step)"]
+        if not (s["n"] > 2).any():  # the median of two is their mean: one column says it
+            out = out.drop(columns=["p95 ms, median of reps"]).rename(columns={"p95 ms, mean of reps": "p95 ms"})
+        numeric = [c for c in ("avg ms", "p95 ms", "p95 ms, mean of reps", "p95 ms, median of reps", "p99 ms",
+                               "engine CPU ms/txn", "client CPU ms/txn", "errors (mean count per step)") if c in out]
         return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric).format("{:,.0f}", na_rep="n/a", subset=["QPS"])
                 .format("{:.0%}", subset=["engine + sysbench CPU (share of host cores)"]).hide(axis="index"))
 
@@ -191,10 +232,12 @@ class SweepReport(RunReport):
             return pd.DataFrame({"prices": [f"none (host_class {self.host_class or 'not set'}; prices given as "
                                             f"parameters: {self.prices or 'none'})"]})
         # A Styler, not a bare frame: pandas cuts a frame's cells at 50 characters in HTML.
-        return pd.DataFrame([{"engine": engine_title(k), "host class": p.host_class, "USD per hour": p.usd_per_hour,
-                              "basis": p.basis_text, "offering": p.offering, "instance": p.instance,
-                              "includes": p.includes, "source": p.source}
-                             for k, p in self.price_rows.items()]).style.hide(axis="index")
+        # The price table's other classes (ALTERNATIVE_PRICE) too: each column's prices are stated here.
+        rows = [*self.price_rows.items(), *(kp for c in self.alternative_prices().values() for kp in c.items())]
+        return pd.DataFrame([{"engine": engine_title(k), "host class": p.host_class,
+                              "USD per hour": p.usd_per_hour, "basis": p.basis_text, "offering": p.offering,
+                              "instance": p.instance, "includes": p.includes, "source": p.source}
+                             for k, p in rows]).style.hide(axis="index")
 
     def reference_figures(self):
         """Seed 004's curves beside this run's, against threads per server vCPU: its clusters had

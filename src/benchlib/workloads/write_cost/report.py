@@ -11,7 +11,7 @@ import pandas as pd
 
 from ...data import findings as F
 from ...data import results
-from ...engines import get_engine, is_cluster
+from ...engines import get_engine, is_cluster, is_server
 from ...core.errors import UnknownEngineError
 from ...run.measure import cluster_instance_of
 from ...present.plots import bars_by_phase, heatmaps, stacked_bars
@@ -25,47 +25,72 @@ from .analysis import BINARY_LOG, COUNTS_NO_WAITS, DECOMPOSITION, EMBEDDED_DRIVE
 from .dialects import ARCHITECTURES, DIALECTS, NOT_REPORTED, ROW_BYTES, WITHOUT_DIALECT, dialect_for
 from .workload import CLIENT_VALUES, SERVER_GENERATOR, WORKLOAD
 
+SEED_KEYS = "uuid"  # seed 000's primary keys: gen_random_uuid(), UUID_TO_BIN(UUID())
 SEED_ROWS = 2_000_000  # seed 000 inserted 2M rows in two transactions of 1M, each one insert ... select
 SERVER_LABEL = "server-generated"  # heatmap column of the one-statement-per-transaction cells
+# The heatmaps' x axis holds what a statement is, not a count: a client statement by its rows, or the
+# server generating them (hostile read 43, 05 #4: "rows per statement" held "server-generated").
+STATEMENT_AXIS = "statement"
 
-# The answer's last line where the cost is counted in instructions: what the count cannot see.
-COUNTED_NOTE = ("Instructions do not see a commit's wait for its log flush (fsync): a commit costs more time than "
-                "its count shows.")
+
+def _statement(rows_per_stmt: int) -> str:
+    return f"{int(rows_per_stmt):,}-row VALUES"
+
+# Where the cost is counted in instructions (valgrind), what the count leaves out, said on each part
+# line: user space only, so a commit's kernel CPU (write, fdatasync) is not in it, and the parts' order
+# can differ from the CPU set's (hostile read 44, 05 instructions #1: it is CPU, not a wait).
+COUNTED_CLAUSE = "user space only; the commit's kernel CPU is not counted: the CPU-seconds set counts it"
 SINGLE_NODE_QUESTION = "Where does an insert's cost go: to the commit, the statement or the row?"
 CLUSTER_QUESTION = "What does replication add to a row write?"
 
+# A part whose CI reaches 0 or below: a difference of two cells (or a cost net of an idle rate) not told
+# from nothing, which is not "no cost" (hostile read 44, 05 #1).
+NOT_RESOLVED = "not resolved"
+
 # Engines against a base (bulk, replication): one sentence per row.
-COMPARISON = F.Phrases(default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words})",
+# A row measured once says nothing of its own certainty: the answer's count line says it once for all.
+EACH = "{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio}"
+COMPARISON = F.Phrases(default=EACH + " ({words})", templates={F.Verdict.UNTESTED.value: EACH},
                        seed="seed 000: {seed_ratio:.2f}x, {seed_words}", unit_scale=analysis.UNIT_SCALE)
-# The bulk row: the engine's work while its statements ran against the base's, and beside it what
-# each did after the commit (settle), in the same unit: two figures, never one sum.
+# A cluster's line: its cost, and the wall time per row beside it (what a synchronous replica adds).
+WALL = "; wall {wall_us} vs {base_wall_us} µs per row"
+REPLICATION_PHRASES = dataclasses.replace(COMPARISON, default=EACH + " ({words})" + WALL,
+                                          templates={F.Verdict.UNTESTED.value: EACH + WALL})
+# The bulk row: the cell's engine cost against the base's, as its table shows it, and the part of
+# each that came after the commit (settle) where resolved above the idle rate's noise.
+AFTER = "; of which after the commit: {after} vs {base_after}"
 BULK_PHRASES = dataclasses.replace(
-    COMPARISON, default="{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio} ({words}); after the "
-                        "commit, {shown_unit} per row: {after} vs {base_after}", values=("after", "base_after"),
-    missing="none above idle")
+    COMPARISON, default=EACH + " ({words})" + AFTER, templates={F.Verdict.UNTESTED.value: EACH + AFTER},
+    values=("after", "base_after"),
+    missing=NOT_RESOLVED)  # not above zero, or within the idle rate's noise (analysis.bulk_findings)
 
 
 # One line per engine: its one-row insert's parts in one order, then whether its largest part is
 # told apart from the next (two parts of one cost: told apart or not, never better or worse). No
 # part ratio: its direction would follow whichever part is largest, engine by engine; the
 # findings table holds it as largest / next.
-def _parts_phrases(subject: str) -> F.Phrases:
-    each = subject + ", one-row insert, {shown_unit} per row: commit {commit}, statement {statement}, row {row}"
+def _parts_phrases(subject: str, counted: bool = False) -> F.Phrases:
+    each = (subject + ", one-row insert, {shown_unit} per row" + (f" ({COUNTED_CLAUSE})" if counted else "")
+            + ": commit {commit}, statement {statement}, row {row}")
     return F.Phrases(templates={
         F.Verdict.WORSE.value: each + "; {part} largest, separable ({words})",
         F.Verdict.BETTER.value: each + "; {part} largest, separable ({words})",
         F.Verdict.SAME.value: each + "; {part} and {base_part} about equal ({words})",
         F.Verdict.NOISE.value: each + "; {part} and {base_part} not separable ({words})",
         F.Verdict.NA.value: each,
+        F.Verdict.UNTESTED.value: each,  # measured once: said once, by the answer's count line
     }, default=each + " ({words})", unit_scale=analysis.UNIT_SCALE, values=PARTS,
-        missing="not above 0", directed=False)
+        missing=NOT_RESOLVED, directed=False)
 
 
 PARTS_PHRASES = _parts_phrases("{subject}")
 # An embedded engine's count holds its Python driver (it runs in the notebook's process): said in its line.
 EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)")
-# The question's second half, where no cluster ran: said in one line, not left unanswered.
-NO_CLUSTER = "**Replication:** no cluster ran in this run (`clusters` is empty), so what it adds is not measured."
+COUNTED_PARTS_PHRASES = _parts_phrases("{subject}", counted=True)
+COUNTED_EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)", counted=True)
+WITH_DRIVER = "{engine} + driver"  # its legend entry where a chart sets it beside servers without theirs
+# The question's second half, where no cluster ran: said in the method, not above the answer.
+NO_CLUSTER = "**Replication:** not measured here (no cluster ran); `--set clusters` measures it."
 
 
 class Note(str):
@@ -103,8 +128,8 @@ def _architecture(key: str):
 class WriteCostReport(RunReport):
     workload = WORKLOAD
     phrases = COMPARISON
-    # One line per engine (six with a dialect), the bulk line beside the seed, and in instructions what
-    # a count cannot see; with clusters, REPLICATION_LINES.
+    # One line per engine (six with a dialect) and the bulk line beside the seed; with clusters,
+    # REPLICATION_LINES.
     answer_limit = 8
 
     def __init__(self, run_id: str, store=None):
@@ -113,7 +138,7 @@ class WriteCostReport(RunReport):
         self.scale, self.shown_unit = analysis.UNIT_SCALE.get(self.metric_unit, (1.0, self.metric_unit))
         self.cells = analysis.cells(self.measurements, self.row_bytes, self.metric)
         self.summary = analysis.summarize(self.cells)
-        self.summary["statement"] = [SERVER_LABEL if f == SERVER_GENERATOR else str(s) for f, s in
+        self.summary["statement"] = [SERVER_LABEL if f == SERVER_GENERATOR else _statement(s) for f, s in
                                      zip(self.summary["rows_from"], self.summary["rows_per_stmt"])]
         self.engines = engine_order(self.engines)
         single = self.cells[[not is_cluster(e) for e in self.cells["engine"]]] if not self.cells.empty else self.cells
@@ -127,8 +152,9 @@ class WriteCostReport(RunReport):
         self._findings = analysis.findings(
             self.cells, self.summary, self.replication, self.measurements, metric=self.metric, unit=self.metric_unit,
             seed=analysis.seed_ratios(results.reference("seed000_dml_instructions")),
-            answer_limit=self.answer_limit - (self.metric_unit in F.COUNTED_UNITS),  # room for COUNTED_NOTE
-            readings=self.durability())
+            answer_limit=self.answer_limit, readings=self.durability(),
+            # Under valgrind wall time is valgrind's: no wall-time verdict (hostile read 44, 05i #3).
+            timed=not results.counted_by_valgrind(self.measurements, self.metric))
 
     def _in_order(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Rows of a per-engine frame in the catalog's engine order."""
@@ -157,19 +183,26 @@ class WriteCostReport(RunReport):
 
     def ask(self) -> None:
         """A run with clusters says it asks the replication question (the title asks both); one
-        without says, in one line, that replication is not measured."""
+        without says nothing here: its method notes say replication was not measured."""
         from IPython.display import Markdown, display
 
-        display(Markdown(self.asked()))
+        if self.asked():
+            display(Markdown(self.asked()))
 
     def asked(self) -> str:
-        return f"**This run asks:** {self.question}" if self.asks_replication else NO_CLUSTER
+        return f"**This run asks:** {self.question}" if self.asks_replication else ""
 
     def phrases_of(self, row) -> F.Phrases:
         if row["kind"] == analysis.BULK and row["metric"] == self.metric:
-            return BULK_PHRASES
+            # Neither side's after-commit work resolved: no clause (hostile read 44, 05 #3).
+            after = [row.get(k) for k in ("after", "base_after")]
+            return BULK_PHRASES if any(v == v and v is not None for v in after) else self.phrases
+        if row["kind"] == analysis.REPLICATION:
+            return REPLICATION_PHRASES
         if row["kind"] != DECOMPOSITION:
             return self.phrases
+        if self.metric_unit in F.COUNTED_UNITS:
+            return COUNTED_EMBEDDED_PARTS_PHRASES if row.get("embedded") else COUNTED_PARTS_PHRASES
         return EMBEDDED_PARTS_PHRASES if row.get("embedded") else PARTS_PHRASES
 
     def render(self, row, marks: dict[str, int] | None = None) -> str:
@@ -179,18 +212,10 @@ class WriteCostReport(RunReport):
 
     def answer_lines(self) -> list[str]:
         """The headline rows, each rendered with the phrase table of its kind, the bulk row's ratio with
-        its footnote marks; in instructions, what they cannot see."""
+        its footnote marks."""
         marks = self.caveat_marks(self.findings())
-        lines = [self.render(row, marks if row["kind"] == analysis.BULK else None)
-                 for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
-        return (lines + self._counted())[:self.answer_limit]
-
-    def _counted(self) -> list[str]:
-        return [COUNTED_NOTE] if self.metric_unit in F.COUNTED_UNITS else []
-
-    def answer_support(self) -> list[int]:
-        """COUNTED_NOTE states no comparison: an index shows a row's line before it."""
-        return (super().answer_support() + [0] * len(self._counted()))[:self.answer_limit]
+        return [self.render(row, marks if row["kind"] == analysis.BULK else None)
+                for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
 
     def caveat_notes(self) -> list[F.Caveat]:
         corner = analysis.seed_cell(self.summary)
@@ -235,7 +260,10 @@ class WriteCostReport(RunReport):
         fig = bars_by_phase(long, "value", error="ci", phases=list(PARTS), name="write-cost-parts",
                             unit=f"{self.shown_unit} per row", markers=True,
                             title=f"Where a one-row insert's engine cost goes ({self.shown_unit} per row)<br><sup>"
-                                  f"{self.spread_words()}; a part not above 0 is not drawn</sup>")
+                                  f"{self.spread_words()}; a part not resolved above 0 is not drawn</sup>")
+        # An embedded engine's bars hold its Python driver; a server's driver is not in them.
+        embedded = {engine_title(e) for e in p["engine"] if not is_server(e)}
+        fig.for_each_trace(lambda t: t.update(name=WITH_DRIVER.format(engine=t.name)) if t.name in embedded else None)
         return fig.update_xaxes(title_text="part of a one-row insert")
 
     def spread_words(self) -> str:
@@ -264,17 +292,17 @@ class WriteCostReport(RunReport):
         s = frame.dropna(subset=[grid or value])
         if s[value].isna().all():
             return Note(why_empty)
-        order = [str(v) for v in sorted(set(s[s["rows_from"] == CLIENT_VALUES]["rows_per_stmt"]))]
+        order = [_statement(v) for v in sorted(set(s[s["rows_from"] == CLIENT_VALUES]["rows_per_stmt"]))]
         order += [SERVER_LABEL] if (s["rows_from"] == SERVER_GENERATOR).any() else []
         return heatmaps(s, x="statement", y="rows_per_txn", value=value, facet="engine", title=title, name=name,
-                        unit=unit, x_title="rows per statement", y_title="rows per transaction",
+                        unit=unit, x_title=STATEMENT_AXIS, y_title="rows per transaction",
                         log_color=log_color, text_format=fmt_, x_order=order, ratio=ratio)
 
     def cost_figure(self):
         return self._heatmap(self.summary.assign(shown=self.summary["engine_per_row"] / self.scale), "shown",
                              unit=f"{self.shown_unit}/row", name="write-cost-cpu", log_color=True,
                              title=f"Engine cost per row ({self.shown_unit}; idle subtracted, after-commit work "
-                                   "included)", why_empty="No cell measured.")
+                                   "included where resolved)", why_empty="No cell measured.")
 
     def ratio_figure(self):
         s = self.summary[self.summary["engine"] != analysis.base_of(self.summary["engine"])]
@@ -358,7 +386,7 @@ class WriteCostReport(RunReport):
         """Each part of a one-row insert with its 95% CI: the engine's own cost (an embedded
         engine's holds its driver), and for a server its driver's beside it."""
         rows = []
-        driver = (analysis.positive_parts(self.driver_parts).set_index("engine") if not self.driver_parts.empty
+        driver = (analysis.positive_parts(self.driver_parts, raw=True).set_index("engine") if not self.driver_parts.empty
                   else pd.DataFrame())
         for p in analysis.positive_parts(self.parts).to_dict("records") if not self.parts.empty else []:
             arch = _architecture(p["engine"])
@@ -368,19 +396,19 @@ class WriteCostReport(RunReport):
                 rows.append({"engine": engine_title(p["engine"]), "side": side,
                              "architecture": arch.name if arch and side == "engine" else "",
                              **{f"{title} ({self.shown_unit}/row)": self._ci(values[name], values[f"{name}_ci95"])
-                                if values[name] == values[name] else "not above 0"
+                                if values[name] == values[name] else NOT_RESOLVED
                                 for name, title in (("one_row_txn", "one-row txn"), *((part, part) for part in PARTS))},
                              "n": int(values["n"])})
         return pd.DataFrame(rows).style.hide(axis="index").set_caption(
             f"The parts behind the first chart ({self.spread_words()}); a server's driver beside its engine.")
 
     def cell_table(self):
-        """Every cell: engine cost (statements and after the commit), client cost, wall, bytes."""
+        """Every cell: engine cost (statements; after the commit where resolved), client cost, wall, bytes."""
         s = self.after_shares()
         u = self.shown_unit
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in s["engine"]], "rows/txn": s["rows_per_txn"],
-            "rows/stmt": s["statement"], f"engine {u}/row": s["engine_per_row"] / self.scale,
+            STATEMENT_AXIS: s["statement"], f"engine {u}/row": s["engine_per_row"] / self.scale,
             "of which after commit": s["after_shown"], f"client {u}/row": s["client_per_row"] / self.scale,
             f"engine + driver {u}/row": s["total_per_row"] / self.scale,
             "engine + driver × PostgreSQL": s["ratio_to_postgres"], "wall µs/row": s["wall_per_row"] * 1e6,
@@ -389,7 +417,7 @@ class WriteCostReport(RunReport):
         })
         numeric = [f"engine {u}/row", f"client {u}/row", f"engine + driver {u}/row", "wall µs/row",
                    "engine + driver × PostgreSQL", "log B/row", "io write B/row"]
-        return (out.style.format("{:.4g}", na_rep="n/a", subset=numeric)
+        return (out.style.format(lambda v: fmt(v, digits=4), subset=numeric)  # 32,810, never 3.281e+04
                 .format("{:.0%}", na_rep="n/a", subset=["of which after commit"]).hide(axis="index"))
 
     def amplification_table(self) -> pd.DataFrame:
@@ -404,9 +432,9 @@ class WriteCostReport(RunReport):
             status = df["log_status"].iloc[0]
             for r in df.sort_values(["rows_per_txn", "rows_per_stmt"]).itertuples():
                 rows.append({"engine": engine_title(engine), "rows/txn": r.rows_per_txn, "rows/stmt": r.rows_per_stmt,
-                             "log bytes / row byte": r.log_amplification if status == "ok" else NOT_REPORTED,
+                             "log bytes / row byte": fmt(r.log_amplification) if status == "ok" else NOT_REPORTED,
                              # A scope whose writes were charged elsewhere reads 0: not measured, never 0.
-                             "I/O bytes / row byte": r.io_amplification if r.io_amplification else "not measured"})
+                             "I/O bytes / row byte": fmt(r.io_amplification) if r.io_amplification else "not measured"})
         return pd.DataFrame(rows)
 
     def reference_only_table(self) -> pd.DataFrame:
@@ -455,13 +483,12 @@ class WriteCostReport(RunReport):
         """The facts every cell of this run shares (its table, its counters, its engines' notes)."""
         p = self.info["parameters"]
         notes = [
+            "" if self.asks_replication else NO_CLUSTER,
             f"Each cell writes {p['rows']:,} rows into a freshly created table (`demo`: server-generated "
-            f"{p['pk_kind']} primary key + float, {self.row_bytes} bytes of row); cells run one after another on "
-            "one engine start per repetition.",
+            f"{p['pk_kind']} primary key + float, {self.row_bytes} bytes of row{self._seed_keys(p['pk_kind'])}); cells "
+            "run one after another on one engine start per repetition.",
             f"A settle window follows each cell's statements until the engine is back near its idle rate (at most "
-            f"{p['max_settle_seconds']} s), then an idle window of {p.get('idle_seconds', 0)} s on engines that work "
-            "after a call returns; costs are net of the median of those idle windows. Work the engine starts after "
-            "its settle window lands in no window.",
+            f"{p['max_settle_seconds']} s). Work the engine starts after its settle window lands in no window.",
             "Log bytes: " + "; ".join(f"{engine_title(k)}: {d.log.source or d.log.reason}" for k, d in DIALECTS.items()
                                       if any(e.partition('@')[0] == k for e in self.engines)) + ".",
             *[f"**{engine_title(e)}:** {d.note}" for e in self.engines if (d := _dialect(e)) is not None and d.note],
@@ -476,10 +503,16 @@ class WriteCostReport(RunReport):
                          "writes elsewhere): their log counter is the byte figure.")
         return "\n".join(f"- {n}" for n in notes if n)
 
+    @staticmethod
+    def _seed_keys(pk_kind: str) -> str:
+        """Where the run's keys are not seed 000's (UUIDs), said beside them (hostile read 44, 05i #5)."""
+        return "" if pk_kind == SEED_KEYS else f"; seed 000's keys: {SEED_KEYS}, {ROW_BYTES[SEED_KEYS]} bytes of row"
+
     def appendix_parts(self) -> list:
         return [("How each cell was measured", self.method_notes()), ("Every cell", self.cell_table()),
-                ("Bytes per byte of row", self.amplification_table()),
-                ("Seed 000's engines this run did not measure", self.reference_only_table()),
+                ("Bytes per byte of row", self.amplification_table().style.hide(axis="index")),
+                ("Seed 000's engines this run did not measure", self.reference_only_table().style.format(
+                    fmt, subset=["instructions per row", "× PostgreSQL (seed 000)"]).hide(axis="index")),
                 *super().appendix_parts()]
 
     def cluster_title(self, key: str) -> str:

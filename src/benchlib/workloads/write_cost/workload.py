@@ -115,6 +115,8 @@ class WriteCost(Workload):
     desc = "write cost"
     unit = "cells"
     baseline_name = BASELINE
+    idle_windows = "at each engine start and after each cell's settle window"
+    idle_subtracted = "The median CPU rate of the idle windows after the cells' settle windows"
     per_operation = PerOperation("parameter", "rows", "row")  # every cell writes `rows`
 
 
