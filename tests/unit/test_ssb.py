@@ -301,18 +301,17 @@ def test_sizes_within_a_few_allocation_units_get_no_ratio():
 
 def test_the_size_table_names_an_allocation_not_bytes_per_row():
     """Hostile read 43 (08 #3): "DuckDB supplier 4 rows 256 KiB 65,536 B/row" was its block."""
-    from benchlib.workloads.ssb.report import SsbReport
+    from benchlib.workloads.ssb.report import size_table
 
-    kib = 1024
-    report = object.__new__(SsbReport)  # the table's rule alone, over known sizes
-    report.sizes = pd.DataFrame({"engine": ["duckdb"] * 3 + ["postgres"] * 3,
-                                 "table": ["supplier", "lineorder", "lineorder_flat"] * 2,
-                                 "rows": [4, 12_145, 12_145] * 2,
-                                 "table_bytes": [256 * kib, 512 * kib, 512 * kib, 8 * kib, 1730 * kib, 5170 * kib],
-                                 "staged_bytes": [400.0, 1.2e6, 3.1e6] * 2})
-    report.sizes = report.sizes.assign(bytes_per_row=report.sizes["table_bytes"] / report.sizes["rows"],
-                                       compression=report.sizes["staged_bytes"] / report.sizes["table_bytes"])
-    table = report.size_table().data.set_index(["engine", "table"])
+    kib = 1024  # the table's rule over known sizes
+    sizes = pd.DataFrame({"engine": ["duckdb"] * 3 + ["postgres"] * 3,
+                          "table": ["supplier", "lineorder", "lineorder_flat"] * 2,
+                          "rows": [4, 12_145, 12_145] * 2,
+                          "table_bytes": [256 * kib, 512 * kib, 512 * kib, 8 * kib, 1730 * kib, 5170 * kib],
+                          "staged_bytes": [400.0, 1.2e6, 3.1e6] * 2})
+    sizes = sizes.assign(bytes_per_row=sizes["table_bytes"] / sizes["rows"],
+                         compression=sizes["staged_bytes"] / sizes["table_bytes"])
+    table = size_table(sizes).data.set_index(["engine", "table"])
     assert table.at[("DuckDB", "supplier"), "bytes per row"] == "allocation (256 KiB units), not resolved at this scale"
     assert table.at[("DuckDB", "lineorder"), "staged text / on disk"] == ""
     assert table.at[("PostgreSQL", "supplier"), "bytes per row"].startswith("allocation (8 KiB units)")
@@ -323,14 +322,12 @@ def test_the_size_table_names_an_allocation_not_bytes_per_row():
 def test_the_findings_table_and_its_count_leave_each_querys_rows_to_a_table_of_their_own():
     """Hostile read 43 (08 #2): 45 findings rows, 26 repeating the per-query table."""
     from benchlib.data import findings as F
-    from benchlib.workloads.ssb.report import SsbReport, split_per_query
+    from benchlib.workloads.ssb.report import counted_findings, split_per_query
 
     found = _findings()
     shown, each = split_per_query(found)
     assert set(each["step"]) == set(NAMES) and not shown["step"].isin(NAMES).any()
     assert len(shown) + len(each) == len(found) and {"all 13 queries", "flight Q1"} <= set(shown["step"])
     assert found[found["headline"] == True].index.isin(shown.index).all()  # noqa: E712: the answer's rows stay
-    report = object.__new__(SsbReport)
-    report.__dict__["_findings"] = found
-    assert report.counted_findings().equals(shown)
-    assert f"of {len(shown)} comparisons" in F.certainty(report.counted_findings())
+    assert counted_findings(found).equals(shown)
+    assert f"of {len(shown)} comparisons" in F.certainty(counted_findings(found))

@@ -134,6 +134,13 @@ def host_label(info: dict, priced_as: str | None = None) -> str:
     return f"{declared}, fingerprint {fingerprint}"
 
 
+def counted(found: pd.DataFrame, split) -> pd.DataFrame:
+    """The findings rows the answer's counts count, given `split` (found -> the rows the findings
+    table shows, those it leaves out): the shown ones, or all where it leaves none or every row out."""
+    shown, out = split(found)
+    return found if out.empty or shown.empty else shown
+
+
 class RunReport:
     """A run's report. A workload's report sets `phrases`, and overrides `findings()` (its
     analysis's findings table), `caveat_notes()` (the caveats its rows cite) and
@@ -173,8 +180,7 @@ class RunReport:
     def counted_findings(self) -> pd.DataFrame:
         """The rows the answer's counts (how sure, against the seed) count: those the findings
         table shows (a workload that leaves rows out of its table leaves them out here too)."""
-        shown, out = self.shown_and_left_out(self.findings())
-        return self.findings() if out.empty or shown.empty else shown
+        return counted(self.findings(), self.shown_and_left_out)
 
     def shown_and_left_out(self, found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The findings rows the findings table shows, and those it leaves to another place, which

@@ -14,7 +14,7 @@ from ...data import results
 from ...engines import get_engine
 from ...engines import engine_order, engine_title
 from ...present.plots import grouped_bars, ratio_chart, stacked_bars
-from ...present.report import RunReport, fmt, fmt_ci
+from ...present.report import RunReport, counted, fmt, fmt_ci
 from .. import reporting
 from ..reporting import finite
 from . import analysis
@@ -122,6 +122,11 @@ def shown_rows(found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         return found, found
     out = found["verdict"] == F.Verdict.NOT_COMPARABLE.value
     return found[~out], found[out]
+
+
+def counted_findings(found: pd.DataFrame) -> pd.DataFrame:
+    """The rows the answer's counts count: the findings table's (shown_rows), never a not-comparable one."""
+    return counted(found, shown_rows)
 
 
 def charted(found: pd.DataFrame) -> pd.DataFrame:
@@ -253,6 +258,9 @@ class LoadFetchReport(RunReport):
         """Not the not-comparable rows: the table and the answer's count leave them out (hostile
         read 43, 07 #4: "3 of 21" counted six the table hid)."""
         return shown_rows(found)
+
+    def counted_findings(self) -> pd.DataFrame:
+        return counted_findings(self.findings())
 
     def left_out_line(self, out: pd.DataFrame) -> str:
         return LEFT_OUT.format(n=len(out))

@@ -14,7 +14,7 @@ from ...data import findings as F
 from ...data import results
 from ...present.plots import bars_by_phase, ratio_chart
 from ...engines import engine_order, engine_title
-from ...present.report import RunReport, fmt, fmt_ci
+from ...present.report import RunReport, counted, fmt, fmt_ci
 from .. import reporting
 from . import analysis
 from .dialects import FLAT, dialect_for
@@ -120,6 +120,30 @@ def without_unfounded_chance_note(found: pd.DataFrame) -> pd.DataFrame:
     return found.assign(caveats=[tuple(c for c in cs if c != "many-tests") for cs in found["caveats"]])
 
 
+def size_table(s: pd.DataFrame):
+    """Bytes on disk per engine and table (`s`: SsbReport.sizes); a size within a few of the engine's
+    allocation units (analysis.allocation_bound) is the allocation, and its per-row and compression
+    cells say so (hostile read 43, 08 #3: DuckDB's 4-row supplier read 65,536 B/row, its 256 KiB block)."""
+    if s.empty:
+        return None
+    bound = analysis.allocation_bound(s)
+    unit = s.groupby("engine")["table_bytes"].min()
+    coarse = [(e, t) in bound for e, t in zip(s["engine"], s["table"])]
+    allocation = [ALLOCATION.format(unit=reporting.size_text(unit[e])) for e in s["engine"]]
+    return pd.DataFrame({
+        "engine": [engine_title(e) for e in s["engine"]], "table": s["table"], "rows": s["rows"].map(fmt),
+        "on disk": [reporting.size_text(v) for v in s["table_bytes"]],
+        "bytes per row": [a if c else fmt(v) for a, c, v in zip(allocation, coarse, s["bytes_per_row"])],
+        "staged text / on disk": ["" if c else fmt(v) for c, v in zip(coarse, s["compression"])],
+    }).style.hide(axis="index").set_caption("Bytes on disk by each engine's own size function, against the "
+                                            "staged text (seed 001's ClickHouse: 239 GB of CSV in 55.59 GiB)")
+
+
+def counted_findings(found: pd.DataFrame) -> pd.DataFrame:
+    """The rows the answer's counts count: the findings table's (split_per_query)."""
+    return counted(found, split_per_query)
+
+
 class SsbReport(RunReport):
     workload = WORKLOAD
     notebook = "08-star-schema"
@@ -203,6 +227,9 @@ class SsbReport(RunReport):
     def shown_and_left_out(self, found: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The rows over several queries, loads and sizes; each query's own rows are the appendix's."""
         return split_per_query(found)
+
+    def counted_findings(self) -> pd.DataFrame:
+        return counted_findings(self.findings())
 
     def left_out_line(self, out: pd.DataFrame) -> str:
         return EACH_QUERY.format(base=engine_title(self.base))
@@ -316,23 +343,7 @@ class SsbReport(RunReport):
                                                 "blank: more than the engine's data on disk (library pages)")
 
     def size_table(self):
-        """Bytes on disk per engine and table; a size within a few of the engine's allocation units
-        (analysis.allocation_bound) is the allocation, and its per-row and compression cells say so
-        (hostile read 43, 08 #3: DuckDB's 4-row supplier read 65,536 B/row, its 256 KiB block)."""
-        s = self.sizes
-        if s.empty:
-            return None
-        bound = analysis.allocation_bound(s)
-        unit = s.groupby("engine")["table_bytes"].min()
-        coarse = [(e, t) in bound for e, t in zip(s["engine"], s["table"])]
-        allocation = [ALLOCATION.format(unit=reporting.size_text(unit[e])) for e in s["engine"]]
-        return pd.DataFrame({
-            "engine": [engine_title(e) for e in s["engine"]], "table": s["table"], "rows": s["rows"].map(fmt),
-            "on disk": [reporting.size_text(v) for v in s["table_bytes"]],
-            "bytes per row": [a if c else fmt(v) for a, c, v in zip(allocation, coarse, s["bytes_per_row"])],
-            "staged text / on disk": ["" if c else fmt(v) for c, v in zip(coarse, s["compression"])],
-        }).style.hide(axis="index").set_caption("Bytes on disk by each engine's own size function, against the "
-                                                "staged text (seed 001's ClickHouse: 239 GB of CSV in 55.59 GiB)")
+        return size_table(self.sizes)
 
     def rows_read_table(self):
         """ClickHouse's rows read per cold run as a share of lineorder_flat: what its sort key skips."""
