@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cached_property, partial
 from typing import Any, Iterable
 
 import pandas as pd
@@ -163,6 +164,17 @@ class RunReport:
         requested = self.info["parameters"].get("engines", [])
         self.engines = [e for e in requested if e in measured] + sorted(measured - set(requested))
         self.metric, self.metric_unit, self.metric_explanation = results.cost_metric(self.measurements)
+
+    @cached_property
+    def calibrations(self) -> pd.DataFrame:
+        """The run's calibration loops (results.calibrations), taken out of its measurements once."""
+        return results.calibrations(self.measurements)
+
+    @cached_property
+    def host_factor(self):
+        """results.host_factor of a pair (subject, base) of the run's engines, over `calibrations`:
+        a report asks it for every pair it compares."""
+        return partial(results.loop_factor, self.calibrations)
 
     # -- findings: what the run found, as data -------------------------------------------------------
     def findings(self) -> pd.DataFrame:
@@ -616,7 +628,7 @@ class RunReport:
         """Which engine the host's drift fell on: each engine's median calibration loop. Engines are
         measured one after another, so a slow spell of the host lines up with one engine and would
         read as that engine's cost; named where an engine's median is `beyond` the fastest's."""
-        c = results.calibrations(self.measurements).dropna(subset=["calibration_s"])
+        c = self.calibrations.dropna(subset=["calibration_s"])
         medians = c.groupby("engine")["calibration_s"].median()
         if len(medians) < 2:
             return ""

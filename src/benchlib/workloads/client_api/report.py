@@ -46,8 +46,7 @@ class ClientApiReport(RunReport):
         self.per_op = analysis.per_operation(self.m)
         self.summary = analysis.summarize(self.per_op)
         self.contended = analysis.contended(self.m)
-        self.found = analysis.findings(self.summary, self.contended,
-                                       host=lambda engine, base: results.host_factor(self.measurements, engine, base),
+        self.found = analysis.findings(self.summary, self.contended, host=self.host_factor,
                                        plain=frozenset(e for e, d in self._dialects().items() if d.sqlalchemy_plain))
 
     def _dialects(self) -> dict:

@@ -103,7 +103,7 @@ class DmlReport(RunReport):
                              ignore_index=True)
             found = F.compare(
                 pair, base_engine=base, metric=self.metric, unit=self.metric_unit, steps=DML_PHASES,
-                host_factor=results.host_factor(self.measurements, engine, base), floor=self._floor(),
+                host_factor=self.host_factor(engine, base), floor=self._floor(),
                 seed={(engine, p): seed.get((results.product_key(engine), p)) for p in DML_PHASES},
                 caveats=lambda engine, phase: self._caveat_ids(engine, phase, seed))
             frames.append(found.assign(base_label=WITH_DRIVER.format(base=engine_title(base)) if matched else None))
@@ -258,7 +258,7 @@ class DmlReport(RunReport):
             readings.insert(2, (VACUUM_READING.format(rows=scale), self._without_vacuum(), "value"))
         rows = []
         for other in mysqls:
-            host = results.host_factor(self.measurements, other, pg)
+            host = self.host_factor(other, pg)
             for label, frame, column in readings:
                 s = frame.set_index(["engine", "phase"])
                 for phase in DML_PHASES:

@@ -220,7 +220,7 @@ class LoadFetchReport(RunReport):
         reference = results.reference("seed001_load_fetch")
         found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
-            host={c: results.host_factor(self.measurements, c.subject, c.base) for c in self.compared},
+            host={c: self.host_factor(c.subject, c.base) for c in self.compared},
             seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
         same = self._notes[1]
         # A fetch whose engine's own plan names no index scan says so beside its number.

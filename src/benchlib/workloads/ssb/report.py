@@ -216,7 +216,7 @@ class SsbReport(RunReport):
             return F.table([])
         found = analysis.findings(
             self.windows, self.per_query, self.loads, self.sizes, base=self.base, subjects=self.column_stores,
-            host={e: results.host_factor(self.measurements, e, self.base) for e in self.engines},
+            host={e: self.host_factor(e, self.base) for e in self.engines},
             seed=self.seed_ratios(), wrong=self.wrong_answers(), caveats=self.caveats_of,
             floors=self.floors["floor_s"].to_dict())
         return without_unfounded_chance_note(found)

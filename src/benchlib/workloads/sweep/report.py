@@ -70,11 +70,11 @@ class SweepReport(RunReport):
                        else self.param("prices_per_hour") or {})
         self.price_perf = analysis.price_performance(self.summary, self.goal_ms, self.prices)
         self.base_engine = next((e for e in self.engines if e in set(self.summary["engine"])), None)
-        self.unsteady = analysis.unsteady(results.calibrations(self.measurements))
+        self.unsteady = analysis.unsteady(self.calibrations)
         self.found = F.table([]) if self.base_engine is None else analysis.findings(
             self.summary, self.knees, self.price_perf, base_engine=self.base_engine, goal_ms=self.goal_ms,
             prices=self.prices, commits=self.commits(),
-            host=lambda engine, base: results.host_factor(self.measurements, engine, base),
+            host=self.host_factor,
             unsteady_engines=frozenset(self.unsteady))
 
     # -- findings ----------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import math
+from functools import partial
+from typing import Callable
 
 import pandas as pd
 
@@ -326,14 +328,14 @@ def _stats(rows: pd.DataFrame, value: str, by=("engine", *CELL)) -> pd.DataFrame
     return results.summarize(rows[[*by, value]].rename(columns={value: "value"}), columns=("value",), by=by)
 
 
-def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: pd.DataFrame, *, metric: str,
+def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, host: Callable[[str, str], float], *, metric: str,
                   unit: str, seed: dict[str, float], readings: dict[str, str] | None = None,
                   timed: bool = True) -> list[dict]:
     """Each server engine against PostgreSQL in the cell nearest seed 000's insert: the engine's
     own cost per row (the seed's figure is the server's work), and the wall time per row beside it
     where `timed` (not under valgrind: its wall time is valgrind's, no verdict of the engine's).
     `readings`: each engine's durability reading at its start; a subject that writes a binary log
-    the base does not cites BINARY_LOG."""
+    the base does not cites BINARY_LOG. `host`: (subject, base) -> results.host_factor."""
     corner = seed_cell(summary)
     base = base_of(cell_rows["engine"]) if not cell_rows.empty else None
     if corner.empty or base is None:
@@ -357,7 +359,7 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, measurements: 
             binlog = [writes_binary_log((readings or {}).get(e, "")) for e in (engine, base)]
             out.append(F.finding(
                 engine=engine, base_engine=base, step=label, metric=name, unit=metric_unit, contrast=c,
-                host_factor=results.host_factor(measurements, engine, base),
+                host_factor=host(engine, base),
                 seed_ratio=seed.get(results.product_key(engine)) if is_cost else None,
                 caveats=((BINARY_LOG,) if binlog[0] and not binlog[1] else ())
                 + ((SEED_CORNER, SEED_METRIC) if is_cost and results.product_key(engine) in seed else ()))
@@ -379,10 +381,10 @@ def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -
     return out
 
 
-def replication_findings(replicated: pd.DataFrame, measurements: pd.DataFrame, *, metric: str, unit: str
+def replication_findings(replicated: pd.DataFrame, host: Callable[[str, str], float], *, metric: str, unit: str
                          ) -> list[dict]:
     """Each cluster against its single node, cell by cell (`replication`), its one-row cell first
-    (a commit per row: what replication adds to a row write)."""
+    (a commit per row: what replication adds to a row write). `host`: as bulk_findings'."""
     out = []
     if replicated.empty:
         return out
@@ -390,7 +392,7 @@ def replication_findings(replicated: pd.DataFrame, measurements: pd.DataFrame, *
     for r in pd.concat([replicated[one_row], replicated[~one_row]]).to_dict("records"):
         out.append(F.finding(engine=r["cluster"], base_engine=r["single"], step=cell_label(r), metric=metric,
                              unit=unit, contrast=r,
-                             host_factor=results.host_factor(measurements, r["cluster"], r["single"]),
+                             host_factor=host(r["cluster"], r["single"]),
                              caveats=(SHARED_CORES,)) | {"kind": REPLICATION, **{c: r[c] for c in CELL},
                                                          # what a synchronous replica adds is time, not CPU
                                                          # (hostile read 44, 05 clusters #1): beside each line
@@ -408,10 +410,11 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
     of each engine, then MySQL in bulk beside the seed)."""
     order = {e: i for i, e in enumerate(engine_order(cell_rows["engine"]))} if not cell_rows.empty else {}
     in_order = lambda rows: sorted(rows, key=lambda r: order.get(r["engine"], len(order)))  # noqa: E731 (stable)
-    rows = (replication_findings(replicated, measurements, metric=metric, unit=unit)
+    host = partial(results.loop_factor, results.calibrations(measurements))  # once for every pair
+    rows = (replication_findings(replicated, host, metric=metric, unit=unit)
             + in_order(decomposition_findings(cell_rows[[not is_cluster(e) for e in cell_rows["engine"]]],
                                               metric=metric, unit=unit))
-            + in_order(bulk_findings(cell_rows, summary, measurements, metric=metric, unit=unit, seed=seed,
+            + in_order(bulk_findings(cell_rows, summary, host, metric=metric, unit=unit, seed=seed,
                                      readings=readings, timed=timed)))
     found = F.table(rows)
     if found.empty:
