@@ -158,3 +158,34 @@ def test_a_ratio_measured_once_has_its_own_marker_not_not_told_apart():
                             axis_title="ratio")
     assert list(fig.data[0].marker.symbol) == ["square-open", "circle-open"]
     assert "□ measured once" in fig.layout.title.text and "○ not told apart" in fig.layout.title.text
+
+
+def _profile(engine: str, phase: str, subsystems: dict[str, tuple[int, int]], repetition: int = 1) -> list[dict]:
+    """Subsystem rows of one window: subsystem -> (self instructions, of which by unnamed functions)."""
+    return [{"run_id": "r", "instance_id": f"{engine}-{repetition}", "engine": engine, "phase": phase,
+             "repetition": repetition, "window": "phase", "kind": "subsystem", "subsystem": s,
+             "self_instructions": total, "by_caller_instructions": unnamed} for s, (total, unnamed) in subsystems.items()]
+
+
+def test_a_bar_mostly_without_symbols_is_not_split_and_is_named_under_the_chart():
+    """Hostile read 46a (01 instructions #2): MariaDB's stripped server drew 0 B-tree instructions,
+    its unnamed functions folded into their callers' "executor"."""
+    rows = pd.DataFrame(
+        _profile("postgres", "insert", {"B-tree / index": (500, 50), "executor": (400, 40), "other": (100, 0)})
+        + _profile("mariadb", "insert", {"B-tree / index": (0, 0), "executor": (900, 700), "other": (100, 0)})
+        + _profile("mariadb", "insert", {"B-tree / index": (0, 0), "executor": (700, 500), "other": (100, 0)}, 2))
+    shares = plots.symbol_shares(rows).set_index("engine")
+    assert shares.loc["postgres", "share"] == 0.09 and shares.loc["postgres", "split"]
+    assert shares.loc["mariadb", "total"] == 900 and shares.loc["mariadb", "no_symbol"] == 600
+    assert not shares.loc["mariadb", "split"]
+
+    fig = plots.subsystem_bars(rows, title="t", name="n")
+    drawn = {(t.name, y): x for t in fig.data for y, x in zip(t.y, t.x) if x == x and x}
+    assert {name for name, y in drawn if y == "MariaDB"} == {plots.NO_SYMBOL, plots.NOT_SPLIT}
+    assert drawn[(plots.NO_SYMBOL, "MariaDB")] == 600 and drawn[(plots.NOT_SPLIT, "MariaDB")] == 300
+    # A split bar keeps each subsystem's named part, and its unnamed part is a segment of its own.
+    assert drawn[("B-tree / index", "PostgreSQL")] == 450 and drawn[(plots.NO_SYMBOL, "PostgreSQL")] == 90
+    assert sum(x for (_, y), x in drawn.items() if y == "PostgreSQL") == 1000
+    notes = [a.text for a in fig.layout.annotations if a.text not in ("insert",)]
+    assert len(notes) == 1 and "MariaDB" in notes[0] and "PostgreSQL" not in notes[0]
+    assert plots.unsplit_line(plots.symbol_shares(rows[rows["engine"] == "postgres"])) == ""

@@ -594,7 +594,8 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
 
 
 # One colour per subsystem (instruction_subsystems.SUBSYSTEMS), the same in every figure: the
-# storage layers in blues and greens, the SQL layer in oranges, the process's plumbing in greys.
+# storage layers in blues and greens, the SQL layer in oranges, the process's plumbing in greys;
+# the instructions no symbol names, and a bar left unsplit, in hatched greys of their own.
 SUBSYSTEM_COLORS = {
     "WAL / redo log": "#1F77B4", "B-tree / index": "#2CA02C", "table storage": "#98DF8A",
     "buffer pool": "#17BECF", "locks / latches": "#D62728", "transactions / MVCC": "#9467BD",
@@ -602,6 +603,40 @@ SUBSYSTEM_COLORS = {
     "network / protocol": "#8C564B", "memory allocation": "#E377C2", "crypto / random": "#BCBD22",
     "Python interpreter / driver": "#F7B6D2", "libc": "#7F7F7F", "other": "#C7C7C7",
 }
+NO_SYMBOL, NOT_SPLIT = "no symbol", "named, not split"
+# Above this share of a bar in functions no symbol names, its named part is not split either: the
+# unnamed functions' own subsystems are unknown, so the named part's split would misdraw the whole
+# (hostile read 46a, 01 instructions #2: MariaDB's stripped server showed 0 B-tree instructions).
+UNSPLIT_SHARE = 0.20
+
+
+def symbol_shares(df: pd.DataFrame, windows: Sequence[str] = ("phase",)) -> pd.DataFrame:
+    """Per engine and phase of results.instruction_profile rows (kind 'subsystem'): the mean over
+    repetitions of its instructions (`total`) and of those in functions no symbol names
+    (`no_symbol`: the `by_caller` part, placed by their callers when stored), their `share`, and
+    `split`: whether the named part is drawn by subsystem (share at most UNSPLIT_SHARE)."""
+    rows = df[(df["kind"] == "subsystem") & df["window"].isin(list(windows))]
+    rows = rows.assign(by_caller_instructions=rows["by_caller_instructions"].fillna(0))
+    per = (rows.groupby(["engine", "phase", "run_id", "instance_id", "repetition"], dropna=False)
+           [["self_instructions", "by_caller_instructions"]].sum().reset_index()
+           .groupby(["engine", "phase"])[["self_instructions", "by_caller_instructions"]].mean().reset_index())
+    out = per.rename(columns={"self_instructions": "total", "by_caller_instructions": "no_symbol"})
+    out["share"] = out["no_symbol"] / out["total"].where(out["total"] > 0)
+    out["split"] = ~(out["share"] > UNSPLIT_SHARE)
+    return out
+
+
+def unsplit_line(shares: pd.DataFrame) -> str:
+    """One line naming the engines whose bars symbol_shares left unsplit, with their share (a
+    range where several phases are), or '' when every bar is split."""
+    parts = []
+    for engine in engine_order(shares.loc[~shares["split"], "engine"]):
+        mine = shares[(shares["engine"] == engine) & ~shares["split"]]
+        low, high = mine["share"].min(), mine["share"].max()
+        span = f"{low:.0%}" if round(low, 2) == round(high, 2) else f"{low:.0%}–{high:.0%}"
+        parts.append(f"{engine_title(engine)} ({', '.join(mine['phase'])}): {span} of its instructions have no "
+                     f"symbol; not split")
+    return "; ".join(parts)
 
 
 def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[str] | None = None,
@@ -610,8 +645,10 @@ def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[
     phases differ by orders of magnitude, and a log axis would misdraw stacked segments), in it one
     horizontal bar per engine stacked from its subsystems, engines side by side in catalog order.
     `df`: results.instruction_profile(run_id) rows (kind 'subsystem'); each bar is the mean over
-    repetitions of the sum over `windows`. `share`: each bar as shares of its engine's total. The
-    hover says how much of a segment unnamed functions brought through their callers."""
+    repetitions of the sum over `windows`. `share`: each bar as shares of its engine's total.
+    Functions no symbol names are their own segment ('no symbol'), not their callers' subsystem; a
+    bar with more than UNSPLIT_SHARE of them is drawn as 'no symbol' and 'named, not split', and a
+    line under the chart names it (symbol_shares, unsplit_line)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -624,6 +661,66 @@ def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[
                            showarrow=False, xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_layout(title=title, template="plotly_white", height=200, meta={"benchlib_name": name})
         return fig
+    rows = rows.assign(by_caller_instructions=rows["by_caller_instructions"].fillna(0))
+    per_window = (rows.groupby(["engine", "phase", "run_id", "instance_id", "repetition", "subsystem"], dropna=False)
+                  [["self_instructions", "by_caller_instructions"]].sum().reset_index())
+    means = (per_window.groupby(["engine", "phase", "subsystem"])[["self_instructions", "by_caller_instructions"]]
+             .mean().reset_index())
+    shares = symbol_shares(rows, windows)
+    # Each subsystem keeps only its named functions; the unnamed ones are one segment per bar, and
+    # an unsplit bar's named part is one segment too.
+    means["self_instructions"] -= means["by_caller_instructions"]
+    keyed = shares.set_index(["engine", "phase"])
+    split = [bool(keyed.at[k, "split"]) for k in zip(means["engine"], means["phase"])]
+    whole = means[[not s for s in split]].groupby(["engine", "phase"])["self_instructions"].sum().reset_index()
+    means = pd.concat([means[split][["engine", "phase", "subsystem", "self_instructions"]],
+                       whole.assign(subsystem=NOT_SPLIT),
+                       shares.rename(columns={"no_symbol": "self_instructions"})
+                       [["engine", "phase", "self_instructions"]].assign(subsystem=NO_SYMBOL)], ignore_index=True)
+    totals = means.groupby(["engine", "phase"])["self_instructions"].transform("sum")
+    means["share"] = means["self_instructions"] / totals
+    value = "share" if share else "self_instructions"
+    present = [p for p in (phases or dict.fromkeys(rows["phase"])) if p in set(means["phase"])]
+    engines = engine_order(means["engine"])
+    titles = [engine_title(e) for e in engines]
+    named = [*SUBSYSTEMS, *sorted(set(means["subsystem"]) - set(SUBSYSTEMS) - {NO_SYMBOL, NOT_SPLIT})]
+    used = [s for s in [*named, NOT_SPLIT, NO_SYMBOL]
+            if means.loc[means["subsystem"] == s, "self_instructions"].sum() > 0]
+    # Pixel sizes first (a bar per engine, a gap for each panel's title and ticks), then plotly's
+    # fractions from them, so the layout holds for one phase or eight, one engine or six.
+    per_panel, gap = 30 + 34 * len(engines), 60
+    plot_height = per_panel * len(present) + gap * (len(present) - 1)
+    legend_rows = -(-len(used) // 5)
+    fig = make_subplots(rows=len(present), cols=1, subplot_titles=present,
+                        vertical_spacing=gap / plot_height if len(present) > 1 else 0.0, shared_xaxes=share)
+    patterns = {NO_SYMBOL: dict(shape="/", fgcolor="#555"), NOT_SPLIT: dict(shape=".", fgcolor="#777")}
+    for i, phase in enumerate(present, start=1):
+        part = means[means["phase"] == phase]
+        for subsystem in used:
+            sub = part[part["subsystem"] == subsystem].set_index("engine").reindex(engines)
+            fig.add_bar(y=titles, x=sub[value], orientation="h", name=subsystem, legendgroup=subsystem,
+                        marker=dict(color=SUBSYSTEM_COLORS.get(subsystem, "#E0E0E0"),
+                                    pattern=patterns.get(subsystem, {})), showlegend=i == 1,
+                        customdata=list(zip(sub["self_instructions"], sub["share"])),
+                        hovertemplate=f"{phase} · %{{y}} · {subsystem}: %{{customdata[0]:,.0f}} instructions "
+                                      f"(%{{customdata[1]:.1%}})<extra></extra>", row=i, col=1)
+        fig.update_yaxes(autorange="reversed", row=i, col=1)
+        fig.update_xaxes(tickformat=".0%" if share else "~s", row=i, col=1)
+    fig.update_xaxes(title_text="share of the engine's instructions in the phase" if share else
+                     "instructions (each phase on its own scale)", row=len(present), col=1)
+    line = unsplit_line(shares[shares["phase"].isin(present)])
+    top, bottom = 100, 70 + 24 * legend_rows + 30 * bool(line)
+    if line:
+        fig.add_annotation(text=line, showarrow=False, xref="paper", yref="paper", x=0, xanchor="left",
+                           y=-(70 + 24 * legend_rows) / plot_height, yanchor="top", font=dict(size=13))
+    caption = ("each bar: one engine's instructions in the phase, stacked by the subsystem its functions' names "
+               f"belong to; {NO_SYMBOL}: functions the binary does not name")
+    fig.update_layout(title=f"{title}<br><sup>{caption}</sup>", barmode="stack", template="plotly_white",
+                      meta={"benchlib_name": name}, height=top + plot_height + bottom, legend_title="",
+                      legend=dict(orientation="h", yanchor="top", y=-55 / plot_height, x=0, xanchor="left",
+                                  entrywidth=0.2, entrywidthmode="fraction", font=dict(size=13), traceorder="normal"),
+                      margin=dict(l=150, r=30, t=top, b=bottom))
+    return fig
     rows = rows.assign(by_caller_instructions=rows["by_caller_instructions"].fillna(0))
     per_window = (rows.groupby(["engine", "phase", "run_id", "instance_id", "repetition", "subsystem"], dropna=False)
                   [["self_instructions", "by_caller_instructions"]].sum().reset_index())
