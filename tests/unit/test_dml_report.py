@@ -13,7 +13,8 @@ from benchlib.engines import engine_title
 from benchlib.present.plots import use_report_renderer
 from benchlib.present.report import ANSWER_FIGURE_HEIGHT
 from benchlib.workloads.dml import DmlReport
-from benchlib.workloads.dml.report import seed_ratios
+from benchlib.run.driver import PRECISION_FLOOR_SECONDS
+from benchlib.workloads.dml.report import USER_POINTER_PART, seed_ratios
 from synthetic_runs import T0, write_run
 
 COSTS = {  # engine -> phase -> CPU seconds per repetition
@@ -204,6 +205,10 @@ def test_the_hypotheses_read_one_way_drop_ticked_user_cpu_and_count_settle_windo
     assert set(h["seed_ratio"].dropna()) <= {seed_ratios()[("mysql", p)] for p in ("insert", "update", "select", "delete")}
     user = h[h["metric"] == "user-mode CPU only"]
     assert list(user["step"]) == ["insert"]  # the ticked phases are left out
+    # Hostile read 46a (01 default #3): the caveat's pointer names the phases the row has, and why not the rest.
+    note = next(c.text for c in report.caveat_notes() if c.id == "cpu-not-instructions")
+    assert USER_POINTER_PART.format(shown="insert", missing="update, select, delete",
+                                    floor=PRECISION_FLOOR_SECONDS) in note
     assert report.settle_at_cap() == (3 * 3 * 3, 3 * 3 * 4)  # 3 engines x 3 repetitions x 3 capped phases
     assert any("settle" in m for m in h["metric"])  # not every window at the cap: the settle readings stay
     assert "27 of 36" in report.hypotheses_table().data

@@ -43,6 +43,8 @@ VACUUM_READING = "PostgreSQL less VACUUM's fixed cost at {rows:,} rows"
 # under the precision floor does not resolve it.
 USER_POINTER = "the hypotheses table's user-CPU row is the one to set beside it"
 USER_UNRESOLVED = "user CPU alone, counted in the host's ticks, is not resolved under {floor:g} s"
+# A row with some phases only (hostile read 46a, 01 default #3: the pointer sent readers to "–" cells).
+USER_POINTER_PART = USER_POINTER + " for {shown}; for {missing}, " + USER_UNRESOLVED + " on a side"
 
 
 class DmlReport(RunReport):
@@ -277,8 +279,16 @@ class DmlReport(RunReport):
 
     def _user_pointer(self) -> str:
         """Where the user-CPU reading is to be read: its row of the hypotheses grid, or why it has none."""
-        shown = self.shows_hypotheses() and (self.hypotheses["metric"] == USER_READING).any()
-        return USER_POINTER if shown else USER_UNRESOLVED.format(floor=PRECISION_FLOOR_SECONDS)
+        h = self.hypotheses
+        shown = list(h.loc[h["metric"] == USER_READING, "step"].drop_duplicates()) if self.shows_hypotheses() else []
+        if not shown:
+            return USER_UNRESOLVED.format(floor=PRECISION_FLOOR_SECONDS)
+        # The phases the grid reads another way and not in user CPU: the tick floor left them out.
+        missing = [p for p in dict.fromkeys(h["step"]) if p not in shown]
+        if not missing:
+            return USER_POINTER
+        return USER_POINTER_PART.format(shown=", ".join(shown), missing=", ".join(missing),
+                                        floor=PRECISION_FLOOR_SECONDS)
 
     def _without_vacuum(self) -> pd.DataFrame:
         """Per engine and phase, the phase's cost less the VACUUM reading inside it, repetition by
