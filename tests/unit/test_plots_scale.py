@@ -189,3 +189,19 @@ def test_a_bar_mostly_without_symbols_is_not_split_and_is_named_under_the_chart(
     notes = [a.text for a in fig.layout.annotations if a.text not in ("insert",)]
     assert len(notes) == 1 and "MariaDB" in notes[0] and "PostgreSQL" not in notes[0]
     assert plots.unsplit_line(plots.symbol_shares(rows[rows["engine"] == "postgres"])) == ""
+
+
+def test_a_series_legend_entry_is_filled_whatever_its_first_point_is():
+    """Hostile read 46a (01 default #4): "insert" showed hollow in the legend because its first
+    point was "not told apart"."""
+    found = pd.DataFrame([{"ratio": 1.1, "ratio_low": 0.8, "ratio_high": 1.5, "verdict": "noise", "step": "insert",
+                           "engine": "mysql"},
+                          {"ratio": 3.0, "ratio_low": 2.5, "ratio_high": 3.5, "verdict": "worse", "step": "insert",
+                           "engine": "mariadb"}])
+    fig = plots.ratio_chart(found, y=lambda r: r["engine"], series=lambda r: r["step"], title="t", name="n",
+                            axis_title="ratio")
+    keys = [t for t in fig.data if t.showlegend is not False]
+    assert [t.name for t in keys] == ["insert"] and keys[0].marker.symbol == "circle"
+    points = [t for t in fig.data if t.showlegend is False]
+    assert list(points[0].marker.symbol) == ["circle-open", "circle"]
+    assert points[0].legendgroup == keys[0].legendgroup and points[0].offsetgroup == keys[0].offsetgroup

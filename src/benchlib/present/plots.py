@@ -552,12 +552,15 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
     rows = [r for r in found.to_dict("records") if _positive(r.get("ratio"))]
     order = list(dict.fromkeys(y(r) for r in rows))
     labels = list(dict.fromkeys(series(r) for r in rows))
-    fig = go.Figure()
+    fig, keys = go.Figure(), []
     for k, label in enumerate(labels):
         mine = [r for r in rows if series(r) == label]
         color = (colors or {}).get(label) or STEP_COLORS[k % len(STEP_COLORS)]
+        # The legend would copy the first point's verdict mark (an open "not told apart" circle for a
+        # whole series): it shows a filled marker from a trace of its own, in the same lane.
         fig.add_scatter(
-            name=str(label), x=[r["ratio"] for r in mine], y=[y(r) for r in mine], mode="markers", orientation="h",
+            name=str(label), legendgroup=str(label), offsetgroup=str(label), showlegend=False,
+            x=[r["ratio"] for r in mine], y=[y(r) for r in mine], mode="markers", orientation="h",
             marker=dict(color=color, size=10, symbol=[_MARKS[_mark(r["verdict"])][0] for r in mine],
                         line=dict(width=2, color=color)),
             error_x=dict(type="data", symmetric=False, color=color, thickness=1.5,
@@ -568,9 +571,13 @@ def ratio_chart(found: pd.DataFrame, *, y: Callable[[dict], str], series: Callab
             customdata=[[fmt_ratio(r["ratio"], r.get("ratio_low"), r.get("ratio_high")),
                          VERDICT_WORDS[Verdict(r["verdict"])]] for r in mine],
             hovertemplate=f"{label}, %{{y}}: %{{customdata[0]}} (%{{customdata[1]}})<extra></extra>")
+        keys.append(go.Scatter(name=str(label), legendgroup=str(label), offsetgroup=str(label), x=[None], y=[None],
+                               mode="markers", marker=dict(color=color, size=10, symbol="circle"), hoverinfo="skip"))
+    fig.add_traces(keys)
     seeded = [r for r in rows if _positive(r.get("seed_ratio"))]
     if seeded and seed_label:
-        fig.add_scatter(name=seed_label, x=[r["seed_ratio"] for r in seeded], y=[y(r) for r in seeded],
+        fig.add_scatter(name=seed_label, offsetgroup=seed_label, x=[r["seed_ratio"] for r in seeded],
+                        y=[y(r) for r in seeded],
                         mode="markers", marker=dict(color="#9E9E9E", size=10, symbol="diamond"),
                         hovertemplate=f"{seed_label}, %{{y}}: %{{x:.3g}}x<extra></extra>")
     ends = [v for r in rows for v in (r["ratio"], r.get("ratio_low"), r.get("ratio_high"), r.get("seed_ratio"))
