@@ -45,7 +45,7 @@ ENGINE = Engine(
     ),
     note="FerretDB 1.24 is a MongoDB wire-protocol proxy over PostgreSQL 17 in the same container (both in its "
          "cgroup): a stand-in for MongoDB's protocol, not MongoDB's storage engine. Its update_many rewrites "
-         "each document as its own SQL UPDATE (0.7-0.9 ms per document here), so it says nothing about what "
+         "each document as its own SQL UPDATE, so it says nothing about what "
          "MongoDB's update costs.",
     durability_note="its PostgreSQL at the image's settings (not readable over the MongoDB protocol)",
     isolation_note="its PostgreSQL at the image's settings (not readable over the MongoDB protocol)",
