@@ -188,7 +188,7 @@ def test_a_bar_mostly_without_symbols_is_not_split_and_is_named_under_the_chart(
     assert sum(x for (_, y), x in drawn.items() if y == "PostgreSQL") == 1000
     notes = [a.text for a in fig.layout.annotations if a.text not in ("insert",)]
     assert len(notes) == 1 and "MariaDB" in notes[0] and "PostgreSQL" not in notes[0]
-    assert plots.unsplit_line(plots.symbol_shares(rows[rows["engine"] == "postgres"])) == ""
+    assert plots.unsplit_lines(plots.symbol_shares(rows[rows["engine"] == "postgres"])) == []
 
 
 def test_a_series_legend_entry_is_filled_whatever_its_first_point_is():

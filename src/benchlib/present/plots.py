@@ -633,9 +633,11 @@ def symbol_shares(df: pd.DataFrame, windows: Sequence[str] = ("phase",)) -> pd.D
     return out
 
 
-def unsplit_line(shares: pd.DataFrame) -> str:
-    """One line naming the engines whose bars symbol_shares left unsplit, with their share (a
-    range where several phases are), or '' when every bar is split."""
+def unsplit_lines(shares: pd.DataFrame, phases: Sequence[str] | None = None) -> list[str]:
+    """One line per engine whose bars symbol_shares left unsplit, naming its phases (in `phases`'
+    order where given) and their share (a range where several are); none where every bar is split."""
+    order = {p: i for i, p in enumerate(phases or ())}
+    shares = shares.sort_values("phase", key=lambda s: s.map(order).fillna(len(order)), kind="stable")
     parts = []
     for engine in engine_order(shares.loc[~shares["split"], "engine"]):
         mine = shares[(shares["engine"] == engine) & ~shares["split"]]
@@ -643,7 +645,7 @@ def unsplit_line(shares: pd.DataFrame) -> str:
         span = f"{low:.0%}" if round(low, 2) == round(high, 2) else f"{low:.0%}–{high:.0%}"
         parts.append(f"{engine_title(engine)} ({', '.join(mine['phase'])}): {span} of its instructions have no "
                      f"symbol; not split")
-    return "; ".join(parts)
+    return parts
 
 
 def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[str] | None = None,
@@ -655,7 +657,7 @@ def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[
     repetitions of the sum over `windows`. `share`: each bar as shares of its engine's total.
     Functions no symbol names are their own segment ('no symbol'), not their callers' subsystem; a
     bar with more than UNSPLIT_SHARE of them is drawn as 'no symbol' and 'named, not split', and a
-    line under the chart names it (symbol_shares, unsplit_line)."""
+    line under the chart names it (symbol_shares, unsplit_lines)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -715,10 +717,10 @@ def subsystem_bars(df: pd.DataFrame, *, title: str, name: str, phases: Sequence[
         fig.update_xaxes(tickformat=".0%" if share else "~s", row=i, col=1)
     fig.update_xaxes(title_text="share of the engine's instructions in the phase" if share else
                      "instructions (each phase on its own scale)", row=len(present), col=1)
-    line = unsplit_line(shares[shares["phase"].isin(present)])
-    top, bottom = 100, 70 + 24 * legend_rows + 30 * bool(line)
-    if line:
-        fig.add_annotation(text=line, showarrow=False, xref="paper", yref="paper", x=0, xanchor="left",
+    lines = unsplit_lines(shares[shares["phase"].isin(present)], present)
+    top, bottom = 100, 70 + 24 * legend_rows + 10 + 20 * len(lines)
+    if lines:
+        fig.add_annotation(text="<br>".join(lines), align="left", showarrow=False, xref="paper", yref="paper", x=0, xanchor="left",
                            y=-(70 + 24 * legend_rows) / plot_height, yanchor="top", font=dict(size=13))
     caption = ("each bar: one engine's instructions in the phase, stacked by the subsystem its functions' names "
                f"belong to; {NO_SYMBOL}: functions the binary does not name")
