@@ -115,6 +115,15 @@ def test_instructions_are_counted_in_gi_and_never_held_by_the_drift_band(store):
     assert found.loc[("mysql", "insert"), "verdict"] == "worse"  # the 25% drift does not hold a counted ratio
     assert "cpu-not-instructions" not in found.loc[("mysql", "insert"), "caveats"]
     assert "1.3 Gi" in report.findings_table().data
+    # Hostile read 46a (01 instructions #1): a count is not divided by the host's loop, nor is the host's
+    # drift said to be in it; the same run's CPU seconds are.
+    assert not report.host_moves_cost and report.normalised.empty
+    assert not any("normalised" in c for c in report.detail_table().data.columns)
+    timed = DmlReport(_run(store, run_id="dml-timed"), store)
+    assert timed.host_moves_cost and not timed.normalised.empty
+    assert any("normalised" in c for c in timed.detail_table().data.columns)
+    assert "not the engines' alone" in timed.host_speed_by_engine()
+    assert "not the engines' alone" not in report.host_speed_by_engine()
 
 
 def test_the_answer_states_the_run_and_carries_its_line_for_the_indexes(store):

@@ -56,8 +56,10 @@ class DmlReport(RunReport):
         keys = ["engine", "phase"]
         self.summary = results.summarize(costs, by=keys)
         # The same costs with each repetition scaled by the host's speed then (results.normalised):
-        # offered beside the raw figure, never instead of it.
-        self.normalised = results.summarize(results.normalised(costs, self.measurements), by=keys)
+        # offered beside the raw figure, never instead of it; none for a count, which the host's speed
+        # does not move (`host_moves_cost`).
+        self.normalised = results.summarize(results.normalised(costs if self.host_moves_cost else costs.iloc[0:0],
+                                                               self.measurements), by=keys)
         self.user_summary = results.summarize(results.phase_costs(self.measurements, "cpu_user_time"), by=keys)
         self.maintenance = results.summarize(results.phase_costs(self.measurements, "maintenance_cpu_time"), by=keys)
         extra = {"task_clock_s": results.summarize(results.phase_costs(self.measurements, "task_clock"), by=keys),
