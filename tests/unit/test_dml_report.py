@@ -72,11 +72,11 @@ def test_a_ratio_missing_the_seeds_ci_is_explained_by_a_reading_or_marked_unexpl
     notes = {c.id for c in report.caveat_notes()}
     for (engine, phase), row in found.iterrows():
         marks = [c for c in row["caveats"] if c.startswith("seed-")]
-        if row["seed"] in ("within", "no_seed", "untested"):
+        if row["seed"] not in {a.value for a in F.SEED_MISSED}:
             assert not marks, (engine, phase)
             continue
         assert len(marks) == 1 and marks[0] in notes, (engine, phase, row["caveats"])
-        within = hypotheses[(hypotheses["step"] == phase) & (hypotheses["seed"] == "within")
+        within = hypotheses[(hypotheses["step"] == phase) & hypotheses["seed"].isin([a.value for a in F.SEED_AGREES])
                             & (hypotheses["metric"] != "as measured")]
         expected = f"seed-read-as:{within['metric'].iloc[0]}" if engine == "mysql" and not within.empty \
             else f"seed-unexplained:{phase}"

@@ -353,7 +353,7 @@ class RunReport:
             f = F.fields_of(row, phrases)
             sup = self.footnote(row, marks)
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
-            seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
+            seed = "" if f["seed"] in (None, "no_seed") else f"{f['seed_text']}x: {f['seed_words']}"
             words = _verdict_label(f, phrases)
             base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""

@@ -115,8 +115,7 @@ class DmlReport(RunReport):
         found["headline"] = found["engine"].isin(others[:self.answer_limit])
         # A ratio whose CI misses the seed's is either explained by a reading this run takes (the
         # hypotheses) or said to be unexplained: a mark beside the number, never a silent gap.
-        missed = ~found["seed"].isin([F.SeedAgreement.WITHIN.value, F.SeedAgreement.NO_SEED.value,
-                                      F.SeedAgreement.UNTESTED.value, F.SeedAgreement.NOT_COMPARABLE.value])
+        missed = found["seed"].isin([a.value for a in F.SEED_MISSED])
         found.loc[missed, "caveats"] = [(*row.caveats, self._seed_explanation(row.engine, row.step))
                                         for row in found[missed].itertuples()]
         return found
@@ -160,7 +159,7 @@ class DmlReport(RunReport):
         if results.product_key(engine) == SEED_PAIR or _family(engine) == SEED_PAIR:
             h = self.hypotheses
             if not h.empty:
-                within = h[(h["step"] == phase) & (h["seed"] == F.SeedAgreement.WITHIN.value)
+                within = h[(h["step"] == phase) & h["seed"].isin([a.value for a in F.SEED_AGREES])
                            & (h["metric"] != "as measured")]
                 if not within.empty:
                     return f"seed-read-as:{within['metric'].iloc[0]}"
