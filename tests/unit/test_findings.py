@@ -413,3 +413,35 @@ def test_a_ci_end_that_reads_as_the_seed_is_printed_to_one_more_digit():
                     contrast={"ratio": 1.03, "ratio_low": 1.0, "ratio_high": 1.2894, "beyond_noise": True,
                               "n": 3, "base_n": 3}, seed_ratio=1.2897)
     assert F.fields_of(row)["ratio"] == "1.03x (1-1.289)" and F.fields_of(row)["seed_text"] == "1.29"
+
+
+def _at_floor(mean, ci, base_mean, base_ci, host_factor=None):
+    return F.finding(engine="ferretdb", base_engine="postgres", step="select", metric="cpu_time", unit="s",
+                     floor=F.CPU_FLOOR_SECONDS, host_factor=host_factor,
+                     contrast={"ratio": mean / base_mean, "ratio_low": mean / base_mean * 0.9,
+                               "ratio_high": mean / base_mean * 1.1, "beyond_noise": True, "n": 3, "base_n": 3,
+                               "mean": mean, "ci95": ci, "base_mean": base_mean, "base_ci95": base_ci})
+
+
+def test_a_side_at_the_floor_decides_a_row_where_the_floors_bound_lies_beyond_the_threshold():
+    """Hostile read 46a (01 more-engines #1): "337x (303-375) | at the floor" where only PostgreSQL's
+    select (1.99 ms) sat under the 2 ms floor and FerretDB's cost 672 ms: the base did at most 2 ms of
+    work, FerretDB at least 650 - 2 ms, so the ratio is at least 324x."""
+    row = _at_floor(0.672, 0.022, 0.00199, 0.0001)
+    assert row["verdict"] == Verdict.WORSE.value and row["floor_bound"] == pytest.approx((0.650 - 0.002) / 0.002)
+    assert F.fields_of(row)["ratio"] == "≥324x (base at the floor)" and "337" not in F.render(row)
+    assert row["seed"] == SeedAgreement.NO_SEED.value
+    # The mirror: this engine at the floor, the base at 0.5 s (CI low end 0.45 s): at most 0.002 / 0.448.
+    mirror = _at_floor(0.0015, 0.0001, 0.5, 0.05)
+    assert mirror["verdict"] == Verdict.BETTER.value and mirror["floor_bound"] == pytest.approx(0.002 / 0.448)
+    assert F.fields_of(mirror)["ratio"].startswith("≤0.00446x (this engine at the floor)")
+    # A bound that does not decide keeps the row at the floor...
+    assert _at_floor(0.0041, 0.0, 0.0015, 0.0001)["verdict"] == Verdict.FLOOR.value  # (4.1 - 2) / 2 = 1.05: not over 5%
+    assert "floor_bound" not in _at_floor(0.0041, 0.0, 0.0015, 0.0001)
+    assert _at_floor(0.0043, 0.0, 0.0015, 0.0001)["verdict"] == Verdict.WORSE.value  # 1.15x
+    # A lower bound under 1 (2.8 ms less 2 over 2 is 0.4x) bounds nothing: not "better".
+    assert _at_floor(0.0029, 0.0001, 0.00116, 0.00001)["verdict"] == Verdict.FLOOR.value
+    # ...as do both sides at the floor, and a bound the host's band could hold (this engine's host 1.3x slower).
+    assert _at_floor(0.0018, 0.0001, 0.0015, 0.0001)["verdict"] == Verdict.FLOOR.value
+    assert _at_floor(0.0045, 0.0, 0.0015, 0.0001, host_factor=1.3)["verdict"] == Verdict.FLOOR.value  # 1.25x
+    assert _at_floor(0.0045, 0.0, 0.0015, 0.0001, host_factor=1.2)["verdict"] == Verdict.WORSE.value

@@ -188,6 +188,8 @@ def seed_untested_reason(row: Mapping[str, Any]) -> str:
     verdict = Verdict(row["verdict"])
     if verdict in UNTESTABLE:
         return VERDICT_WORDS[verdict]
+    if _finite(row.get("floor_bound")):  # decided by the floor's bound: a bound tests no seed's size
+        return VERDICT_WORDS[Verdict.FLOOR]
     if any(_finite(row.get(k)) and row.get(k) < 2 for k in ("n", "base_n")) or not _finite(row.get("ratio_low")):
         return VERDICT_WORDS[Verdict.UNTESTED]
     if row.get("ratio_low") <= 0:
@@ -257,6 +259,32 @@ def at_floor(contrast: Mapping[str, Any], floor: float | None) -> bool:
     return floor is not None and any(_finite(v) and v < floor for v in (contrast.get("mean"), contrast.get("base_mean")))
 
 
+def floor_bound(contrast: Mapping[str, Any], floor: float | None) -> float:
+    """Where one side of a cost is at the floor and the other above it, the bound the floor puts on
+    the ratio of the two sides' work (subject / base): the side at the floor did at most `floor` of
+    work, and the other at least its CI's low end less the floor (the window's fixed cost is under
+    it). Base at the floor: at least (subject's low - floor) / floor; subject at it: at most floor /
+    (base's low - floor). NaN where neither or both sides are at the floor, no floor, no CI, or the
+    bound is on the far side of 1 (at least 0.4x bounds nothing)."""
+    if floor is None or not at_floor(contrast, floor):
+        return float("nan")
+    low = {side: (contrast.get(mean) - contrast.get(ci)
+                  if _finite(contrast.get(mean)) and _finite(contrast.get(ci)) else float("nan"))
+           for side, mean, ci in (("subject", "mean", "ci95"), ("base", "base_mean", "base_ci95"))}
+    if not all(_finite(v) for v in low.values()):
+        return float("nan")
+    # A lower bound under 1 (an upper one over 1) bounds the ratio to nothing a verdict could use.
+    if contrast["base_mean"] < floor and low["subject"] > 2 * floor:
+        return (low["subject"] - floor) / floor
+    if contrast["mean"] < floor and low["base"] > 2 * floor:
+        return floor / (low["base"] - floor)
+    return float("nan")
+
+
+# A ratio the floor bounds (`floor_bound`) is printed as that bound, saying which side is at the floor.
+FLOOR_BOUND = {True: "≥{bound}x (base at the floor)", False: "≤{bound}x (this engine at the floor)"}
+
+
 FINDING_COLUMNS = [
     "engine", "base_engine", "step", "regime", "metric", "unit", "higher_is_better",
     "value", "value_ci95", "n", "base_value", "base_ci95", "base_n",
@@ -290,6 +318,15 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
     judged = verdict or judge(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), c.get("beyond_noise"),
                               higher_is_better=higher_is_better, threshold=threshold, host_factor=applied,
                               n=c.get("n"), base_n=c.get("base_n"), at_floor=at_floor(c, floor))
+    # A row at the floor whose bound from it (`floor_bound`) already lies beyond the threshold, and
+    # beyond the host's band, is decided by that bound, the rule judging the bound as an exact ratio.
+    bound = floor_bound(c, floor) if judged == Verdict.FLOOR and not higher_is_better else float("nan")
+    by_bound = judge(bound, bound, bound, True, threshold=threshold, host_factor=applied, n=c.get("n"),
+                     base_n=c.get("base_n")) if _finite(bound) and bound > 0 else Verdict.NA
+    if by_bound in (Verdict.BETTER, Verdict.WORSE):
+        judged = by_bound
+    else:
+        bound = float("nan")
     return {
         "engine": engine, "base_engine": base_engine, "step": step, "regime": regime, "metric": metric,
         "unit": unit, "higher_is_better": higher_is_better,
@@ -302,11 +339,12 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
         "seed": (against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)
                  if not (_finite(seed_ratio) and seed_ratio > 0) else
                  SeedAgreement.NOT_COMPARABLE if not seed_comparable else
-                 SeedAgreement.UNTESTED if judged in UNTESTABLE else
+                 SeedAgreement.UNTESTED if judged in UNTESTABLE or _finite(bound) else
                  against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio,
                               decided=judged.decided)).value,
         "caveats": tuple(caveats), "headline": headline,
         **({"floor": floor} if floor is not None else {}),
+        **({"floor_bound": bound} if _finite(bound) else {}),
     }
 
 
@@ -436,13 +474,16 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),
         "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
-        "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"), digits)),
+        "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"), digits)
+                  if not _finite(bounded := row.get("floor_bound")) else
+                  FLOOR_BOUND[bounded >= 1].format(bound=fmt_number(bounded))),
         # A ratio whose CI spans more than SEED_TESTABLE_SPAN says nothing by its point: undecided,
         # nothing at all; decided, the CI's end nearest 1 as a bound. A ratio of two floors has no
         # point to print: the step and its verdict's words say it all.
-        "wide": (wide := verdict != Verdict.FLOOR and ratio_text != NET_NOT_POSITIVE
+        "wide": (wide := verdict != Verdict.FLOOR and ratio_text != NET_NOT_POSITIVE and not _finite(bounded)
                  and _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN),
-        "ratio_only": "" if verdict == Verdict.FLOOR else ratio_text if ratio_text == NET_NOT_POSITIVE else
+        "ratio_only": "" if verdict == Verdict.FLOOR else ratio_text if ratio_text == NET_NOT_POSITIVE
+        or _finite(bounded) else
         (f"{_bound(ratio, row.get('ratio_low'), row.get('ratio_high'))} {WIDE_CI}" if verdict.decided else WIDE_CI)
         if wide else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
