@@ -312,3 +312,27 @@ def test_a_run_whose_engines_the_seed_did_not_run_says_so_in_its_seed_line(store
     # A run with a seed figure keeps the count line.
     seeded = DmlReport(_run(store), store)
     assert seeded.seed_line(seeded.findings()).startswith("Against the seed's")
+
+
+def test_a_phase_whose_settle_window_holds_over_half_its_cost_gives_its_ratio_with_it(store):
+    """Hostile read 46a (01 default #2): MySQL's delete settled 1.017 s of InnoDB purge after a 0.874 s
+    phase; "delete 5.04x" left that out while PostgreSQL's VACUUM is inside its phase."""
+    run_id = _run(store, run_id="dml-purge")
+    settle = {("mysql", "delete"): 1.0}  # MySQL's delete phase: 1.0 s mean; every other settle 1 ms
+    extra = [{**common, "window": "settle", "phase": phase, "metric": m, "value": v, "unit": "s", "source": src}
+             for engine, rep, common in _server_windows(run_id) for phase in COSTS[engine]
+             for m, v, src in (("wall_time", 0.5, "clock"), ("cpu_time", settle.get((engine, phase), 0.001), "cgroup"))]
+    store.append_measurements(run_id, 5000, extra)
+    store.compact(run_id)
+    report = DmlReport(run_id, store)
+    found = report.findings().set_index(["engine", "step"])
+    assert "settle:mysql:delete" in found.loc[("mysql", "delete"), "caveats"]
+    assert not any(c.startswith("settle:") for (e, p), ids in found["caveats"].items() if (e, p) != ("mysql", "delete")
+                   for c in ids)
+    [note] = [c for c in report.caveat_notes() if c.id == "settle:mysql:delete"]
+    # (1.0 + 1.0) / (0.5 + 0.001): the ratio with both sides' settle windows.
+    assert F.fmt_number(2.0 / 0.501) + "x" in note.text
+    # Every settle window at its cap: no settle figure to give.
+    capped = DmlReport(run_id, store)
+    capped.info["parameters"]["max_settle_seconds"] = 0.5
+    assert capped.settle_heavy == {}
