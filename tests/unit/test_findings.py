@@ -202,7 +202,7 @@ def test_a_seed_is_tested_only_by_a_ci_that_could_miss_it():
     assert F.against_seed(1.2, 1.1, 1.3, 1.25) == SeedAgreement.WITHIN
     assert F.against_seed(0.61, 0.0281, 13.3, 0.418) == SeedAgreement.UNTESTED  # spans 473x
     assert F.against_seed(0.0554, -0.16, 0.271, 0.215) == SeedAgreement.UNTESTED  # reaches below zero
-    assert F.against_seed(2.0, 0.4, 3.9, 1.29) == SeedAgreement.WITHIN  # 9.75x: still a test
+    assert F.against_seed(2.0, 0.4, 3.9, 1.29) == SeedAgreement.UNRESOLVED  # 9.75x: tested, but tells nothing
     row = F.finding(engine="rocksdb", base_engine="mysql", step="fetch", metric="cpu_time", unit="s",
                     contrast={"ratio": 2.43, "ratio_low": 1.5, "ratio_high": 6.0, "beyond_noise": True},
                     seed_ratio=5.33, verdict=Verdict.NOT_COMPARABLE)
@@ -357,9 +357,10 @@ def test_a_decided_ratio_whose_ci_spans_over_ten_times_is_said_by_its_bound():
     assert not F.all_wide(pd.DataFrame([_decided(0.0538, 0.0063, 0.459)]))  # a bound is a ratio a reader can use
 
 
-def test_a_decided_ratio_whose_wide_ci_holds_the_seeds_agrees_with_it():
-    """Hostile read 43 (01 #3): "6.25x (1.84-21.3) worse, beyond noise" had no ✓ beside seed 000's 4.66x."""
-    assert _decided(6.25, 1.84, 21.3, seed_ratio=4.66)["seed"] == SeedAgreement.WITHIN.value
+def test_a_decided_ratio_whose_wide_ci_holds_the_seeds_is_not_resolved_against_it():
+    """Hostile read 43 (01 #3): "6.25x (1.84-21.3) worse, beyond noise" had no mark beside seed 000's 4.66x;
+    hostile read 46a (01 default #1): a CI that wide holding the seed's is no agreement either."""
+    assert _decided(6.25, 1.84, 21.3, seed_ratio=4.66)["seed"] == SeedAgreement.UNRESOLVED.value
     assert _decided(6.25, 1.84, 21.3, seed_ratio=1.2)["seed"] == SeedAgreement.SAME_DIRECTION.value
     assert _decided(6.25, 1.84, 21.3, seed_ratio=0.5)["seed"] == SeedAgreement.OPPOSITE.value
     # Undecided, a CI that wide holds any seed: still untested.
@@ -377,3 +378,70 @@ def test_the_findings_caption_names_the_pairs_whose_hosts_ran_apart():
     assert F.host_pairs_line(rows, title=str.title) == (
         "Host speed: Postgres's host ran 1.96x slower than Chdb's; Duckdb's host ran 1.65x slower than Postgres's.")
     assert F.host_pairs_line(rows.iloc[3:]) == ""
+
+
+@pytest.mark.parametrize("ratio, low, high, seed, expected", [
+    # Hostile read 46a (01 instructions #3): 1.35x against the seed's 1.29x, 4.6% apart, counts that
+    # repeat (a narrow CI): the 5% rule that calls two engines' costs the same calls these the same.
+    (1.35, 1.349, 1.351, 1.29, SeedAgreement.CLOSE),
+    (1.35, 1.349, 1.351, 1.28, SeedAgreement.SAME_DIRECTION),  # 5.5% apart
+    (1/1.35, 1/1.351, 1/1.349, 1/1.29, SeedAgreement.CLOSE),  # the same on the other side of 1
+    # Hostile read 46a (01 default #1): the seed inside CIs 1.6-3x wide was "the seed's within the CI".
+    (0.62, 0.376, 1.01, 0.72, SeedAgreement.UNRESOLVED),
+    (2.01, 1.16, 3.49, 2.39, SeedAgreement.UNRESOLVED),
+    (1.3, 1.05, 1.65, 1.2, SeedAgreement.UNRESOLVED),  # 1.571x: just over ±25%
+    (1.3, 1.05, 1.65, 2.0, SeedAgreement.SAME_DIRECTION),  # a wide CI that misses the seed's still misses it
+    (1.3, 1.1, 1.7, 1.2, SeedAgreement.WITHIN),  # 1.545x: resolved
+])
+def test_the_seed_agrees_within_the_threshold_and_a_wide_ci_does_not_resolve_it(ratio, low, high, seed, expected):
+    assert F.against_seed(ratio, low, high, seed) is expected
+    assert (expected in F.SEED_AGREES) == (expected in (SeedAgreement.WITHIN, SeedAgreement.CLOSE))
+
+
+def test_a_ci_end_that_reads_as_the_seed_is_printed_to_one_more_digit():
+    """Hostile read 46a (01 default #1): "1.03x (0.818-1.29) ?" and "1.03x (0.823-1.29) ✓" against the
+    seed's 1.29: the same printed bound, opposite verdicts."""
+    outside = {"ratio": 1.03, "ratio_low": 0.818, "ratio_high": 1.2894, "seed_ratio": 1.2897}
+    inside = {**outside, "ratio_high": 1.2912}
+    assert F.seed_digits(outside) == F.seed_digits(inside) == 4
+    assert F.fmt_ratio(1.03, 0.818, 1.2894, F.seed_digits(outside)) == "1.03x (0.818-1.289)"
+    assert F.fmt_ratio(1.03, 0.818, 1.2912, F.seed_digits(inside)) == "1.03x (0.818-1.291)"
+    assert F.fmt_number(1.2894, F.seed_digits(inside)) == "1.289"  # the seed's beside them, as precise
+    assert F.seed_digits({**outside, "ratio_high": 1.31}) == 3  # a bound that reads apart keeps 3 digits
+    assert F.seed_digits({**outside, "seed_ratio": None}) == 3
+    row = F.finding(engine="mysql", base_engine="postgres", step="insert", metric="cpu_time", unit="s",
+                    contrast={"ratio": 1.03, "ratio_low": 1.0, "ratio_high": 1.2894, "beyond_noise": True,
+                              "n": 3, "base_n": 3}, seed_ratio=1.2897)
+    assert F.fields_of(row)["ratio"] == "1.03x (1-1.289)" and F.fields_of(row)["seed_text"] == "1.29"
+
+
+def _at_floor(mean, ci, base_mean, base_ci, host_factor=None):
+    return F.finding(engine="ferretdb", base_engine="postgres", step="select", metric="cpu_time", unit="s",
+                     floor=F.CPU_FLOOR_SECONDS, host_factor=host_factor,
+                     contrast={"ratio": mean / base_mean, "ratio_low": mean / base_mean * 0.9,
+                               "ratio_high": mean / base_mean * 1.1, "beyond_noise": True, "n": 3, "base_n": 3,
+                               "mean": mean, "ci95": ci, "base_mean": base_mean, "base_ci95": base_ci})
+
+
+def test_a_side_at_the_floor_decides_a_row_where_the_floors_bound_lies_beyond_the_threshold():
+    """Hostile read 46a (01 more-engines #1): "337x (303-375) | at the floor" where only PostgreSQL's
+    select (1.99 ms) sat under the 2 ms floor and FerretDB's cost 672 ms: the base did at most 2 ms of
+    work, FerretDB at least 650 - 2 ms, so the ratio is at least 324x."""
+    row = _at_floor(0.672, 0.022, 0.00199, 0.0001)
+    assert row["verdict"] == Verdict.WORSE.value and row["floor_bound"] == pytest.approx((0.650 - 0.002) / 0.002)
+    assert F.fields_of(row)["ratio"] == "≥324x (base at the floor)" and "337" not in F.render(row)
+    assert row["seed"] == SeedAgreement.NO_SEED.value
+    # The mirror: this engine at the floor, the base at 0.5 s (CI low end 0.45 s): at most 0.002 / 0.448.
+    mirror = _at_floor(0.0015, 0.0001, 0.5, 0.05)
+    assert mirror["verdict"] == Verdict.BETTER.value and mirror["floor_bound"] == pytest.approx(0.002 / 0.448)
+    assert F.fields_of(mirror)["ratio"].startswith("≤0.00446x (this engine at the floor)")
+    # A bound that does not decide keeps the row at the floor...
+    assert _at_floor(0.0041, 0.0, 0.0015, 0.0001)["verdict"] == Verdict.FLOOR.value  # (4.1 - 2) / 2 = 1.05: not over 5%
+    assert "floor_bound" not in _at_floor(0.0041, 0.0, 0.0015, 0.0001)
+    assert _at_floor(0.0043, 0.0, 0.0015, 0.0001)["verdict"] == Verdict.WORSE.value  # 1.15x
+    # A lower bound under 1 (2.8 ms less 2 over 2 is 0.4x) bounds nothing: not "better".
+    assert _at_floor(0.0029, 0.0001, 0.00116, 0.00001)["verdict"] == Verdict.FLOOR.value
+    # ...as do both sides at the floor, and a bound the host's band could hold (this engine's host 1.3x slower).
+    assert _at_floor(0.0018, 0.0001, 0.0015, 0.0001)["verdict"] == Verdict.FLOOR.value
+    assert _at_floor(0.0045, 0.0, 0.0015, 0.0001, host_factor=1.3)["verdict"] == Verdict.FLOOR.value  # 1.25x
+    assert _at_floor(0.0045, 0.0, 0.0015, 0.0001, host_factor=1.2)["verdict"] == Verdict.WORSE.value

@@ -15,8 +15,10 @@ from benchlib.data.store import Store
 T0 = dt.datetime(2026, 11, 28, tzinfo=dt.timezone.utc)
 
 
-def _run(store: Store, counts: dict[str, list[float]], run_id: str = "20261128T000000Z-val001") -> str:
-    """One engine start per repetition of `postgres`, counted by valgrind: phase -> instructions per repetition."""
+def _run(store: Store, counts: dict[str, list[float]], run_id: str = "20261128T000000Z-val001",
+         loops: list[float] | None = None) -> str:
+    """One engine start per repetition of `postgres`, counted by valgrind: phase -> instructions per repetition;
+    `loops`: the calibration loop's seconds per repetition (the host's speed then), where given."""
     store.write_run({"run_id": run_id, "experiment": "dml", "notebook": "01", "status": "ok", "started_at": T0,
                      "ended_at": T0, "parameters": json.dumps({"rows": 20000, "counter": "valgrind"})})
     for repetition in range(1, len(next(iter(counts.values()))) + 1):
@@ -37,6 +39,10 @@ def _run(store: Store, counts: dict[str, list[float]], run_id: str = "20261128T0
                           "source": "cgroup"}])
 
         window("sleep", "baseline", 2e6, 2.0)  # 1 M instructions per second while idle
+        if loops:
+            rows.append({**rows[0], "phase": "calibration", "window": "calibration", "metric": "calibration_cpu_time",
+                         "value": loops[repetition - 1], "unit": "s", "source": "thread clock",
+                         "scope": "calibration"})
         for phase, values in counts.items():
             window(phase, "phase", values[repetition - 1], 1.5)
             window(phase, "settle", 1e6, 1.0)
@@ -77,6 +83,24 @@ def test_counts_apart_by_more_keep_the_repetitions_going(store):
     done, note = precision_verdict(run_id, 0.05, 2, store=store)
     assert not done and "still had a 95% CI of instructions wider than ±5%" in note
     assert "1 of 1 phase windows" in note
+
+
+def test_the_hosts_speed_is_weighed_against_a_timed_cost_never_against_a_count(store):
+    """Hostile read 46a (01 instructions #1): a callgrind run's note said the host's drift and the
+    engine's variation "cannot be told apart", of instruction counts the host's speed does not move."""
+    from synthetic_runs import write_run
+
+    counts = {"insert": [3.0e8, 3.06e8]}
+    plain = precision_verdict(_run(store, counts, "20261128T000000Z-val003"), 0.05, 2, store=store)
+    looped = precision_verdict(_run(store, counts, "20261128T000000Z-val004", loops=[0.06, 0.2]), 0.05, 2,
+                               store=store)
+    assert looped == plain  # a count's note is the same whatever the host's loop did
+    # A timed cost's note does weigh the loop against the phase's spread: the same loops change it.
+    cpu = {"postgres": {"insert": [1.0, 1.2]}}
+    timed = precision_verdict(write_run(store, "20261128T000000Z-cpu001", 0, cpu), 0.05, 2, store=store)
+    timed_looped = precision_verdict(write_run(store, "20261128T000000Z-cpu002", 0, cpu,
+                                               calibration={"postgres": 0.06}), 0.05, 2, store=store)
+    assert timed_looped != timed
 
 
 def test_one_value_per_window_is_said_to_test_no_target_not_to_miss_it(store):

@@ -153,7 +153,9 @@ def judge(ratio: float | None, low: float | None, high: float | None, beyond_noi
 
 
 class SeedAgreement(str, enum.Enum):
-    WITHIN = "within"  # the seed's ratio lies inside this run's CI
+    WITHIN = "within"  # the seed's ratio lies inside this run's CI, one narrow enough to tell (SEED_RESOLVED_SPAN)
+    CLOSE = "close"  # the seed's outside the CI, but this run's ratio is within THRESHOLD of it
+    UNRESOLVED = "unresolved"  # the seed's inside a CI too wide to tell it from a ratio THRESHOLD-or-more away
     SAME_DIRECTION = "same_direction"  # both on the same side of 1, the seed's outside the CI
     OPPOSITE = "opposite"  # the seed's ratio is on the other side of 1
     UNDETERMINED = "undetermined"  # this run's CI spans 1 and misses the seed's: no direction to compare
@@ -164,6 +166,8 @@ class SeedAgreement(str, enum.Enum):
 
 SEED_WORDS = {
     SeedAgreement.WITHIN: "the seed's within the CI", SeedAgreement.SAME_DIRECTION: "same direction as the seed, size differs",
+    SeedAgreement.CLOSE: f"within {THRESHOLD:.0%} of the seed's",
+    SeedAgreement.UNRESOLVED: "not resolved at this precision",
     SeedAgreement.OPPOSITE: "opposite to the seed",
     SeedAgreement.UNTESTED: "not testable here",  # with its reason (`seed_untested_reason`)
     SeedAgreement.NOT_COMPARABLE: "not comparable with the seed",
@@ -172,7 +176,8 @@ SEED_WORDS = {
 
 
 # How a cell of a grid marks its agreement with the seed (legend: SEED_WORDS).
-SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
+SEED_MARKS = {SeedAgreement.WITHIN: "✓", SeedAgreement.CLOSE: "✓", SeedAgreement.UNRESOLVED: "~",
+              SeedAgreement.SAME_DIRECTION: "≈", SeedAgreement.OPPOSITE: "✗",
               SeedAgreement.UNTESTED: "", SeedAgreement.NOT_COMPARABLE: "", SeedAgreement.UNDETERMINED: "?",
               SeedAgreement.NO_SEED: ""}
 
@@ -183,6 +188,8 @@ def seed_untested_reason(row: Mapping[str, Any]) -> str:
     verdict = Verdict(row["verdict"])
     if verdict in UNTESTABLE:
         return VERDICT_WORDS[verdict]
+    if _finite(row.get("floor_bound")):  # decided by the floor's bound: a bound tests no seed's size
+        return VERDICT_WORDS[Verdict.FLOOR]
     if any(_finite(row.get(k)) and row.get(k) < 2 for k in ("n", "base_n")) or not _finite(row.get("ratio_low")):
         return VERDICT_WORDS[Verdict.UNTESTED]
     if row.get("ratio_low") <= 0:
@@ -205,11 +212,19 @@ METRIC_WORDS = {"cpu_time": "engine CPU", "wall_time": "wall time", "instruction
 # A ratio's CI wider than this (high / low) tests no seed figure: any seed would fall inside it
 # (two repetitions give t = 12.7), so it is counted as untested, never as agreeing.
 SEED_TESTABLE_SPAN = 10.0
+# A seed inside a CI wider than this (about ±25%, high / low over 1.25²) is not told from a ratio
+# five times the threshold away: not resolved at this precision, never "reproduced".
+SEED_RESOLVED_SPAN = 1.25 ** 2
+
+# How a row stands against the seed: agreeing (inside a resolving CI, or within THRESHOLD of it),
+# or missing it (a report says why each of these does).
+SEED_AGREES = frozenset({SeedAgreement.WITHIN, SeedAgreement.CLOSE})
+SEED_MISSED = frozenset({SeedAgreement.SAME_DIRECTION, SeedAgreement.OPPOSITE, SeedAgreement.UNDETERMINED})
 
 
 def against_seed(ratio: float | None, low: float | None, high: float | None, seed_ratio: float | None, *,
                  decided: bool = False) -> SeedAgreement:
-    """`decided`: whether the row's verdict is (`Verdict.decided`): its CI, however wide, is then a
+    """How this run's ratio (with its 95% CI) stands against the seed's (`SeedAgreement`). `decided`: whether the row's verdict is (`Verdict.decided`): its CI, however wide, is then a
     bound on one side of 1 (`WIDE_CI`), which a seed figure can lie inside or outside of."""
     if seed_ratio is None or not _finite(seed_ratio) or seed_ratio <= 0:
         return SeedAgreement.NO_SEED
@@ -219,7 +234,10 @@ def against_seed(ratio: float | None, low: float | None, high: float | None, see
             or (_span(low, high) > SEED_TESTABLE_SPAN and not decided):
         return SeedAgreement.UNTESTED
     if low <= seed_ratio <= high:
-        return SeedAgreement.WITHIN
+        return SeedAgreement.UNRESOLVED if _span(low, high) > SEED_RESOLVED_SPAN else SeedAgreement.WITHIN
+    # The threshold that calls two engines' costs the same calls this run's and the seed's ratios the same.
+    if abs(math.log(ratio / seed_ratio)) <= math.log1p(THRESHOLD) + 1e-12:
+        return SeedAgreement.CLOSE
     if low <= 1 <= high:
         return SeedAgreement.UNDETERMINED
     if (ratio > 1) != (seed_ratio > 1) and abs(math.log(seed_ratio)) > 1e-12:
@@ -239,6 +257,32 @@ CPU_FLOOR_SECONDS = 0.002
 def at_floor(contrast: Mapping[str, Any], floor: float | None) -> bool:
     """Whether either side's mean in a `results.contrast` dict is under `floor` (None: no floor)."""
     return floor is not None and any(_finite(v) and v < floor for v in (contrast.get("mean"), contrast.get("base_mean")))
+
+
+def floor_bound(contrast: Mapping[str, Any], floor: float | None) -> float:
+    """Where one side of a cost is at the floor and the other above it, the bound the floor puts on
+    the ratio of the two sides' work (subject / base): the side at the floor did at most `floor` of
+    work, and the other at least its CI's low end less the floor (the window's fixed cost is under
+    it). Base at the floor: at least (subject's low - floor) / floor; subject at it: at most floor /
+    (base's low - floor). NaN where neither or both sides are at the floor, no floor, no CI, or the
+    bound is on the far side of 1 (at least 0.4x bounds nothing)."""
+    if floor is None or not at_floor(contrast, floor):
+        return float("nan")
+    low = {side: (contrast.get(mean) - contrast.get(ci)
+                  if _finite(contrast.get(mean)) and _finite(contrast.get(ci)) else float("nan"))
+           for side, mean, ci in (("subject", "mean", "ci95"), ("base", "base_mean", "base_ci95"))}
+    if not all(_finite(v) for v in low.values()):
+        return float("nan")
+    # A lower bound under 1 (an upper one over 1) bounds the ratio to nothing a verdict could use.
+    if contrast["base_mean"] < floor and low["subject"] > 2 * floor:
+        return (low["subject"] - floor) / floor
+    if contrast["mean"] < floor and low["base"] > 2 * floor:
+        return floor / (low["base"] - floor)
+    return float("nan")
+
+
+# A ratio the floor bounds (`floor_bound`) is printed as that bound, saying which side is at the floor.
+FLOOR_BOUND = {True: "≥{bound}x (base at the floor)", False: "≤{bound}x (this engine at the floor)"}
 
 
 FINDING_COLUMNS = [
@@ -274,6 +318,15 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
     judged = verdict or judge(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), c.get("beyond_noise"),
                               higher_is_better=higher_is_better, threshold=threshold, host_factor=applied,
                               n=c.get("n"), base_n=c.get("base_n"), at_floor=at_floor(c, floor))
+    # A row at the floor whose bound from it (`floor_bound`) already lies beyond the threshold, and
+    # beyond the host's band, is decided by that bound, the rule judging the bound as an exact ratio.
+    bound = floor_bound(c, floor) if judged == Verdict.FLOOR and not higher_is_better else float("nan")
+    by_bound = judge(bound, bound, bound, True, threshold=threshold, host_factor=applied, n=c.get("n"),
+                     base_n=c.get("base_n")) if _finite(bound) and bound > 0 else Verdict.NA
+    if by_bound in (Verdict.BETTER, Verdict.WORSE):
+        judged = by_bound
+    else:
+        bound = float("nan")
     return {
         "engine": engine, "base_engine": base_engine, "step": step, "regime": regime, "metric": metric,
         "unit": unit, "higher_is_better": higher_is_better,
@@ -286,11 +339,12 @@ def finding(*, engine: str, base_engine: str, step: str, metric: str, unit: str,
         "seed": (against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio)
                  if not (_finite(seed_ratio) and seed_ratio > 0) else
                  SeedAgreement.NOT_COMPARABLE if not seed_comparable else
-                 SeedAgreement.UNTESTED if judged in UNTESTABLE else
+                 SeedAgreement.UNTESTED if judged in UNTESTABLE or _finite(bound) else
                  against_seed(c.get("ratio"), c.get("ratio_low"), c.get("ratio_high"), seed_ratio,
                               decided=judged.decided)).value,
         "caveats": tuple(caveats), "headline": headline,
         **({"floor": floor} if floor is not None else {}),
+        **({"floor_bound": bound} if _finite(bound) else {}),
     }
 
 
@@ -334,16 +388,29 @@ def fmt_number(value: float | None, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
-def fmt_ratio(ratio: float | None, low: float | None = None, high: float | None = None) -> str:
+def fmt_ratio(ratio: float | None, low: float | None = None, high: float | None = None, digits: int = 3) -> str:
     """`1.29x (1.27-1.31)`: on the log scale a CI is not symmetric, so its two ends are printed. A
-    ratio or CI end at or below zero (a net cost not above zero) is no ratio: `n/a (net ≤ 0)`."""
+    ratio or CI end at or below zero (a net cost not above zero) is no ratio: `n/a (net ≤ 0)`.
+    `digits`: significant digits (`seed_digits`)."""
     if ratio is None or not _finite(ratio):
         return "n/a"
     if ratio <= 0 or (_finite(low) and low <= 0):
         return NET_NOT_POSITIVE
     if _finite(low) and _finite(high):
-        return f"{fmt_number(ratio)}x ({fmt_number(low)}-{fmt_number(high)})"
-    return f"{fmt_number(ratio)}x"
+        return f"{fmt_number(ratio, digits)}x ({fmt_number(low, digits)}-{fmt_number(high, digits)})"
+    return f"{fmt_number(ratio, digits)}x"
+
+
+def seed_digits(row: Mapping[str, Any], digits: int = 3) -> int:
+    """The significant digits a row's ratio, its CI and the seed's ratio are printed to: `digits`,
+    or more where a CI end reads the same as the seed's at that precision (its seed comparison then
+    turns on a digit not printed: "1.03x (0.818-1.29) ?" against the seed's 1.29)."""
+    seed, ends = row.get("seed_ratio"), [row.get(k) for k in ("ratio_low", "ratio_high")]
+    if not (_finite(seed) and seed > 0):
+        return digits
+    while digits < 6 and any(_finite(e) and fmt_number(e, digits) == fmt_number(seed, digits) for e in ends):
+        digits += 1
+    return digits
 
 
 @dataclass(frozen=True)
@@ -397,6 +464,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
     value = lambda v: "n/a" if v is None or not _finite(v) else f"{fmt_number(v / scale)} {shown}".strip()  # noqa: E731
     verdict = Verdict(row["verdict"])
     ratio = row.get("ratio")
+    digits = seed_digits(row)
     return {
         **{k: v for k, v in row.items() if k not in FINDING_COLUMNS},
         **{k: row.get(k) for k in FINDING_COLUMNS},
@@ -406,13 +474,16 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         # A row set beside something within one engine (a layer, a part, a run) names it: `base_label`.
         "subject": title(row["engine"]),
         "base": label if isinstance(label := row.get("base_label"), str) and label else title(row["base_engine"]),
-        "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"))),
+        "ratio": (ratio_text := fmt_ratio(ratio, row.get("ratio_low"), row.get("ratio_high"), digits)
+                  if not _finite(bounded := row.get("floor_bound")) else
+                  FLOOR_BOUND[bounded >= 1].format(bound=fmt_number(bounded))),
         # A ratio whose CI spans more than SEED_TESTABLE_SPAN says nothing by its point: undecided,
         # nothing at all; decided, the CI's end nearest 1 as a bound. A ratio of two floors has no
         # point to print: the step and its verdict's words say it all.
-        "wide": (wide := verdict != Verdict.FLOOR and ratio_text != NET_NOT_POSITIVE
+        "wide": (wide := verdict != Verdict.FLOOR and ratio_text != NET_NOT_POSITIVE and not _finite(bounded)
                  and _span(row.get("ratio_low"), row.get("ratio_high")) > SEED_TESTABLE_SPAN),
-        "ratio_only": "" if verdict == Verdict.FLOOR else ratio_text if ratio_text == NET_NOT_POSITIVE else
+        "ratio_only": "" if verdict == Verdict.FLOOR else ratio_text if ratio_text == NET_NOT_POSITIVE
+        or _finite(bounded) else
         (f"{_bound(ratio, row.get('ratio_low'), row.get('ratio_high'))} {WIDE_CI}" if verdict.decided else WIDE_CI)
         if wide else fmt_ratio(ratio),
         "value": value(row.get("value")), "base_value": value(row.get("base_value")),
@@ -422,6 +493,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "bound": _bound(ratio, row.get("ratio_low"), row.get("ratio_high")),
         "host_words": host_words(row.get("host_factor"), *HOST_SIDES, matched=0.0),
         "seed_ratio": row.get("seed_ratio") if _finite(row.get("seed_ratio")) else float("nan"),
+        "seed_text": fmt_number(row.get("seed_ratio"), digits),  # to as many digits as the CI it is set beside
     }
 
 

@@ -164,6 +164,9 @@ class RunReport:
         requested = self.info["parameters"].get("engines", [])
         self.engines = [e for e in requested if e in measured] + sorted(measured - set(requested))
         self.metric, self.metric_unit, self.metric_explanation = results.cost_metric(self.measurements)
+        # A count (instructions) does not move with the host's speed: the host's loop neither
+        # normalises it nor is said to be in it (findings.drift_applies).
+        self.host_moves_cost = F.drift_applies(self.metric_unit)
 
     @cached_property
     def calibrations(self) -> pd.DataFrame:
@@ -350,7 +353,7 @@ class RunReport:
             f = F.fields_of(row, phrases)
             sup = self.footnote(row, marks)
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
-            seed = "" if f["seed"] in (None, "no_seed") else f"{F.fmt_number(f['seed_ratio'])}x: {f['seed_words']}"
+            seed = "" if f["seed"] in (None, "no_seed") else f"{f['seed_text']}x: {f['seed_words']}"
             words = _verdict_label(f, phrases)
             base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""
@@ -667,8 +670,10 @@ class RunReport:
         return text + (" " + ", ".join(f"{engine_title(e)}'s loop ran {v / fastest:.2f}x the fastest engine's"
                                        for e, v in slow.items())
                        + ": the loop runs on the engine's CPUs, so either the host was slower then (steal says how "
-                       "much of that a neighbour took) or the engine's own background work shared those CPUs; its "
-                       "costs and throughput may carry either, and comparisons with it are not the engines' alone.")
+                       "much of that a neighbour took) or the engine's own background work shared those CPUs; "
+                       + ("its costs and throughput may carry either, and comparisons with it are not the engines' "
+                          "alone." if self.host_moves_cost else
+                          f"the costs here are counted ({self.metric_unit}), which neither moves."))
 
     def steal_by_engine(self) -> dict[str, float]:
         """Per engine, steal time over its measured phase windows as a share of the host's CPU time in

@@ -478,7 +478,7 @@ def _drift_sentence(run_id: str, widest, *, instance_id: str | None, store) -> s
     """Which of the host's speed or the engine varied more, repetition to repetition: the
     calibration loop's relative standard deviation beside the widest phase's (both spreads of
     single values, not CIs, which shrink with the number of values)."""
-    from ..data import results
+    from ..data import findings, results
 
     n = int(widest["n"])
     if n < 2 or widest["rel_ci95"] != widest["rel_ci95"]:
@@ -487,6 +487,8 @@ def _drift_sentence(run_id: str, widest, *, instance_id: str | None, store) -> s
     df = results.measurements(run_id, store)
     if instance_id is not None:
         df = df[df["instance_id"] == instance_id]
+    if not findings.drift_applies(results.cost_metric(df)[1]):
+        return ""  # a count (instructions) does not move with the host's speed: its spread is the engine's
     speed = results.host_speed(df)
     if speed is None or speed["n"] < 2:
         return ""

@@ -45,6 +45,11 @@ USER_POINTER = "the hypotheses table's user-CPU row is the one to set beside it"
 USER_UNRESOLVED = "user CPU alone, counted in the host's ticks, is not resolved under {floor:g} s"
 # A row with some phases only (hostile read 46a, 01 default #3: the pointer sent readers to "–" cells).
 USER_POINTER_PART = USER_POINTER + " for {shown}; for {missing}, " + USER_UNRESOLVED + " on a side"
+# A phase whose settle window holds more than this share of its own cost left that much work behind
+# (InnoDB's purge after a delete), which the phase's ratio does not count: its row says the ratio with it.
+SETTLE_HEAVY = 0.5
+SETTLE_NOTE = ("{heavy}'s {phase} settle window holds over {share:.0%} of its phase's cost (work the phase left "
+               "behind, counted after it): with its settle window, {engine} / {base} {phase} is {ratio}x.")
 
 
 class DmlReport(RunReport):
@@ -58,8 +63,10 @@ class DmlReport(RunReport):
         keys = ["engine", "phase"]
         self.summary = results.summarize(costs, by=keys)
         # The same costs with each repetition scaled by the host's speed then (results.normalised):
-        # offered beside the raw figure, never instead of it.
-        self.normalised = results.summarize(results.normalised(costs, self.measurements), by=keys)
+        # offered beside the raw figure, never instead of it; none for a count, which the host's speed
+        # does not move (`host_moves_cost`).
+        self.normalised = results.summarize(results.normalised(costs if self.host_moves_cost else costs.iloc[0:0],
+                                                               self.measurements), by=keys)
         self.user_summary = results.summarize(results.phase_costs(self.measurements, "cpu_user_time"), by=keys)
         self.maintenance = results.summarize(results.phase_costs(self.measurements, "maintenance_cpu_time"), by=keys)
         extra = {"task_clock_s": results.summarize(results.phase_costs(self.measurements, "task_clock"), by=keys),
@@ -115,8 +122,7 @@ class DmlReport(RunReport):
         found["headline"] = found["engine"].isin(others[:self.answer_limit])
         # A ratio whose CI misses the seed's is either explained by a reading this run takes (the
         # hypotheses) or said to be unexplained: a mark beside the number, never a silent gap.
-        missed = ~found["seed"].isin([F.SeedAgreement.WITHIN.value, F.SeedAgreement.NO_SEED.value,
-                                      F.SeedAgreement.UNTESTED.value, F.SeedAgreement.NOT_COMPARABLE.value])
+        missed = found["seed"].isin([a.value for a in F.SEED_MISSED])
         found.loc[missed, "caveats"] = [(*row.caveats, self._seed_explanation(row.engine, row.step))
                                         for row in found[missed].itertuples()]
         return found
@@ -160,7 +166,7 @@ class DmlReport(RunReport):
         if results.product_key(engine) == SEED_PAIR or _family(engine) == SEED_PAIR:
             h = self.hypotheses
             if not h.empty:
-                within = h[(h["step"] == phase) & (h["seed"] == F.SeedAgreement.WITHIN.value)
+                within = h[(h["step"] == phase) & h["seed"].isin([a.value for a in F.SEED_AGREES])
                            & (h["metric"] != "as measured")]
                 if not within.empty:
                     return f"seed-read-as:{within['metric'].iloc[0]}"
@@ -175,7 +181,33 @@ class DmlReport(RunReport):
             ids.append(f"note-{engine}")
         if phase == "insert" and self.param("pk_kind", "uuid") == "uuid":
             ids.append("keys")
+        if (engine, phase) in self.settle_heavy:
+            ids.append(f"settle:{engine}:{phase}")
         return ids
+
+    @cached_property
+    def settle_heavy(self) -> dict[tuple[str, str], F.Caveat]:
+        """Per (engine, phase) compared against the base where either side's settle window holds over
+        SETTLE_HEAVY of its phase's cost, the caveat giving the ratio with the settle windows; none
+        where every settle window ran to its cap (a settle figure then holds idle noise) or for an
+        embedded engine (no settle window; its base is set beside it with its driver)."""
+        hit, total = self.settle_at_cap()
+        base = self.base_engine
+        if base is None or (total and hit == total):
+            return {}
+        s = self.summary.set_index(["engine", "phase"])
+        heavy = lambda k: bool(s.loc[k, "settle_value"] > SETTLE_HEAVY * s.loc[k, "value"])  # noqa: E731
+        notes = {}
+        for engine, phase in s.index:
+            if engine == base or _embedded(engine) or (base, phase) not in s.index or phase not in DML_PHASES:
+                continue
+            sides = [e for e in (engine, base) if heavy((e, phase))]
+            ratio = s.loc[(engine, phase), "with_settle"] / s.loc[(base, phase), "with_settle"]
+            if sides and ratio > 0:
+                notes[(engine, phase)] = F.Caveat(f"settle:{engine}:{phase}", SETTLE_NOTE.format(
+                    heavy=" and ".join(engine_title(e) for e in sides), phase=phase, share=SETTLE_HEAVY,
+                    engine=engine_title(engine), base=engine_title(base), ratio=F.fmt_number(ratio)))
+        return notes
 
     def caveat_notes(self) -> list[F.Caveat]:
         rows = self.param("rows")
@@ -186,6 +218,7 @@ class DmlReport(RunReport):
                                       "the base's beside it; it has no settle window."),
                  F.Caveat("keys", key_note(self.engines, self.param("pk_kind", "uuid")))]
         notes += [F.Caveat(f"note-{k}", NOTES[k]) for k in self.engines if k in NOTES]
+        notes += list(self.settle_heavy.values())
         # Per phase: a footnote shared by rows of several phases did not say which ratio it meant
         # (hostile read 44, 01 default #1).
         notes += [F.Caveat(f"seed-unexplained:{p}", f"Seed 000's {p} ratio is outside this CI and no reading this run "
