@@ -202,7 +202,8 @@ def _caveats(regime: str, engine: str, base: str, step: str, column: Column, pai
 def _voided(caveats: list[str], verdict: str) -> bool:
     """Whether the row's caveats say the two sides did different work, so its judged `verdict` says
     nothing of the layouts: unequal caches void any verdict; the base's binary log a decided one; dead
-    rows left to a vacuum no window ran a win or a tie (a loss in spite of that help stands)."""
+    rows left to a vacuum no window ran a win or a tie (a loss in spite of that help stands). `verdict`
+    is the one judged without the host's band: a win the band withholds is still a win."""
     decided = verdict in (F.Verdict.BETTER.value, F.Verdict.WORSE.value, F.Verdict.SAME.value)
     return ((UNEQUAL_CACHE in caveats and verdict != F.Verdict.NA.value)
             or (BINARY_LOG in caveats and decided)
@@ -236,14 +237,17 @@ def findings(step_rows: pd.DataFrame, base: str, *, host: Mapping | None = None,
                     voided = ([PAGE_SIZE] if not column.judged else []) + ([BELOW_FLOOR] if floor and column.storage else [])
                     if BELOW_FLOOR in voided:
                         contrast = {**contrast, "ratio": np.nan, "ratio_low": np.nan, "ratio_high": np.nan}
-                    row = F.finding(engine=engine, base_engine=base, step=step, regime=regime, metric=column.metric,
-                                    unit=column.unit, higher_is_better=column.higher_is_better, contrast=contrast,
-                                    host_factor=factor, seed_ratio=figure,
-                                    verdict=F.Verdict.NOT_COMPARABLE if voided else None)
+                    given = dict(engine=engine, base_engine=base, step=step, regime=regime, metric=column.metric,
+                                 unit=column.unit, higher_is_better=column.higher_is_better, contrast=contrast,
+                                 host_factor=factor, seed_ratio=figure)
+                    row = F.finding(**given, verdict=F.Verdict.NOT_COMPARABLE if voided else None)
                     cited = voided + _caveats(regime, engine, base, step, column, pair, conditions, bound,
                                               row["ratio"] if row["ratio"] is not None else float("nan"))
-                    if _voided(cited, row["verdict"]):
-                        row["verdict"] = F.Verdict.NOT_COMPARABLE.value
+                    # Different work voids a row before the host's band is looked at (hostile read 46b,
+                    # 02 #2: a win the band withheld kept "opposite to the seed" beside "only a loss
+                    # would stand"); rejudged as not comparable, its seed figure is tested by nothing.
+                    if _voided(cited, F.finding(**{**given, "host_factor": None})["verdict"]):
+                        row = F.finding(**given, verdict=F.Verdict.NOT_COMPARABLE)
                     row["caveats"] = tuple(dict.fromkeys(cited))
                     rows.append({**row, "column": column.name, "test_class": None})
     return _mark_headline(F.table(rows))
