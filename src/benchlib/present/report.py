@@ -667,7 +667,7 @@ class RunReport:
         if slow.empty:
             return text + f" No engine's median loop is more than {beyond:.0%} above the fastest's" + (
                 "; the slow loops above still lie in some of its windows." if not slow_loops.empty else ".")
-        return text + (" " + ", ".join(f"{engine_title(e)}'s loop ran {v / fastest:.2f}x the fastest engine's"
+        return text + (" " + ", ".join(f"{engine_title(e)}'s median loop (all its starts) ran {v / fastest:.2f}x the fastest engine's"
                                        for e, v in slow.items())
                        + ": the loop runs on the engine's CPUs, so either the host was slower then (steal says how "
                        "much of that a neighbour took) or the engine's own background work shared those CPUs; "
