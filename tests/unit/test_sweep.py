@@ -628,3 +628,13 @@ def test_the_price_table_says_its_repetitions_reads_its_counts_and_names_the_oth
     assert "USD per M txn as a managed service (aws-us-east-1-2vcpu-rds, appendix: Prices)" in html
     sources = report.price_source_table().data
     assert set(sources["host class"]) == {"aws-us-east-1-2vcpu", "aws-us-east-1-2vcpu-rds"}
+
+
+def test_the_seed_price_tables_monthly_header_names_the_hours_its_arithmetic_uses():
+    """Hostile read 46b (03 #5): "USD/month (its 720 h)" over 8,344, which is 11.43 x 730 h."""
+    import re
+
+    table = analysis.seed_price_table()
+    header = next(c for c in table.columns if c.startswith("USD/month"))
+    hours = float(re.search(r"(\d+) h", header).group(1))
+    assert list(table[header]) == pytest.approx(list(table["USD/h"] * hours), rel=1e-6)

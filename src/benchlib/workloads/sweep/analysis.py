@@ -424,7 +424,7 @@ def seed_price_table() -> pd.DataFrame:
     ref["usd_per_million_txn"] = ref["recomputed_cost_per_operation_usd"] * 1e6
     ref["cost_vs_cheapest"] = ref["recomputed_cost_per_operation_usd"] / ref["recomputed_cost_per_operation_usd"].min()
     return ref.drop(columns=["configuration"]).rename(columns={
-        "system": "seed 004 system", "hourly_usd": "USD/h", "monthly_usd": "USD/month (its 720 h)",
+        "system": "seed 004 system", "hourly_usd": "USD/h", "monthly_usd": f"USD/month (hourly x {HOURS_PER_MONTH} h)",
         "published_max_tps_under_60ms": "max TPS under 60 ms (published)",
         "published_cost_per_operation_usd": "USD/operation (published)",
         "recomputed_cost_per_operation_usd": "USD/operation (recomputed here)",
