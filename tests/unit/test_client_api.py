@@ -241,7 +241,7 @@ def test_the_answer_states_decided_rows_first_layers_before_the_rest():
 
 
 def test_the_contended_test_is_one_window_per_mode_so_untested():
-    c = pd.DataFrame({"engine": ["postgres", "sqlite"], "mode": "threads", "transport": ["tcp", "in-process"],
+    c = pd.DataFrame({"engine": ["postgres", "sqlite"], "mode": "processes", "transport": ["tcp", "in-process"],
                       "workers": 32, "ops_per_s": [1_000.0, 600.0], "completion_s": [2.0, 0.14]})
     found = analysis.findings(_summary(_windows("postgres", "unix", PG)), c)
     row = found[found["kind"] == "contended"].iloc[0]
@@ -251,6 +251,24 @@ def test_the_contended_test_is_one_window_per_mode_so_untested():
     assert "short-window" in row["caveats"]
     longer = analysis.findings(_summary(_windows("postgres", "unix", PG)), c.assign(completion_s=[2.0, 3.0]))
     assert "short-window" not in longer[longer["kind"] == "contended"].iloc[0]["caveats"]
+
+
+def test_a_threads_contended_row_is_not_set_beside_the_seed_and_the_default_set_runs_processes():
+    """Hostile read 46b, 04 #1: 32 threads share one interpreter lock (PyMySQL's client 9.80 of 12.87
+    CPU-s): their ratio is no ODB ratio, so its seed comparison says why it is not made."""
+    c = pd.DataFrame({"engine": ["postgres", "mysql"] * 2, "mode": ["threads"] * 2 + ["processes"] * 2,
+                      "transport": "tcp", "workers": 32, "ops_per_s": [2_000.0, 700.0, 2_000.0, 1_800.0],
+                      "completion_s": 4.0})
+    found = analysis.findings(_summary(_windows("postgres", "unix", PG)), c)
+    rows = found[found["kind"] == "contended"].set_index("step")
+    threads, processes = rows.loc["contended (threads)"], rows.loc["contended (processes)"]
+    assert threads["seed"] == "not_comparable"
+    assert F.seed_words(threads) == "not comparable with the seed (threads share one interpreter lock)"
+    assert processes["seed"] == "untested" and F.seed_words(processes) == "not testable here: measured once"
+    from benchlib.core.settings import get_settings
+
+    default = yaml.safe_load((get_settings().params_dir / "04-client-api-overhead" / "default.yaml").read_text())
+    assert default["contended_modes"] == ["processes"]
 
 
 def test_the_cpu_charts_keep_each_engine_in_one_panel_with_horizontal_labels(tmp_path):

@@ -198,10 +198,15 @@ def seed_untested_reason(row: Mapping[str, Any]) -> str:
 
 
 def seed_words(row: Mapping[str, Any]) -> str:
-    """A row's agreement with the seed in words; an untested one says why."""
+    """A row's agreement with the seed in words; an untested one says why, a not comparable one
+    its `seed_reason` where the row carries one ("threads share one interpreter lock")."""
     agreement = SeedAgreement(row.get("seed") or SeedAgreement.NO_SEED.value)
     words = SEED_WORDS[agreement]
-    return f"{words}: {seed_untested_reason(row)}" if agreement == SeedAgreement.UNTESTED else words
+    if agreement == SeedAgreement.UNTESTED:
+        return f"{words}: {seed_untested_reason(row)}"
+    reason = row.get("seed_reason")
+    return f"{words} ({reason})" if agreement == SeedAgreement.NOT_COMPARABLE and isinstance(reason, str) \
+        and reason else words
 
 
 # A stored metric's name in words, where a findings table or line names it.
