@@ -235,9 +235,25 @@ def test_the_answer_states_decided_rows_first_layers_before_the_rest():
     # Hostile read 44 (04 #3): the largest decided saving is stated beside the costs added.
     two = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE), _windows("postgres", "unix", PG),
                                      _windows("mariadb", "unix", MYSQL)), host=lambda e, b: None, headline_limit=2)
-    head = two[two["headline"]]  # by distance alone: SQLite's ORM 23.9x and core 6.96x, both costs added
-    assert list(zip(head["engine"], head["layer"], head["verdict"])) == [("sqlite", "orm_object", "worse"),
+    head = two[two["headline"]]  # by ratio alone: SQLite's ORM 23.9x and core 6.96x, both costs added
+    # Hostile read 46b (04 #2): by µs added over the driver, PostgreSQL's ORM client (+690 µs, 7.27x) before
+    # SQLite's (+642 µs, 23.9x), and MariaDB's c_driver client (-160 µs) the largest saving.
+    assert list(zip(head["engine"], head["layer"], head["verdict"])) == [("postgres", "orm_object", "worse"),
                                                                          ("mariadb", "c_driver", "better")]
+    assert list(head["added_us"]) == [pytest.approx(690), pytest.approx(-160)]
+
+
+def test_the_answer_states_a_layers_microseconds_added_before_its_ratio(tmp_path):
+    """Hostile read 46b (04 #2): three of five lines were SQLite's, its ratios large over a 20.9 µs base."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.client_api import ClientApiReport
+
+    store = Store(tmp_path / "results")
+    run_id = write_client_api_run(store, _windows("sqlite", "in-process", SQLITE) + _windows("postgres", "unix", PG))
+    lines = ClientApiReport(run_id, store).answer_lines()
+    first = next(line for line in lines if "orm_object" in line)
+    assert first.startswith("PostgreSQL, load, client CPU, orm_object vs driver (unix): +690 µs per operation")
+    assert first.index("+690 µs") < first.index("7.27x")
 
 
 def test_the_contended_test_is_one_window_per_mode_so_untested():

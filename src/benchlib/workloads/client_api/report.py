@@ -29,6 +29,11 @@ PHRASES = F.Phrases(
     default="{subject}, {step}, {regime}: {value}, {ratio} {base}'s {base_value} ({words})",
     templates={F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides",
                F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)"})
+# A layer row: µs added over the driver first, the ratio second (hostile read 46b, 04 #2).
+LAYER_PHRASES = F.Phrases(
+    default="{subject}, {step}, {regime}: {added_us:+,.0f} µs per operation against the driver's {base_value} "
+            "({value}, {ratio}, {words})",
+    templates={F.Verdict.NA.value: PHRASES.templates[F.Verdict.NA.value], F.WIDE: PHRASES.templates[F.WIDE]})
 # Where no row is decided: one line with the widest ratios, each too wide a CI said without its point.
 NOTHING_DECIDED = "Nothing told apart from noise at this precision; the widest: {items}."
 WIDEST_ITEM = "{subject} {regime} {ratio_only}"
@@ -71,10 +76,13 @@ class ClientApiReport(RunReport):
         rows = F.headline(self.findings(), self.answer_limit)
         if rows.empty or rows["verdict"].map(lambda v: F.Verdict(v).decided).any():
             marks = self.caveat_marks(self.findings())
-            return [F.render(r, self.phrases, mark=self.footnote(r, marks))
+            return [F.render(r, self.phrases_of(r), mark=self.footnote(r, marks))
                     for r in rows.to_dict("records")][:self.answer_limit]
         widest = [F.fields_of(r, self.phrases) for r in rows.head(3).to_dict("records")]
         return [NOTHING_DECIDED.format(items="; ".join(WIDEST_ITEM.format(**f) for f in widest))]
+
+    def phrases_of(self, row) -> F.Phrases:
+        return LAYER_PHRASES if row.get("kind") == analysis.LAYER else self.phrases
 
     def caveat_notes(self) -> list[F.Caveat]:
         return [
