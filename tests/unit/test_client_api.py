@@ -256,6 +256,28 @@ def test_the_answer_states_a_layers_microseconds_added_before_its_ratio(tmp_path
     assert first.index("+690 µs") < first.index("7.27x")
 
 
+def test_the_first_screens_seed_line_gives_each_odb_like_row_against_the_seed(tmp_path):
+    """Hostile read 46b (04 #5): the first screen had only counts, no seed comparison."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.client_api import ClientApiReport
+
+    store = Store(tmp_path / "results")
+    run_id = write_client_api_run(store, _windows("sqlite", "in-process", SQLITE) + _windows("postgres", "unix", PG)
+                                  + _windows("mysql", "unix", MYSQL))
+    report = ClientApiReport(run_id, store)
+    found = report.counted_findings()
+    line = report.seed_line(found)
+    order = found[found["kind"] == "order"]
+    assert len(order) == 2
+    for row in order.to_dict("records"):
+        fields = F.fields_of(row, report.phrases)
+        assert f"ODB-like {fields['subject']}/PostgreSQL {fields['ratio']} vs seed {fields['seed_text']}x: " \
+               f"{F.seed_words(row)}" in line
+    assert line.endswith(F.seed_line(found, report.seed_set))
+    only = write_client_api_run(store, _windows("sqlite", "in-process", SQLITE), run_id="20261201T000000Z-capi01")
+    assert ClientApiReport(only, store).seed_line(ClientApiReport(only, store).counted_findings()) == ""
+
+
 def test_the_contended_test_is_one_window_per_mode_so_untested():
     c = pd.DataFrame({"engine": ["postgres", "sqlite"], "mode": "processes", "transport": ["tcp", "in-process"],
                       "workers": 32, "ops_per_s": [1_000.0, 600.0], "completion_s": [2.0, 0.14]})

@@ -34,6 +34,9 @@ LAYER_PHRASES = F.Phrases(
     default="{subject}, {step}, {regime}: {added_us:+,.0f} µs per operation against the driver's {base_value} "
             "({value}, {ratio}, {words})",
     templates={F.Verdict.NA.value: PHRASES.templates[F.Verdict.NA.value], F.WIDE: PHRASES.templates[F.WIDE]})
+# The first screen's seed line: each ODB-like order row against seed 002's, then the rows' counts.
+SEED_ORDER_ITEM = "ODB-like {subject}/{base} {ratio} vs seed {seed_text}x: {seed_words}"
+SEED_ORDER_LINE = "Seed 002's order: {items}."
 # Where no row is decided: one line with the widest ratios, each too wide a CI said without its point.
 NOTHING_DECIDED = "Nothing told apart from noise at this precision; the widest: {items}."
 WIDEST_ITEM = "{subject} {regime} {ratio_only}"
@@ -83,6 +86,17 @@ class ClientApiReport(RunReport):
 
     def phrases_of(self, row) -> F.Phrases:
         return LAYER_PHRASES if row.get("kind") == analysis.LAYER else self.phrases
+
+    def seed_line(self, found: pd.DataFrame) -> str:
+        """Seed 002's order on the first screen, one item per ODB-like row with a seed figure (hostile read
+        46b, 04 #5: only counts were there), then findings.seed_line's counts over every seed row."""
+        counts = super().seed_line(found)
+        order = found[(found["kind"] == analysis.ORDER) & (pd.to_numeric(found["seed_ratio"], errors="coerce") > 0)] \
+            if not found.empty and "kind" in found else found
+        if order.empty:
+            return counts
+        items = "; ".join(SEED_ORDER_ITEM.format(**F.fields_of(r, self.phrases)) for r in order.to_dict("records"))
+        return " ".join(x for x in (SEED_ORDER_LINE.format(items=items), counts) if x)
 
     def caveat_notes(self) -> list[F.Caveat]:
         return [
