@@ -235,13 +235,51 @@ def test_the_answer_states_decided_rows_first_layers_before_the_rest():
     # Hostile read 44 (04 #3): the largest decided saving is stated beside the costs added.
     two = analysis.findings(_summary(_windows("sqlite", "in-process", SQLITE), _windows("postgres", "unix", PG),
                                      _windows("mariadb", "unix", MYSQL)), host=lambda e, b: None, headline_limit=2)
-    head = two[two["headline"]]  # by distance alone: SQLite's ORM 23.9x and core 6.96x, both costs added
-    assert list(zip(head["engine"], head["layer"], head["verdict"])) == [("sqlite", "orm_object", "worse"),
+    head = two[two["headline"]]  # by ratio alone: SQLite's ORM 23.9x and core 6.96x, both costs added
+    # Hostile read 46b (04 #2): by µs added over the driver, PostgreSQL's ORM client (+690 µs, 7.27x) before
+    # SQLite's (+642 µs, 23.9x), and MariaDB's c_driver client (-160 µs) the largest saving.
+    assert list(zip(head["engine"], head["layer"], head["verdict"])) == [("postgres", "orm_object", "worse"),
                                                                          ("mariadb", "c_driver", "better")]
+    assert list(head["added_us"]) == [pytest.approx(690), pytest.approx(-160)]
+
+
+def test_the_answer_states_a_layers_microseconds_added_before_its_ratio(tmp_path):
+    """Hostile read 46b (04 #2): three of five lines were SQLite's, its ratios large over a 20.9 µs base."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.client_api import ClientApiReport
+
+    store = Store(tmp_path / "results")
+    run_id = write_client_api_run(store, _windows("sqlite", "in-process", SQLITE) + _windows("postgres", "unix", PG))
+    lines = ClientApiReport(run_id, store).answer_lines()
+    first = next(line for line in lines if "orm_object" in line)
+    assert first.startswith("PostgreSQL, load, client CPU, orm_object vs driver (unix): +690 µs per operation")
+    assert first.index("+690 µs") < first.index("7.27x")
+
+
+def test_the_first_screens_seed_line_gives_each_odb_like_row_against_the_seed(tmp_path):
+    """Hostile read 46b (04 #5): the first screen had only counts, no seed comparison."""
+    from benchlib.data.store import Store
+    from benchlib.workloads.client_api import ClientApiReport
+
+    store = Store(tmp_path / "results")
+    run_id = write_client_api_run(store, _windows("sqlite", "in-process", SQLITE) + _windows("postgres", "unix", PG)
+                                  + _windows("mysql", "unix", MYSQL))
+    report = ClientApiReport(run_id, store)
+    found = report.counted_findings()
+    line = report.seed_line(found)
+    order = found[found["kind"] == "order"]
+    assert len(order) == 2
+    for row in order.to_dict("records"):
+        fields = F.fields_of(row, report.phrases)
+        assert f"ODB-like {fields['subject']}/PostgreSQL {fields['ratio']} vs seed {fields['seed_text']}x: " \
+               f"{F.seed_words(row)}" in line
+    assert line.endswith(F.seed_line(found, report.seed_set))
+    only = write_client_api_run(store, _windows("sqlite", "in-process", SQLITE), run_id="20261201T000000Z-capi01")
+    assert ClientApiReport(only, store).seed_line(ClientApiReport(only, store).counted_findings()) == ""
 
 
 def test_the_contended_test_is_one_window_per_mode_so_untested():
-    c = pd.DataFrame({"engine": ["postgres", "sqlite"], "mode": "threads", "transport": ["tcp", "in-process"],
+    c = pd.DataFrame({"engine": ["postgres", "sqlite"], "mode": "processes", "transport": ["tcp", "in-process"],
                       "workers": 32, "ops_per_s": [1_000.0, 600.0], "completion_s": [2.0, 0.14]})
     found = analysis.findings(_summary(_windows("postgres", "unix", PG)), c)
     row = found[found["kind"] == "contended"].iloc[0]
@@ -251,6 +289,24 @@ def test_the_contended_test_is_one_window_per_mode_so_untested():
     assert "short-window" in row["caveats"]
     longer = analysis.findings(_summary(_windows("postgres", "unix", PG)), c.assign(completion_s=[2.0, 3.0]))
     assert "short-window" not in longer[longer["kind"] == "contended"].iloc[0]["caveats"]
+
+
+def test_a_threads_contended_row_is_not_set_beside_the_seed_and_the_default_set_runs_processes():
+    """Hostile read 46b, 04 #1: 32 threads share one interpreter lock (PyMySQL's client 9.80 of 12.87
+    CPU-s): their ratio is no ODB ratio, so its seed comparison says why it is not made."""
+    c = pd.DataFrame({"engine": ["postgres", "mysql"] * 2, "mode": ["threads"] * 2 + ["processes"] * 2,
+                      "transport": "tcp", "workers": 32, "ops_per_s": [2_000.0, 700.0, 2_000.0, 1_800.0],
+                      "completion_s": 4.0})
+    found = analysis.findings(_summary(_windows("postgres", "unix", PG)), c)
+    rows = found[found["kind"] == "contended"].set_index("step")
+    threads, processes = rows.loc["contended (threads)"], rows.loc["contended (processes)"]
+    assert threads["seed"] == "not_comparable"
+    assert F.seed_words(threads) == "not comparable with the seed (threads share one interpreter lock)"
+    assert processes["seed"] == "untested" and F.seed_words(processes) == "not testable here: measured once"
+    from benchlib.core.settings import get_settings
+
+    default = yaml.safe_load((get_settings().params_dir / "04-client-api-overhead" / "default.yaml").read_text())
+    assert default["contended_modes"] == ["processes"]
 
 
 def test_the_cpu_charts_keep_each_engine_in_one_panel_with_horizontal_labels(tmp_path):

@@ -200,7 +200,10 @@ def test_a_seed_is_tested_only_by_a_ci_that_could_miss_it():
     """Hostile read 40: 01's four 'within the CI' came from CIs like 0.0281-13.3, and a net cost
     not above zero gave a negative bound; 07 counted a not-comparable row as agreeing."""
     assert F.against_seed(1.2, 1.1, 1.3, 1.25) == SeedAgreement.WITHIN
-    assert F.against_seed(0.61, 0.0281, 13.3, 0.418) == SeedAgreement.UNTESTED  # spans 473x
+    # Spans 473x: the seed inside it is not resolved (hostile read 46b, 04 #3: one rule, decided or not), and
+    # outside it, undecided, missed by nothing the run states: untested.
+    assert F.against_seed(0.61, 0.0281, 13.3, 0.418) == SeedAgreement.UNRESOLVED
+    assert F.against_seed(0.61, 0.0281, 13.3, 20.0) == SeedAgreement.UNTESTED
     assert F.against_seed(0.0554, -0.16, 0.271, 0.215) == SeedAgreement.UNTESTED  # reaches below zero
     assert F.against_seed(2.0, 0.4, 3.9, 1.29) == SeedAgreement.UNRESOLVED  # 9.75x: tested, but tells nothing
     row = F.finding(engine="rocksdb", base_engine="mysql", step="fetch", metric="cpu_time", unit="s",
@@ -313,7 +316,7 @@ def test_a_seed_figure_left_untested_says_why_and_which_set_tests_it():
     """Hostile read 42: 'untested against the seed (4)' gave no reason and no parameter set."""
     wide = F.finding(engine="mysql", base_engine="postgres", step="insert", metric="cpu_time", unit="s",
                      contrast={"ratio": 0.333, "ratio_low": 0.00463, "ratio_high": 23.9, "beyond_noise": False,
-                               "n": 2, "base_n": 2}, seed_ratio=1.29)
+                               "n": 2, "base_n": 2}, seed_ratio=40.0)
     once = F.finding(engine="mysql", base_engine="postgres", step="load", metric="tps", unit="1/s",
                      contrast={"ratio": 1.45, "beyond_noise": None, "n": 1, "base_n": 1}, seed_ratio=0.597)
     floor = F.finding(engine="mysql", base_engine="postgres", step="select", metric="cpu_time", unit="s",
@@ -363,8 +366,11 @@ def test_a_decided_ratio_whose_wide_ci_holds_the_seeds_is_not_resolved_against_i
     assert _decided(6.25, 1.84, 21.3, seed_ratio=4.66)["seed"] == SeedAgreement.UNRESOLVED.value
     assert _decided(6.25, 1.84, 21.3, seed_ratio=1.2)["seed"] == SeedAgreement.SAME_DIRECTION.value
     assert _decided(6.25, 1.84, 21.3, seed_ratio=0.5)["seed"] == SeedAgreement.OPPOSITE.value
-    # Undecided, a CI that wide holds any seed: still untested.
-    assert F.against_seed(6.25, 0.5, 21.3, 4.66) == SeedAgreement.UNTESTED
+    # Undecided, the same one rule (hostile read 46b, 04 #3: MySQL's undecided 26x-wide CI read 'not testable'
+    # beside SQLite's decided 23x-wide one): the seed inside it is not resolved.
+    assert F.against_seed(6.25, 0.5, 21.3, 4.66) == SeedAgreement.UNRESOLVED
+    assert F.against_seed(1.21, 0.236, 6.24, 0.846) == F.against_seed(0.09, 0.0188, 0.432, 0.262, decided=True) \
+        == SeedAgreement.UNRESOLVED
 
 
 def test_the_findings_caption_names_the_pairs_whose_hosts_ran_apart():

@@ -23,6 +23,11 @@ SEED_HARDWARE = "Xeon E5520"  # seed 002's local figures for all three engines c
 FIGURES = ("loop_us", "client_us", "server_us", "process_us")  # what findings compare, each with sd and CI
 LAYER, ORDER, TRANSPORT, CONTENDED_KIND = "layer", "order", "transport", "contended"
 SHORT_WINDOW_S = 1.0  # a contended window shorter than this is mostly its workers' start and finish
+# Threads of one Python process share its interpreter lock: a pure-Python driver's side (PyMySQL) is then
+# mostly that lock, not the engine, so a threads mode's ratio is set beside no ODB (C++) ratio of the seed's
+# (hostile read 46b, 04 #1: MySQL's client 9.80 of 12.87 CPU-s with 32 threads).
+SEED_CONTENDED_MODES = frozenset({"processes"})
+THREADS_SEED_REASON = "threads share one interpreter lock"
 
 
 def labelled(measurements: pd.DataFrame) -> pd.DataFrame:
@@ -167,6 +172,11 @@ SQLALCHEMY_LAYERS = frozenset({"core", "orm_object", "orm_batch"})
 # in-process CPU): too few objects per window for the work to stand out of that cost.
 FEW_OBJECTS = "few-objects"
 FIXED_COST_MULTIPLE = 2.0
+# A layer row's µs added per operation over the raw driver (the layer's mean less the driver's): what the
+# answer states first and ranks by, its ratio second. A ratio over a small base (SQLite's 20.9 µs) reads
+# large where the layer adds least (hostile read 46b, 04 #2: orm_object 22.3x on SQLite is +445 µs,
+# 6.46x on PostgreSQL +694 µs).
+ADDED = "added_us"
 # The caveat on orm_batch's rows: one transaction per Session of orm_batch_size objects, where the
 # raw driver commits each object.
 BATCHED = "batched"
@@ -207,7 +217,8 @@ def findings(summary: pd.DataFrame, contended_runs: pd.DataFrame | None = None, 
                                          caveats=[SERVER_BACKGROUND] * (metric == SERVER_METRIC)
                                          + [PLAIN_STATEMENTS] * (engine in plain and layer in SQLALCHEMY_LAYERS)
                                          + [FEW_OBJECTS] * few + [BATCHED] * (layer == "orm_batch")),
-                             "kind": LAYER, "layer": layer, "base_label": "driver"})
+                             "kind": LAYER, "layer": layer, "base_label": "driver",
+                             ADDED: contrast.get("mean", math.nan) - contrast.get("base_mean", math.nan)})
     rows += _order_rows(s, engines, host)
     rows += _transport_rows(s, engines)
     if contended_runs is not None and not contended_runs.empty:
@@ -298,20 +309,25 @@ def _contended_rows(c: pd.DataFrame, host) -> list[dict]:
                                  contrast=results.contrast(summary.loc[(BASE_ENGINE, mode)], row, "ops_per_s"),
                                  regime=f"operations per second ({int(row['workers'])} workers)",
                                  host_factor=host(engine, BASE_ENGINE), seed_ratio=seed.get(results.product_key(engine)),
+                                 seed_comparable=mode in SEED_CONTENDED_MODES,
                                  caveats=["contended"] + (["short-window"] if min(
                                      row["completion_s"], summary.loc[(BASE_ENGINE, mode), "completion_s"])
                                                            < SHORT_WINDOW_S else [])),
-                     "kind": CONTENDED_KIND, "layer": "driver"})
+                     "kind": CONTENDED_KIND, "layer": "driver",
+                     **({} if mode in SEED_CONTENDED_MODES else {"seed_reason": THREADS_SEED_REASON})})
     return rows
 
 
 def _headline(found: pd.DataFrame, limit: int) -> list:
-    """What the answer states: the decided rows, layers first (the question), each kind furthest
-    from 1 first; where nothing is decided, seed 002's order, then the base engine's costliest
+    """What the answer states: the decided rows, layers first (the question), the layers by µs
+    added over the driver (ADDED, either way), the other kinds furthest from 1 first; where nothing is decided, seed 002's order, then the base engine's costliest
     layer (its client and server rows), then the other layers' client CPU, costliest first."""
     decided = found[found["verdict"].isin([v.value for v in F.Verdict if v.decided])]
     if not decided.empty:
         distance = decided["ratio"].map(lambda r: abs(math.log(r)) if r == r and r > 0 else 0.0)
+        if ADDED in decided:
+            added = pd.to_numeric(decided[ADDED], errors="coerce").abs()
+            distance = added.where((decided["kind"] == LAYER) & added.notna(), distance)
         ranked = decided.assign(_layer=decided["kind"] != LAYER, _d=-distance).sort_values(["_layer", "_d"])
         # Each direction's largest decided row is stated: costs added must not crowd out the one layer
         # that saves (hostile read 44, 04 #3: MySQL c_driver's client 0.385x).

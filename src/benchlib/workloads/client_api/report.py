@@ -29,6 +29,14 @@ PHRASES = F.Phrases(
     default="{subject}, {step}, {regime}: {value}, {ratio} {base}'s {base_value} ({words})",
     templates={F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides",
                F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)"})
+# A layer row: µs added over the driver first, the ratio second (hostile read 46b, 04 #2).
+LAYER_PHRASES = F.Phrases(
+    default="{subject}, {step}, {regime}: {added_us:+,.0f} µs per operation against the driver's {base_value} "
+            "({value}, {ratio}, {words})",
+    templates={F.Verdict.NA.value: PHRASES.templates[F.Verdict.NA.value], F.WIDE: PHRASES.templates[F.WIDE]})
+# The first screen's seed line: each ODB-like order row against seed 002's, then the rows' counts.
+SEED_ORDER_ITEM = "ODB-like {subject}/{base} {ratio} vs seed {seed_text}x: {seed_words}"
+SEED_ORDER_LINE = "Seed 002's order: {items}."
 # Where no row is decided: one line with the widest ratios, each too wide a CI said without its point.
 NOTHING_DECIDED = "Nothing told apart from noise at this precision; the widest: {items}."
 WIDEST_ITEM = "{subject} {regime} {ratio_only}"
@@ -71,10 +79,24 @@ class ClientApiReport(RunReport):
         rows = F.headline(self.findings(), self.answer_limit)
         if rows.empty or rows["verdict"].map(lambda v: F.Verdict(v).decided).any():
             marks = self.caveat_marks(self.findings())
-            return [F.render(r, self.phrases, mark=self.footnote(r, marks))
+            return [F.render(r, self.phrases_of(r), mark=self.footnote(r, marks))
                     for r in rows.to_dict("records")][:self.answer_limit]
         widest = [F.fields_of(r, self.phrases) for r in rows.head(3).to_dict("records")]
         return [NOTHING_DECIDED.format(items="; ".join(WIDEST_ITEM.format(**f) for f in widest))]
+
+    def phrases_of(self, row) -> F.Phrases:
+        return LAYER_PHRASES if row.get("kind") == analysis.LAYER else self.phrases
+
+    def seed_line(self, found: pd.DataFrame) -> str:
+        """Seed 002's order on the first screen, one item per ODB-like row with a seed figure (hostile read
+        46b, 04 #5: only counts were there), then findings.seed_line's counts over every seed row."""
+        counts = super().seed_line(found)
+        order = found[(found["kind"] == analysis.ORDER) & (pd.to_numeric(found["seed_ratio"], errors="coerce") > 0)] \
+            if not found.empty and "kind" in found else found
+        if order.empty:
+            return counts
+        items = "; ".join(SEED_ORDER_ITEM.format(**F.fields_of(r, self.phrases)) for r in order.to_dict("records"))
+        return " ".join(x for x in (SEED_ORDER_LINE.format(items=items), counts) if x)
 
     def caveat_notes(self) -> list[F.Caveat]:
         return [
@@ -192,9 +214,10 @@ class ClientApiReport(RunReport):
         return local, tcp
 
     def seed_comparison(self):
-        """µs per load: seed 002 as published, and this run through the plain driver and through
-        the layer nearest seed 002's ODB (prepared statements through a C library), each engine
-        on its most local transport and over TCP, with each column's ratio to PostgreSQL."""
+        """µs per load: seed 002 as published, and this run through the layer nearest seed 002's ODB
+        (prepared statements through a C library), each engine on its most local transport and over
+        TCP, with each column's ratio to PostgreSQL. The plain drivers are not set beside the seed:
+        PyMySQL is Python, psycopg libpq (hostile read 46b, 04 #1); the layer findings give them."""
         ref = results.reference("seed002_load")
         ref = ref[ref["client"].isna()]
         cpu = ["Opteron 265" if "Opteron" in h else "Xeon E5520" for h in ref["hardware"]]
@@ -206,11 +229,9 @@ class ClientApiReport(RunReport):
                 if where == "remote" and not (df["configuration"] == "remote").any():
                     continue
                 merged[f"seed 002, {name}, {where}"] = df.set_index("engine")["load_us"]
-        for label, layer_of in (("driver", lambda layers: "driver" if "driver" in layers else None),
-                                ("ODB-like", analysis.seed_like)):
-            local, tcp = self._local_and_tcp(layer_of)
-            merged[f"this run ({label}), local"] = pd.Series(local, dtype=float)
-            merged[f"this run ({label}), TCP on this host"] = pd.Series(tcp, dtype=float)
+        local, tcp = self._local_and_tcp(analysis.seed_like)
+        merged["this run (ODB-like), local"] = pd.Series(local, dtype=float)
+        merged["this run (ODB-like), TCP on this host"] = pd.Series(tcp, dtype=float)
         return _with_ratio_to_postgres(pd.DataFrame(merged), "µs per load")
 
     def contended_comparison(self):
@@ -224,7 +245,9 @@ class ClientApiReport(RunReport):
         if not self.contended.empty:
             for mode, df in self.contended.groupby("mode", sort=False):
                 by = df.groupby("engine")["ops_per_s"].mean()
-                table[f"this run, ops/s ({mode}, {int(df['workers'].iloc[0])} workers)"] = by
+                # A threads mode's ratio is not the seed's kind (analysis.THREADS_SEED_REASON): its heading says so.
+                apart = "" if mode in analysis.SEED_CONTENDED_MODES else f"; {analysis.THREADS_SEED_REASON}"
+                table[f"this run, ops/s ({mode}, {int(df['workers'].iloc[0])} workers{apart})"] = by
         return _with_ratio_to_postgres(pd.DataFrame(table), "operations per second")
 
     def caveats(self, extra=()) -> str:
