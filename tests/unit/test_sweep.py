@@ -487,7 +487,33 @@ def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):
     rendered = [f"{row['verdict']} {list(row['caveats'])}: {F.render(row, report.phrases)}"
                 for row in found.to_dict("records")]
     assert rendered == snapshot
-    assert report.answer_lines() == [F.render(r, report.phrases) for r in found[found["headline"]].to_dict("records")]
+    headline = found[found["headline"]].to_dict("records")
+    assert [line[:len(F.render(r, report.phrases))] for line, r in zip(report.answer_lines(), headline)] == \
+        [F.render(r, report.phrases) for r in headline]
+
+
+def test_a_capacity_line_carries_what_a_transaction_costs_there(tmp_path):
+    """Hostile read 46b (03 #1): "what does a transaction cost there?" got TPS only. Each capacity
+    line carries its cost row at the same steps (ratio and verdict from that row) and, where those
+    steps are the priced ones, each side's USD per million transactions."""
+    from benchlib.data import findings as F
+    from benchlib.data.store import Store
+    from benchlib.present.report import fmt
+    from benchlib.workloads.sweep.report import COST_CLAUSE, SweepReport
+
+    rising = [(1, 100), (2, 190), (4, 270), (8, 380)]  # no knee located: each side at its best step, the priced one
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", rising, cpu=0.03)
+    store = Store(tmp_path / "results")
+    report = SweepReport(write_sweep_run(store, rows), store)
+    found = report.findings()
+    capacity = found[found["kind"] == analysis.CAPACITY].iloc[0].to_dict()
+    cost = analysis.same_steps(found, capacity, analysis.COST)
+    assert cost["verdict"] == "worse" and (cost["threads"], cost["base_threads"]) == (8, 4)
+    line = report.answer_lines()[0]
+    assert line.startswith(F.render(capacity, report.phrases) + F.render(cost, COST_CLAUSE))
+    usd = report.price_perf.set_index("engine")["usd_per_million_txn"]
+    assert line.endswith(f"; USD per M txn {fmt(usd['mysql'])} against PostgreSQL's {fmt(usd['postgres'])}")
+    assert analysis.same_steps(found, {**capacity, "threads": 1}, analysis.COST) is None
 
 
 def write_sweep_run(store, step_rows, *, run_id="20261201T000000Z-sweep0", goal=60.0):

@@ -372,6 +372,15 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
     return out
 
 
+def same_steps(found: pd.DataFrame, row, kind: str):
+    """The findings row of `kind` that compares the same pair and test at the same two steps as
+    `row` (a capacity row's cost row), or None."""
+    match = found[(found["kind"] == kind) & (found["engine"] == row["engine"])
+                  & (found["base_engine"] == row["base_engine"]) & (found["step"] == row["step"])
+                  & (found["threads"] == row["threads"]) & (found["base_threads"] == row["base_threads"])]
+    return match.iloc[0].to_dict() if len(match) else None
+
+
 def _price_row(shared: dict, pe, pb, step_of: pd.DataFrame, goal_ms: float, prices: dict[str, float],
                common: list[str]) -> dict:
     """Price/performance of one engine against the base: USD per million transactions at each

@@ -29,6 +29,14 @@ PHRASES = F.Phrases(
         F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides",
         F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)",
     })
+# What a transaction costs where a capacity line compares (hostile read 46b, 03 #1): its cost row,
+# appended to the line, and each side's USD per million transactions where those steps are priced.
+COST_CLAUSE = F.Phrases(
+    default="; {metric} {value}, {ratio} {base}'s {base_value} ({words})",
+    templates={F.Verdict.NOT_COMPARABLE.value: "; {metric} {value} against {base}'s {base_value} ({words})",
+               F.Verdict.NA.value: "",
+               F.WIDE: "; {metric} {value} against {base}'s {base_value} ({words}, CI over 10x wide)"})
+USD_CLAUSE = "; USD per M txn {value} against {base}'s {base_value}"
 # Where no knee was located, the answer's one clause: why, and the set that sweeps far enough.
 NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate none; `--set {answering}` "
            "sweeps {answering_threads} threads.")
@@ -84,7 +92,9 @@ class SweepReport(RunReport):
     def answer_lines(self) -> list[str]:
         """The headline rows' lines; where no knee was located, a last line says so (the headline
         rows are then each engine's CPU per transaction: analysis.findings)."""
-        lines = super().answer_lines()
+        found = self.findings()
+        lines = [F.render(row, self.phrases) + self.cost_text(row)
+                 for row in F.headline(found, self.answer_limit).to_dict("records")]
         if self.knees.empty:
             return lines
         threads = sorted({int(t) for t in self.summary["threads"]})
@@ -103,6 +113,23 @@ class SweepReport(RunReport):
                 where="; ".join(f"{engine_title(e)} {t}" for e, t in
                                 self.knees.loc[missing, ["engine", "test"]].itertuples(index=False))))
         return lines
+
+    def cost_text(self, row) -> str:
+        """After a capacity row's line: its cost row (each side's CPU per transaction, the row's
+        ratio and verdict) and each side's USD per million transactions at those steps, where priced."""
+        if row.get("kind") != analysis.CAPACITY:
+            return ""
+        cost = analysis.same_steps(self.found, row, analysis.COST)
+        text = F.render(cost, COST_CLAUSE) if cost else ""
+        priced = self.price_perf.set_index(["engine", "test"])
+        sides = [(e, t) for e, t in ((row["engine"], row["threads"]), (row["base_engine"], row["base_threads"]))
+                 if (e, row["step"]) in priced.index and priced.loc[(e, row["step"]), "threads"] == t]
+        if len(sides) == 2:
+            usd = [priced.loc[(e, row["step"]), "usd_per_million_txn"] for e, _ in sides]
+            if all(u == u for u in usd):
+                text += USD_CLAUSE.format(value=fmt(usd[0]), base=engine_title(row["base_engine"]),
+                                          base_value=fmt(usd[1]))
+        return text
 
     def commits(self) -> dict[str, tuple]:
         """Per engine, what a commit waits for by its start's reading (log flush, binary log synced):
