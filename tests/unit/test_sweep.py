@@ -587,8 +587,19 @@ def test_knees_not_located_in_a_long_enough_sweep_are_said_with_the_step_length(
     rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", rising)
     store = Store(tmp_path / "results")
     lines = SweepReport(write_sweep_run(store, rows), store).answer_lines()
-    assert lines[-1].startswith("Useful capacity not located at 2 s steps for 1 of 2 engine x test pairs (MySQL ")
+    assert lines[-1].startswith("Useful capacity not located for 1 of 2 engine x test pairs: TPS CIs of 2 s steps "
+                                "too wide (MySQL ")
     assert not any("No knee" in line for line in lines)
+    # Hostile read 46b (03 #2): where engine + sysbench saturated the host at the engine's peak, that is the cause.
+    hot = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", rising, cpu=5.0)
+    report = SweepReport(write_sweep_run(Store(tmp_path / "hot"), hot), Store(tmp_path / "hot"))
+    assert analysis.saturated_at_peak(report.summary, report.knees).tolist() == [True, True]  # mysql, postgres
+    cool = Store(tmp_path / "cool")
+    cool_report = SweepReport(write_sweep_run(cool, _reps("mysql", "oltp_point_select", rising)), cool)
+    assert not analysis.saturated_at_peak(cool_report.summary, cool_report.knees).any()  # 380 TPS x 0.03 ms
+    assert report.answer_lines()[-1].startswith("Useful capacity not located for 1 of 2 engine x test pairs: the "
+                                                "2-core host, shared with sysbench, saturates at the engine's peak "
+                                                "threads (MySQL oltp_point_select); ")
     flat = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", PG)
     located = SweepReport(write_sweep_run(Store(tmp_path / "other"), flat), Store(tmp_path / "other"))
     assert not any("not located" in line for line in located.answer_lines())

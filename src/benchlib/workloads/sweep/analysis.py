@@ -280,6 +280,15 @@ SATURATED = "host-saturated"
 SATURATED_REGIME = ", host saturated with sysbench"  # said in the row's regime, so its answer line says it too
 
 
+def saturated_at_peak(summary: pd.DataFrame, knees: pd.DataFrame) -> pd.Series:
+    """Per row of `knees`, whether engine + sysbench used SATURATED_SHARE or more of the host's cores
+    at that engine's peak step: past it the host, not the engine, sets the throughput."""
+    util = summary.set_index(["engine", "test", "threads"])["host_cpu_util"]
+    return pd.Series([bool(util.get((e, t, int(p)), 0) >= SATURATED_SHARE) if p == p else False
+                      for e, t, p in zip(knees["engine"], knees["test"], knees["peak_threads"])], index=knees.index,
+                     dtype=bool)
+
+
 # An engine whose own repetitions met the host at speeds further apart than this (its calibration
 # loops' slowest over fastest): much of its figures' CI width is the host's. Cited per engine.
 UNSTEADY_SPREAD = 1.10

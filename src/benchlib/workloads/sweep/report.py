@@ -40,8 +40,13 @@ USD_CLAUSE = "; USD per M txn {value} against {base}'s {base_value}"
 # Where no knee was located, the answer's one clause: why, and the set that sweeps far enough.
 NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate none; `--set {answering}` "
            "sweeps {answering_threads} threads.")
-KNEE_NOT_LOCATED = ("Useful capacity not located at {seconds} s steps for {missing} of {pairs} engine x test pairs "
-                    "({where}): their rows compare each side's best step within the p95 goal.")
+KNEE_NOT_LOCATED = ("Useful capacity not located for {missing} of {pairs} engine x test pairs: {why}; their rows "
+                    "compare each side's best step within the p95 goal.")
+# Why, per group of those pairs: the host saturated at the engine's peak (analysis.saturated_at_peak,
+# hostile read 46b, 03 #2), else the steps too short for TPS CIs that locate one.
+NOT_LOCATED_WHY = {
+    True: "the {cores}-core host, shared with sysbench, saturates at the engine's peak threads ({where})",
+    False: "TPS CIs of {seconds} s steps too wide ({where})"}
 ANSWERING_SET, ANSWERING_THREADS = "default", "1-128"  # papermill_params/03-concurrency-sweep/default.yaml
 
 
@@ -105,13 +110,16 @@ class SweepReport(RunReport):
                                         answering_threads=ANSWERING_THREADS))
             return lines
         # Hostile read 44 (03 #2): a sweep that ran enough steps and still located few knees says so,
-        # with the step length that left its TPS CIs too wide to.
+        # and why: the host saturated at the engine's peak, or steps too short for its TPS CIs.
         missing = self.knees["knee_threads"].isna()
         if missing.any():
-            lines.append(KNEE_NOT_LOCATED.format(
-                missing=int(missing.sum()), pairs=len(self.knees), seconds=f"{self.param('step_seconds'):g}",
-                where="; ".join(f"{engine_title(e)} {t}" for e, t in
-                                self.knees.loc[missing, ["engine", "test"]].itertuples(index=False))))
+            saturated = analysis.saturated_at_peak(self.summary, self.knees)
+            groups = {flag: self.knees.loc[missing & (saturated == flag), ["engine", "test"]] for flag in (True, False)}
+            why = [NOT_LOCATED_WHY[flag].format(
+                cores=int(self.info["cpu_cores"] or 1), seconds=f"{self.param('step_seconds'):g}",
+                where=", ".join(f"{engine_title(e)} {t}" for e, t in pairs.itertuples(index=False)))
+                for flag, pairs in groups.items() if len(pairs)]
+            lines.append(KNEE_NOT_LOCATED.format(missing=int(missing.sum()), pairs=len(self.knees), why="; ".join(why)))
         return lines
 
     def cost_text(self, row) -> str:
