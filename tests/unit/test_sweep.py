@@ -181,7 +181,11 @@ def test_one_slow_repetition_does_not_decide_the_goal():
     p = analysis.price_performance(summary, 60.0, {}).iloc[0]
     assert p["threads"] == 45 and p["p95_ms"] == pytest.approx(49.2)
     assert p["repetitions split at threads"] == "45" and p["tps_ci95"] > 0
-    assert p["goal_bound"]  # every repetition was over it at 64 threads
+    # Every repetition was over it at 64 threads, but with less TPS than 45's: the goal excluded no higher
+    # throughput, so it did not bind (hostile read 46b, 03 #4: "yes" beside a step that was the peak).
+    assert not p["goal_bound"]
+    rows += [("mysql", "t", 90, r, 990.0 + r, p95) for r, p95 in enumerate([95.0, 99.0, 97.0])]
+    assert analysis.price_performance(_summarized(rows), 60.0, {}).iloc[0]["goal_bound"]  # 990 TPS left out
 
 
 def test_a_settle_bound_below_the_quiet_interval_is_refused_for_every_workload():
@@ -395,8 +399,8 @@ def test_an_undetermined_knee_compares_each_engine_at_its_best_step_within_the_g
 
 
 def test_price_rows_say_where_the_goal_never_bound_or_repetitions_split():
-    # PostgreSQL crosses the 60 ms goal at 8 threads; MySQL never does, and one of its repetitions
-    # crossed at 4 threads (the median stayed under).
+    # PostgreSQL crosses the 60 ms goal at 8 threads (with fewer TPS than at 4: it binds nothing);
+    # MySQL never does, and one of its repetitions crossed at 4 threads (the median stayed under).
     rows = _reps("postgres", "t", PG, p95={1: 1, 2: 5, 4: 30, 8: 90})
     rows += _reps("mysql", "t", MY, p95={1: 1, 2: 5, 4: 40, 8: 50})
     for r in rows:

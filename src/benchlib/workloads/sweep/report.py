@@ -60,6 +60,8 @@ def _offering(rows) -> str:
     return next(iter(rows.values())).offering if rows else "n/a"
 
 
+# The price table's "goal bound": whether the goal excluded a step with more throughput (analysis.price_performance).
+GOAL_BOUND_WORDS = {True: "yes", False: "peak (the goal never bound)"}
 # Why a knee's next gain is blank: no knee located, or no step run after it.
 NO_GAIN = {False: "n/a: no knee", True: "n/a: no step after the knee"}
 
@@ -155,9 +157,9 @@ class SweepReport(RunReport):
                                    "threads: at 1 thread each round trip waits for one vCPU to wake the other, the VM's "
                                    "latency, not the engine's (on this host scripts/bench_one_thread_wakeup.py ran it "
                                    "pinned to one CPU at 2.1x its TPS pinned apart)."),
-            F.Caveat("goal-never-bound", f"The {self.goal_ms:g} ms p95 goal never bound up to {top} threads on a side: "
-                                         "its throughput priced is the peak of the steps run, not a capacity the "
-                                         "goal set."),
+            F.Caveat("goal-never-bound", f"The {self.goal_ms:g} ms p95 goal excluded no step with more throughput "
+                                         f"on a side (steps run up to {top} threads): its throughput priced is the "
+                                         "peak of the steps run, not a capacity the goal set."),
             F.Caveat("goal-split", "Repetitions disagree about the goal at a step (some p95 under it, some over): "
                                    "where it binds is not located."),
             F.Caveat(analysis.SATURATED, f"Engine + sysbench used {analysis.SATURATED_SHARE:.0%} or more of the "
@@ -205,7 +207,7 @@ class SweepReport(RunReport):
         p = self.price_perf
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in p["engine"]], "test": p["test"],
-            "goal bound": p["goal_bound"].map({True: "yes", False: "no"}),
+            "goal bound": p["goal_bound"].map(GOAL_BOUND_WORDS),
             "threads": p["threads"], "repetitions": p["n"],
             "TPS (± 95% CI)": [fmt_ci(v, ci, positive=True) for v, ci in zip(p["max_tps_under_goal"], p["tps_ci95"])],
             "p95 ms (median of reps)": p["p95_ms"],
