@@ -181,7 +181,11 @@ def test_one_slow_repetition_does_not_decide_the_goal():
     p = analysis.price_performance(summary, 60.0, {}).iloc[0]
     assert p["threads"] == 45 and p["p95_ms"] == pytest.approx(49.2)
     assert p["repetitions split at threads"] == "45" and p["tps_ci95"] > 0
-    assert p["goal_bound"]  # every repetition was over it at 64 threads
+    # Every repetition was over it at 64 threads, but with less TPS than 45's: the goal excluded no higher
+    # throughput, so it did not bind (hostile read 46b, 03 #4: "yes" beside a step that was the peak).
+    assert not p["goal_bound"]
+    rows += [("mysql", "t", 90, r, 990.0 + r, p95) for r, p95 in enumerate([95.0, 99.0, 97.0])]
+    assert analysis.price_performance(_summarized(rows), 60.0, {}).iloc[0]["goal_bound"]  # 990 TPS left out
 
 
 def test_a_settle_bound_below_the_quiet_interval_is_refused_for_every_workload():
@@ -395,8 +399,8 @@ def test_an_undetermined_knee_compares_each_engine_at_its_best_step_within_the_g
 
 
 def test_price_rows_say_where_the_goal_never_bound_or_repetitions_split():
-    # PostgreSQL crosses the 60 ms goal at 8 threads; MySQL never does, and one of its repetitions
-    # crossed at 4 threads (the median stayed under).
+    # PostgreSQL crosses the 60 ms goal at 8 threads (with fewer TPS than at 4: it binds nothing);
+    # MySQL never does, and one of its repetitions crossed at 4 threads (the median stayed under).
     rows = _reps("postgres", "t", PG, p95={1: 1, 2: 5, 4: 30, 8: 90})
     rows += _reps("mysql", "t", MY, p95={1: 1, 2: 5, 4: 40, 8: 50})
     for r in rows:
@@ -487,7 +491,33 @@ def test_the_rendered_findings_are_the_approved_ones(tmp_path, snapshot):
     rendered = [f"{row['verdict']} {list(row['caveats'])}: {F.render(row, report.phrases)}"
                 for row in found.to_dict("records")]
     assert rendered == snapshot
-    assert report.answer_lines() == [F.render(r, report.phrases) for r in found[found["headline"]].to_dict("records")]
+    headline = found[found["headline"]].to_dict("records")
+    assert [line[:len(F.render(r, report.phrases))] for line, r in zip(report.answer_lines(), headline)] == \
+        [F.render(r, report.phrases) for r in headline]
+
+
+def test_a_capacity_line_carries_what_a_transaction_costs_there(tmp_path):
+    """Hostile read 46b (03 #1): "what does a transaction cost there?" got TPS only. Each capacity
+    line carries its cost row at the same steps (ratio and verdict from that row) and, where those
+    steps are the priced ones, each side's USD per million transactions."""
+    from benchlib.data import findings as F
+    from benchlib.data.store import Store
+    from benchlib.present.report import fmt
+    from benchlib.workloads.sweep.report import COST_CLAUSE, SweepReport
+
+    rising = [(1, 100), (2, 190), (4, 270), (8, 380)]  # no knee located: each side at its best step, the priced one
+    rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", rising, cpu=0.03)
+    store = Store(tmp_path / "results")
+    report = SweepReport(write_sweep_run(store, rows), store)
+    found = report.findings()
+    capacity = found[found["kind"] == analysis.CAPACITY].iloc[0].to_dict()
+    cost = analysis.same_steps(found, capacity, analysis.COST)
+    assert cost["verdict"] == "worse" and (cost["threads"], cost["base_threads"]) == (8, 4)
+    line = report.answer_lines()[0]
+    assert line.startswith(F.render(capacity, report.phrases) + F.render(cost, COST_CLAUSE))
+    usd = report.price_perf.set_index("engine")["usd_per_million_txn"]
+    assert line.endswith(f"; USD per M txn {fmt(usd['mysql'])} against PostgreSQL's {fmt(usd['postgres'])}")
+    assert analysis.same_steps(found, {**capacity, "threads": 1}, analysis.COST) is None
 
 
 def write_sweep_run(store, step_rows, *, run_id="20261201T000000Z-sweep0", goal=60.0):
@@ -561,8 +591,19 @@ def test_knees_not_located_in_a_long_enough_sweep_are_said_with_the_step_length(
     rows = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", rising)
     store = Store(tmp_path / "results")
     lines = SweepReport(write_sweep_run(store, rows), store).answer_lines()
-    assert lines[-1].startswith("Useful capacity not located at 2 s steps for 1 of 2 engine x test pairs (MySQL ")
+    assert lines[-1].startswith("Useful capacity not located for 1 of 2 engine x test pairs: TPS CIs of 2 s steps "
+                                "too wide (MySQL ")
     assert not any("No knee" in line for line in lines)
+    # Hostile read 46b (03 #2): where engine + sysbench saturated the host at the engine's peak, that is the cause.
+    hot = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", rising, cpu=5.0)
+    report = SweepReport(write_sweep_run(Store(tmp_path / "hot"), hot), Store(tmp_path / "hot"))
+    assert analysis.saturated_at_peak(report.summary, report.knees).tolist() == [True, True]  # mysql, postgres
+    cool = Store(tmp_path / "cool")
+    cool_report = SweepReport(write_sweep_run(cool, _reps("mysql", "oltp_point_select", rising)), cool)
+    assert not analysis.saturated_at_peak(cool_report.summary, cool_report.knees).any()  # 380 TPS x 0.03 ms
+    assert report.answer_lines()[-1].startswith("Useful capacity not located for 1 of 2 engine x test pairs: the "
+                                                "2-core host, shared with sysbench, saturates at the engine's peak "
+                                                "threads (MySQL oltp_point_select); ")
     flat = _reps("postgres", "oltp_point_select", PG) + _reps("mysql", "oltp_point_select", PG)
     located = SweepReport(write_sweep_run(Store(tmp_path / "other"), flat), Store(tmp_path / "other"))
     assert not any("not located" in line for line in located.answer_lines())

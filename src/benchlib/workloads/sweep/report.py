@@ -29,11 +29,24 @@ PHRASES = F.Phrases(
         F.Verdict.NA.value: "{subject}, {step}, {regime}: not measured on both sides",
         F.WIDE: "{subject}, {step}, {regime}: {value} against {base}'s {base_value}{mark} ({words}, CI over 10x wide)",
     })
+# What a transaction costs where a capacity line compares (hostile read 46b, 03 #1): its cost row,
+# appended to the line, and each side's USD per million transactions where those steps are priced.
+COST_CLAUSE = F.Phrases(
+    default="; {metric} {value}, {ratio} {base}'s {base_value} ({words})",
+    templates={F.Verdict.NOT_COMPARABLE.value: "; {metric} {value} against {base}'s {base_value} ({words})",
+               F.Verdict.NA.value: "",
+               F.WIDE: "; {metric} {value} against {base}'s {base_value} ({words}, CI over 10x wide)"})
+USD_CLAUSE = "; USD per M txn {value} against {base}'s {base_value}"
 # Where no knee was located, the answer's one clause: why, and the set that sweeps far enough.
 NO_KNEE = ("No knee: {steps} thread steps ({threads}) on {cores} cores locate none; `--set {answering}` "
            "sweeps {answering_threads} threads.")
-KNEE_NOT_LOCATED = ("Useful capacity not located at {seconds} s steps for {missing} of {pairs} engine x test pairs "
-                    "({where}): their rows compare each side's best step within the p95 goal.")
+KNEE_NOT_LOCATED = ("Useful capacity not located for {missing} of {pairs} engine x test pairs: {why}; their rows "
+                    "compare each side's best step within the p95 goal.")
+# Why, per group of those pairs: the host saturated at the engine's peak (analysis.saturated_at_peak,
+# hostile read 46b, 03 #2), else the steps too short for TPS CIs that locate one.
+NOT_LOCATED_WHY = {
+    True: "the {cores}-core host, shared with sysbench, saturates at the engine's peak threads ({where})",
+    False: "TPS CIs of {seconds} s steps too wide ({where})"}
 ANSWERING_SET, ANSWERING_THREADS = "default", "1-128"  # papermill_params/03-concurrency-sweep/default.yaml
 
 
@@ -47,6 +60,8 @@ def _offering(rows) -> str:
     return next(iter(rows.values())).offering if rows else "n/a"
 
 
+# The price table's "goal bound": whether the goal excluded a step with more throughput (analysis.price_performance).
+GOAL_BOUND_WORDS = {True: "yes", False: "peak (the goal never bound)"}
 # Why a knee's next gain is blank: no knee located, or no step run after it.
 NO_GAIN = {False: "n/a: no knee", True: "n/a: no step after the knee"}
 
@@ -84,7 +99,9 @@ class SweepReport(RunReport):
     def answer_lines(self) -> list[str]:
         """The headline rows' lines; where no knee was located, a last line says so (the headline
         rows are then each engine's CPU per transaction: analysis.findings)."""
-        lines = super().answer_lines()
+        found = self.findings()
+        lines = [F.render(row, self.phrases) + self.cost_text(row)
+                 for row in F.headline(found, self.answer_limit).to_dict("records")]
         if self.knees.empty:
             return lines
         threads = sorted({int(t) for t in self.summary["threads"]})
@@ -95,14 +112,34 @@ class SweepReport(RunReport):
                                         answering_threads=ANSWERING_THREADS))
             return lines
         # Hostile read 44 (03 #2): a sweep that ran enough steps and still located few knees says so,
-        # with the step length that left its TPS CIs too wide to.
+        # and why: the host saturated at the engine's peak, or steps too short for its TPS CIs.
         missing = self.knees["knee_threads"].isna()
         if missing.any():
-            lines.append(KNEE_NOT_LOCATED.format(
-                missing=int(missing.sum()), pairs=len(self.knees), seconds=f"{self.param('step_seconds'):g}",
-                where="; ".join(f"{engine_title(e)} {t}" for e, t in
-                                self.knees.loc[missing, ["engine", "test"]].itertuples(index=False))))
+            saturated = analysis.saturated_at_peak(self.summary, self.knees)
+            groups = {flag: self.knees.loc[missing & (saturated == flag), ["engine", "test"]] for flag in (True, False)}
+            why = [NOT_LOCATED_WHY[flag].format(
+                cores=int(self.info["cpu_cores"] or 1), seconds=f"{self.param('step_seconds'):g}",
+                where=", ".join(f"{engine_title(e)} {t}" for e, t in pairs.itertuples(index=False)))
+                for flag, pairs in groups.items() if len(pairs)]
+            lines.append(KNEE_NOT_LOCATED.format(missing=int(missing.sum()), pairs=len(self.knees), why="; ".join(why)))
         return lines
+
+    def cost_text(self, row) -> str:
+        """After a capacity row's line: its cost row (each side's CPU per transaction, the row's
+        ratio and verdict) and each side's USD per million transactions at those steps, where priced."""
+        if row.get("kind") != analysis.CAPACITY:
+            return ""
+        cost = analysis.same_steps(self.found, row, analysis.COST)
+        text = F.render(cost, COST_CLAUSE) if cost else ""
+        priced = self.price_perf.set_index(["engine", "test"])
+        sides = [(e, t) for e, t in ((row["engine"], row["threads"]), (row["base_engine"], row["base_threads"]))
+                 if (e, row["step"]) in priced.index and priced.loc[(e, row["step"]), "threads"] == t]
+        if len(sides) == 2:
+            usd = [priced.loc[(e, row["step"]), "usd_per_million_txn"] for e, _ in sides]
+            if all(u == u for u in usd):
+                text += USD_CLAUSE.format(value=fmt(usd[0]), base=engine_title(row["base_engine"]),
+                                          base_value=fmt(usd[1]))
+        return text
 
     def commits(self) -> dict[str, tuple]:
         """Per engine, what a commit waits for by its start's reading (log flush, binary log synced):
@@ -120,9 +157,9 @@ class SweepReport(RunReport):
                                    "threads: at 1 thread each round trip waits for one vCPU to wake the other, the VM's "
                                    "latency, not the engine's (on this host scripts/bench_one_thread_wakeup.py ran it "
                                    "pinned to one CPU at 2.1x its TPS pinned apart)."),
-            F.Caveat("goal-never-bound", f"The {self.goal_ms:g} ms p95 goal never bound up to {top} threads on a side: "
-                                         "its throughput priced is the peak of the steps run, not a capacity the "
-                                         "goal set."),
+            F.Caveat("goal-never-bound", f"The {self.goal_ms:g} ms p95 goal excluded no step with more throughput "
+                                         f"on a side (steps run up to {top} threads): its throughput priced is the "
+                                         "peak of the steps run, not a capacity the goal set."),
             F.Caveat("goal-split", "Repetitions disagree about the goal at a step (some p95 under it, some over): "
                                    "where it binds is not located."),
             F.Caveat(analysis.SATURATED, f"Engine + sysbench used {analysis.SATURATED_SHARE:.0%} or more of the "
@@ -170,7 +207,7 @@ class SweepReport(RunReport):
         p = self.price_perf
         out = pd.DataFrame({
             "engine": [engine_title(e) for e in p["engine"]], "test": p["test"],
-            "goal bound": p["goal_bound"].map({True: "yes", False: "no"}),
+            "goal bound": p["goal_bound"].map(GOAL_BOUND_WORDS),
             "threads": p["threads"], "repetitions": p["n"],
             "TPS (± 95% CI)": [fmt_ci(v, ci, positive=True) for v, ci in zip(p["max_tps_under_goal"], p["tps_ci95"])],
             "p95 ms (median of reps)": p["p95_ms"],
