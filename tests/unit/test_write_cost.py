@@ -183,9 +183,9 @@ def test_decomposition_parts_are_taken_per_repetition_with_a_ci():
     assert p["one_row_txn_ci95"] == pytest.approx(4.303 * 10 / 3 ** 0.5, rel=1e-3)
 
 
-def _verdicts(cell_rows: pd.DataFrame) -> dict[str, str]:
+def _verdicts(cell_rows: pd.DataFrame, pair: str = analysis.LARGEST) -> dict[str, str]:
     rows = analysis.decomposition_findings(cell_rows, metric="cpu_time", unit="s")
-    return {r["engine"]: (r["step"], r["verdict"]) for r in rows}
+    return {r["engine"]: (r["step"], r["verdict"]) for r in rows if r["pair"] == pair}
 
 
 def test_the_largest_part_is_separable_when_it_clears_the_next_within_the_repetitions():
@@ -195,7 +195,7 @@ def test_the_largest_part_is_separable_when_it_clears_the_next_within_the_repeti
 
 
 def test_parts_that_cross_within_the_repetitions_are_not_separable():
-    reps = [{(1, 1): 200 + d, (100, 1): 100 - d, (100, 100): 10.0} for d in (-60.0, 0.0, 60.0)]
+    reps = [{(1, 1): 200 + d, (100, 1): 100 - d, (100, 100): 10.0} for d in (-15.0, 0.0, 15.0)]
     step, verdict = _verdicts(_cell_rows(reps))["postgres"]
     assert verdict == "noise"
 
@@ -213,9 +213,43 @@ def test_parts_are_tested_paired_not_as_independent_means():
             for d, j in ((-60.0, 1.0), (0.0, -2.0), (60.0, 0.5), (10.0, 1.0))]
     parts = analysis.decompose(_cell_rows(reps)).iloc[0]
     assert parts["commit"] - parts["commit_ci95"] < parts["statement"] + parts["statement_ci95"]  # CIs overlap
-    (row,) = analysis.decomposition_findings(_cell_rows(reps), metric="cpu_time", unit="s")
+    (row,) = [r for r in analysis.decomposition_findings(_cell_rows(reps), metric="cpu_time", unit="s")
+              if r["pair"] == analysis.LARGEST]
     assert row["verdict"] == "worse" and row["ratio"] == pytest.approx(2.0, rel=0.02)
     assert row["ratio_low"] < 2.0 < row["ratio_high"] < 2.1
+
+
+def test_an_unresolved_part_is_never_largest_and_no_pair_reads_below_one():
+    """Hostile read 46c (05 #1): MyRocks' commit, not resolved, was "commit (largest) vs statement
+    0.892x". A part whose CI reaches zero is in no pair; each pair is the larger over the smaller by
+    the statistic its ratio uses (here the commit's mean, 110, tops the statement's 100)."""
+    reps = [{(1, 1): 10 + s + c, (100, 1): 10 + s, (100, 100): 10.0}  # commit c, statement s, row 10
+            for c, s in ((460.0, 130.0), (-140.0, 140.0), (100.0, 120.0))]
+    parts = analysis.part_repetitions(_cell_rows(reps))
+    assert parts["commit"].mean() > parts["statement"].mean()  # largest by mean, yet not resolved
+    rows = analysis.decomposition_findings(_cell_rows(reps), metric="cpu_time", unit="s")
+    assert rows and all("commit" not in (r["part"], r["base_part"]) for r in rows)
+    assert [(r["part"], r["base_part"]) for r in rows] == [("statement", "row")]
+    # Rows crossing the other way round are oriented so: the ratio is never below 1.
+    upside = [{(1, 1): 30.0 + d, (100, 1): 25.0 + d, (100, 100): 20.0} for d in (-1.0, 0.0, 1.0)]
+    assert all(r["ratio"] >= 1 for r in analysis.decomposition_findings(_cell_rows(upside), metric="cpu_time",
+                                                                        unit="s"))
+
+
+def test_the_overheads_are_tested_against_the_row_and_the_answer_takes_a_decided_pair():
+    """Hostile read 46c (05 #2): on every server the row was ~10x below the statement and the commit
+    while the page tested only largest against next (within noise). Both overheads are tested
+    against the row; the engine's line states the first decided pair."""
+    reps = [{(1, 1): 200 + d, (100, 1): 100 - d, (100, 100): 10.0 + d / 30} for d in (-15.0, 0.0, 15.0)]
+    rows = analysis.decomposition_findings(_cell_rows(reps), metric="cpu_time", unit="s")
+    by = {(r["pair"], r["part"], r["base_part"]): r for r in rows}
+    assert set(by) == {("row", "statement", "row"), ("row", "commit", "row"), ("largest", "commit", "statement")}
+    assert by[("largest", "commit", "statement")]["verdict"] == "noise"
+    assert by[("row", "statement", "row")]["verdict"] == "worse" and by[("row", "statement", "row")]["ratio"] > 5
+    assert [r["lead"] for r in rows] == [True, False, False]
+    # No pair decided: the largest against the next is the line's.
+    flat = analysis.decomposition_findings(_cell_rows(reps[:1]), metric="cpu_time", unit="s")
+    assert [r["pair"] for r in flat if r["lead"]] == [analysis.LARGEST]
 
 
 def test_heatmaps_share_one_colour_scale_and_keep_missing_cells_empty():

@@ -5,6 +5,7 @@ transaction into commit, statement and row work, for clusters what replication a
 findings rows that answer the notebook's question."""
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from functools import partial
@@ -240,21 +241,57 @@ def paired(base: pd.Series, other: pd.Series, *, exact: bool = False) -> dict:
     return out
 
 
+# Which pairs of parts a one-row insert's findings test: the largest resolved part against the next,
+# and each overhead against the row (hostile read 46c, 05 #2: on every server the row is ~10x below
+# the statement and the commit, which largest-vs-next never said).
+LARGEST, VS_ROW = "largest", "row"
+
+
+def _resolved_parts(df: pd.DataFrame) -> dict[str, float]:
+    """Each part of `part_repetitions`' rows of one engine: its mean where its 95% CI is above
+    zero, else NaN (a part not resolved is no cost, and is never called largest)."""
+    return {part: df[part].mean() if above_zero(df[part].mean(), results.ci95_half_width(
+        df[part].std(ddof=1), int(df[part].notna().sum()))) else float("nan") for part in PARTS}
+
+
+def _size(df: pd.DataFrame, parts: list[str]) -> dict[str, float]:
+    """Each part's size by the statistic `paired`'s ratio uses: the geometric mean over the
+    repetitions where every part is positive in each of them (its ratio is then the geometric mean
+    of the repetitions' ratios), else the mean (the ratio of the means)."""
+    both = df[parts].dropna()
+    if not both.empty and bool((both > 0).all().all()):
+        return {p: math.exp(both[p].map(math.log).mean()) for p in parts}
+    return {p: both[p].mean() for p in parts}
+
+
+def _oriented(df: pd.DataFrame, a: str, b: str, exact: bool) -> tuple[str, str, dict]:
+    """`paired` of the larger of two parts over the smaller: (larger, smaller, contrast), its ratio
+    never below 1."""
+    c = paired(df[b], df[a], exact=exact)
+    if c["ratio"] == c["ratio"] and c["ratio"] < 1:
+        return b, a, paired(df[a], df[b], exact=exact)
+    return a, b, c
+
+
 def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row", *, exact: bool = False) -> list[dict]:
-    """Per engine, the largest part of a one-row transaction against the next largest, measured
-    in the same repetitions (`paired`): whether the sweep tells them apart."""
+    """Per engine, pairs of the resolved parts of a one-row transaction measured in the same
+    repetitions (`paired`), each the larger over the smaller: the statement and the commit against
+    the row (VS_ROW), then the largest against the next (LARGEST), by the statistic the ratio uses,
+    where that is not one of the pairs already tested. A part not resolved above zero is in no pair."""
     reps = part_repetitions(cell_rows, value)
     out = []
     for engine, df in reps.groupby("engine", sort=False):
-        means = df[list(PARTS)].mean().dropna().sort_values(ascending=False)
-        if len(means) < 2:
-            continue
-        top, second = means.index[0], means.index[1]
-        # Every part beside the test, in PARTS order; one not above zero is no cost (NaN).
-        shown = {part: df[part].mean() if above_zero(df[part].mean(), results.ci95_half_width(
-            df[part].std(ddof=1), int(df[part].notna().sum()))) else float("nan") for part in PARTS}
-        out.append({"engine": engine, "top": top, "second": second, **paired(df[second], df[top], exact=exact),
-                    "parts": shown})
+        shown = _resolved_parts(df)  # every part beside the test, in PARTS order
+        resolved = [p for p in PARTS if shown[p] == shown[p]]
+        pairs = [(VS_ROW, part, "row") for part in ("statement", "commit") if {part, "row"} <= set(resolved)]
+        if len(resolved) >= 2:
+            size = _size(df, resolved)
+            top, second = sorted(resolved, key=lambda p: -size[p])[:2]
+            if not any({top, second} == {a, b} for _, a, b in pairs):
+                pairs.append((LARGEST, top, second))
+        for pair, a, b in pairs:
+            top, second, c = _oriented(df, a, b, exact)
+            out.append({"engine": engine, "pair": pair, "top": top, "second": second, **c, "parts": shown})
     return out
 
 
@@ -369,15 +406,23 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, host: Callable
 
 
 def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -> list[dict]:
-    """One row per engine: its one-row transaction's largest part against the next largest."""
+    """Per engine, its one-row transaction's pairs of parts (`separability`); `lead` marks the one
+    its answer line states: the first decided, else the largest against the next, else the first."""
     out = []
-    for s in separability(cell_rows, exact=unit in F.COUNTED_UNITS):
-        out.append(F.finding(
-            engine=s["engine"], base_engine=s["engine"], step=f"{s['top']} (largest) vs {s['second']}", metric=metric,
-            unit=unit, contrast=s, caveats=(() if is_server(s["engine"]) else (EMBEDDED_DRIVER,))
-            + (COUNTS_NO_WAITS,))
-            | {"kind": DECOMPOSITION, "part": s["top"], "base_part": s["second"], "base_label": s["second"],
-               "embedded": not is_server(s["engine"]), **s["parts"]})
+    for engine, pairs in itertools.groupby(separability(cell_rows, exact=unit in F.COUNTED_UNITS),
+                                           key=lambda s: s["engine"]):
+        rows = []
+        for s in pairs:
+            largest = s["pair"] == LARGEST
+            rows.append(F.finding(
+                engine=engine, base_engine=engine, step=f"{s['top']}{' (largest)' * largest} vs {s['second']}",
+                metric=metric, unit=unit, contrast=s, caveats=(() if is_server(engine) else (EMBEDDED_DRIVER,))
+                + (COUNTS_NO_WAITS,))
+                | {"kind": DECOMPOSITION, "pair": s["pair"], "part": s["top"], "base_part": s["second"],
+                   "base_label": s["second"], "embedded": not is_server(engine), **s["parts"]})
+        decided = [r for r in rows if F.Verdict(r["verdict"]).decided]
+        lead = (decided or [r for r in rows if r["pair"] == LARGEST] or rows)[0]
+        out.extend(r | {"lead": r is lead} for r in rows)
     return out
 
 
@@ -430,7 +475,9 @@ def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.Data
             :REPLICATION_LINES]
     else:
         seeded = found[(found["kind"] == BULK) & costs & found["seed_ratio"].notna()].index[:1]
-        parts = found[found["kind"] == DECOMPOSITION].index[:answer_limit - len(seeded)]
+        # One line per engine: its lead pair (decomposition_findings).
+        lead_rows = found["lead"].eq(True) if "lead" in found else False
+        parts = found[(found["kind"] == DECOMPOSITION) & lead_rows].index[:answer_limit - len(seeded)]
         lead = parts.append(seeded)
     found["headline"] = found.index.isin(lead[:answer_limit])
     return found

@@ -36,10 +36,16 @@ STATEMENT_AXIS = "statement"
 def _statement(rows_per_stmt: int) -> str:
     return f"{int(rows_per_stmt):,}-row VALUES"
 
-# Where the cost is counted in instructions (valgrind), what the count leaves out, said on each part
-# line: user space only, so a commit's kernel CPU (write, fdatasync) is not in it, and the parts' order
-# can differ from the CPU set's (hostile read 44, 05 instructions #1: it is CPU, not a wait).
-COUNTED_CLAUSE = "user space only; the commit's kernel CPU is not counted: the CPU-seconds set counts it"
+# The parts' caveat: CPU work (a commit's flush wait is not in it), or where the cost is counted in
+# instructions (valgrind), user space only, so a commit's kernel CPU (write, fdatasync) is not in it and
+# the parts' order can differ from the CPU set's; said once, under the findings table, and pointing to
+# the set that counts that CPU with how its sweep differs (hostile read 46c, 05 instructions #1, #4).
+CPU_NOTE = "The parts are CPU work only: a commit's wait for its log flush (fsync) costs wall time, not CPU."
+COUNTED_NOTE = ("The parts are user-space instructions: a commit's kernel CPU (write, fdatasync) is not in them; "
+                "the CPU-seconds set counts it{differs}.")
+CPU_SET = "default"  # the parameter set that measures this sweep in CPU seconds (papermill_params/05-write-cost/)
+# How a parameter of the CPU set and this run reads where they differ, in a few words.
+DIFFERS = {"pk_kind": "{} keys", "rows": "{:,} rows"}
 SINGLE_NODE_QUESTION = "Where does an insert's cost go: to the commit, the statement or the row?"
 CLUSTER_QUESTION = "What does replication add to a row write?"
 
@@ -65,16 +71,19 @@ BULK_PHRASES = dataclasses.replace(
     missing=NOT_RESOLVED)  # not above zero, or within the idle rate's noise (analysis.bulk_findings)
 
 
-# One line per engine: its one-row insert's parts in one order, then whether its largest part is
-# told apart from the next (two parts of one cost: told apart or not, never better or worse). No
-# part ratio: its direction would follow whichever part is largest, engine by engine; the
-# findings table holds it as largest / next.
-def _parts_phrases(subject: str, counted: bool = False) -> F.Phrases:
-    each = (subject + ", one-row insert, {shown_unit} per row" + (f" ({COUNTED_CLAUSE})" if counted else "")
-            + ": commit {commit}, statement {statement}, row {row}")
+# One line per engine: its one-row insert's parts in one order, then the pair its findings lead with
+# (analysis.decomposition_findings): two parts of one cost are told apart or not, never better or
+# worse. A pair against the row says how far the row is below the other part (the larger over the
+# smaller: never below 1); the largest against the next says which is largest. `{unit_mark}`: the
+# row's caveat marks, beside its unit (a count's scope is said once, in its caveat).
+def _parts_phrases(subject: str, pair: str = analysis.LARGEST) -> F.Phrases:
+    each = (subject + ", one-row insert, {shown_unit} per row{unit_mark}: commit {commit}, statement {statement}, "
+            "row {row}")
+    apart = ("; {base_part} {ratio} below the {part} ({words})" if pair == analysis.VS_ROW
+             else "; {part} largest, separable ({words})")
     return F.Phrases(templates={
-        F.Verdict.WORSE.value: each + "; {part} largest, separable ({words})",
-        F.Verdict.BETTER.value: each + "; {part} largest, separable ({words})",
+        F.Verdict.WORSE.value: each + apart,
+        F.Verdict.BETTER.value: each + apart,
         F.Verdict.SAME.value: each + "; {part} and {base_part} about equal ({words})",
         F.Verdict.NOISE.value: each + "; {part} and {base_part} not separable ({words})",
         F.Verdict.NA.value: each,
@@ -86,8 +95,8 @@ def _parts_phrases(subject: str, counted: bool = False) -> F.Phrases:
 PARTS_PHRASES = _parts_phrases("{subject}")
 # An embedded engine's count holds its Python driver (it runs in the notebook's process): said in its line.
 EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)")
-COUNTED_PARTS_PHRASES = _parts_phrases("{subject}", counted=True)
-COUNTED_EMBEDDED_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)", counted=True)
+ROW_PARTS_PHRASES = _parts_phrases("{subject}", analysis.VS_ROW)
+EMBEDDED_ROW_PARTS_PHRASES = _parts_phrases("{subject} (with its Python driver)", analysis.VS_ROW)
 WITH_DRIVER = "{engine} + driver"  # its legend entry where a chart sets it beside servers without theirs
 # The question's second half, where no cluster ran: said in the method, not above the answer.
 NO_CLUSTER = "**Replication:** not measured here (no cluster ran); `--set clusters` measures it."
@@ -127,6 +136,7 @@ def _architecture(key: str):
 
 class WriteCostReport(RunReport):
     workload = WORKLOAD
+    notebook = "05-write-cost"
     phrases = COMPARISON
     # One line per engine (six with a dialect) and the bulk line beside the seed; with clusters,
     # REPLICATION_LINES.
@@ -201,20 +211,23 @@ class WriteCostReport(RunReport):
             return REPLICATION_PHRASES
         if row["kind"] != DECOMPOSITION:
             return self.phrases
-        if self.metric_unit in F.COUNTED_UNITS:
-            return COUNTED_EMBEDDED_PARTS_PHRASES if row.get("embedded") else COUNTED_PARTS_PHRASES
+        if row.get("pair") == analysis.VS_ROW:
+            return EMBEDDED_ROW_PARTS_PHRASES if row.get("embedded") else ROW_PARTS_PHRASES
         return EMBEDDED_PARTS_PHRASES if row.get("embedded") else PARTS_PHRASES
 
     def render(self, row, marks: dict[str, int] | None = None) -> str:
-        """One findings row in words, with the phrase table of its kind; `marks`: its ratio carries
-        the findings table's footnote marks (a binary log beside the bulk ratio)."""
-        return F.render(row, self.phrases_of(row), with_seed=True, mark=self.footnote(row, marks or {}))
+        """One findings row in words, with the phrase table of its kind; `marks`: its ratio (a part
+        line: its unit) carries the findings table's footnote marks (a binary log beside the bulk ratio)."""
+        mark = self.footnote(row, marks or {})
+        if row["kind"] == DECOMPOSITION:  # a part line's marks sit beside its unit, not its ratio
+            return F.render(row | {"unit_mark": mark}, self.phrases_of(row), with_seed=True)
+        return F.render(row, self.phrases_of(row), with_seed=True, mark=mark)
 
     def answer_lines(self) -> list[str]:
-        """The headline rows, each rendered with the phrase table of its kind, the bulk row's ratio with
-        its footnote marks."""
+        """The headline rows, each rendered with the phrase table of its kind, the bulk row's ratio and
+        the part lines' unit with their footnote marks (a caveat said once, under the table)."""
         marks = self.caveat_marks(self.findings())
-        return [self.render(row, marks if row["kind"] == analysis.BULK else None)
+        return [self.render(row, marks if row["kind"] in (analysis.BULK, DECOMPOSITION) else None)
                 for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
 
     def caveat_notes(self) -> list[F.Caveat]:
@@ -223,8 +236,8 @@ class WriteCostReport(RunReport):
         return [
             F.Caveat(EMBEDDED_DRIVER, "An embedded engine runs in the notebook's process: its cost includes the "
                                       "Python driver's."),
-            F.Caveat(COUNTS_NO_WAITS, "The parts are CPU work only: a commit's wait for its log flush (fsync) "
-                                      "costs wall time, not CPU."),
+            F.Caveat(COUNTS_NO_WAITS, COUNTED_NOTE.format(differs=self._cpu_set_differs())
+                     if self.metric_unit in F.COUNTED_UNITS else CPU_NOTE),
             F.Caveat(SEED_CORNER, f"Seed 000 wrote {SEED_ROWS:,} rows in two 1,000,000-row `insert ... select`; this "
                                   f"run's nearest cell is {where}."),
             F.Caveat(SEED_METRIC, "Seed 000 counted the server's user-space instructions; this run's cost metric is "
@@ -233,6 +246,17 @@ class WriteCostReport(RunReport):
             F.Caveat(SHARED_CORES, f"A cluster's nodes and the client share this host's {self.info['cpu_cores']} cores "
                                    "and a local bridge network: what a cluster adds includes contention for them."),
         ]
+
+    def _cpu_set_differs(self) -> str:
+        """` (uuid keys, 3,000 rows; here sequential keys, 300 rows)`: where the CPU-seconds set's
+        sweep differs from this run's, from both sets' parameters; "" where it does not."""
+        there, here = [], []
+        for key, words in DIFFERS.items():
+            other = self.set_values(key).get(CPU_SET)
+            if other is not None and other != self.param(key):
+                there.append(words.format(other))
+                here.append(words.format(self.param(key)))
+        return f" ({', '.join(there)}; here {', '.join(here)})" if there else ""
 
     def _binary_log_notes(self) -> list[F.Caveat]:
         """Which engines wrote a binary log beside their redo log, with their settings, where a row cites it."""
