@@ -249,6 +249,12 @@ def test_appendix_tables_print_numbers_as_the_page_does_not_raw_pandas(report):
     assert part.data["log bytes / row byte"].map(lambda v: isinstance(v, str)).all()  # fmt's, not 51.337917
 
 
+def test_a_spread_below_the_printed_precision_reads_zero(report):
+    """Hostile read 46c (05 instructions #6): counts that repeat read "5,916 ± 2.77e-12"."""
+    assert report._ci(5916e-6, 2.77e-18) == "5,916 ± 0"
+    assert report._ci(23833e-6, 10.5e-6) == "23,833 ± 10.5"
+
+
 def test_the_heatmaps_statement_axis_names_what_it_holds(report):
     """Hostile read 43 (05 #4): the axis "rows per statement" held "server-generated", no count."""
     fig = report.cost_figure()
