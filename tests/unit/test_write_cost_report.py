@@ -122,6 +122,9 @@ def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
     assert note != CPU_NOTE and "kernel CPU" in note
     # 05 instructions #1: the pointer to the CPU-seconds set names where its sweep differs from this run's,
     # from the sets' own parameters (here the rows per cell; both ran uuid keys).
+    # 05 instructions #5: no engine + driver ratio: only the reason that applies is given.
+    reason = str(report.ratio_figure())
+    assert "driver" in reason and "did not run" not in reason and "no engine" not in reason
     cpu_rows = report.set_values("rows")["default"]
     assert cpu_rows != report.param("rows") and f"{cpu_rows:,} rows" in note and "keys" not in note
     # 05i #3: under valgrind wall time is valgrind's: no wall-time row, none in "N of M decided".

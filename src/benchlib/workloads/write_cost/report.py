@@ -329,12 +329,21 @@ class WriteCostReport(RunReport):
                                    "included where resolved)", why_empty="No cell measured.")
 
     def ratio_figure(self):
-        s = self.summary[self.summary["engine"] != analysis.base_of(self.summary["engine"])]
+        base = analysis.base_of(self.summary["engine"])
+        s = self.summary[self.summary["engine"] != base]
         return self._heatmap(s, "ratio_to_postgres", unit="× PostgreSQL", name="write-cost-ratio", ratio=True,
                              title="Engine + driver cost per row over PostgreSQL's in the same cell (> 1: costlier)",
-                             fmt_=lambda v: fmt(v, digits=2),
-                             why_empty="No ratio to draw: PostgreSQL, the base, did not run, no other engine did, or "
-                                       "a driver was not counted in this metric.")
+                             fmt_=lambda v: fmt(v, digits=2), why_empty=self._no_ratio_reason(base, s))
+
+    def _no_ratio_reason(self, base: str | None, others: pd.DataFrame) -> str:
+        """Why no engine + driver ratio is drawn: only the reason that applies (hostile read 46c, 05
+        instructions #5: three were printed where one did)."""
+        if base is None:
+            return "No ratio to draw: PostgreSQL, the base, did not run."
+        if others.empty:
+            return "No ratio to draw: no engine beside PostgreSQL ran."
+        return (f"No engine + driver ratio to draw: a server's Python driver is not counted in "
+                f"{F.METRIC_WORDS.get(self.metric, self.metric)}.")
 
     def after_shares(self) -> pd.DataFrame:
         """The after-commit share per engine and cell where the work after the commit is resolved
