@@ -56,8 +56,21 @@ def test_a_negative_share_after_the_commit_is_never_drawn(tmp_path):
     fig = report.after_figure()
     drawn = [v for trace in fig.data for row in trace.z for v in row if v is not None]
     assert drawn and all(v > 0 for v in drawn)
-    assert "empty cells: work after the commit not above the idle rate" in fig.layout.annotations[-1].text
+    assert "Work after the commit not above the idle rate: 3 empty cells." == fig.layout.annotations[-1].text
     assert "-" not in "".join(str(t) for trace in fig.data for row in trace.text for t in row)
+
+
+def test_an_engine_with_no_work_after_the_commit_is_named_not_drawn_as_a_blank_panel(tmp_path):
+    """Hostile read 46c (05 #6): three blank panels under "21 empty cells". An engine with no cell
+    above the idle rate gets no panel; the one sentence under the chart names it."""
+    engines = {**ENGINES, "mysql": {**ENGINES["mysql"], "after": {cell: -0.003 for cell in ENGINES["mysql"]["cells"]}}}
+    store = Store(tmp_path / "results")
+    report = WriteCostReport(write_run(store, engines=engines), store)
+    fig = report.after_figure()
+    assert "MySQL" not in {a.text for a in fig.layout.annotations}  # no panel title
+    assert "PostgreSQL" in {a.text for a in fig.layout.annotations}
+    # SQLite has no settle window (nothing measured): neither drawn nor named.
+    assert fig.layout.annotations[-1].text.endswith(": MySQL in no cell (not drawn); 3 empty cells.")
 
 
 def test_nothing_to_draw_is_said_not_drawn_as_an_empty_axis(report):
@@ -168,6 +181,10 @@ def test_a_binary_log_the_base_does_not_write_is_cited_beside_the_bulk_ratio(rep
     assert all("binary-log" in c for c in bulk["caveats"])
     note = {c.id: c.text for c in report.caveat_notes()}["binary-log"]
     assert "log_bin=1" in note and "sync_binlog=1" in note
+    # Hostile read 46c (05 #4): seed 000 gives its MySQL's version (its defaults: binary log on).
+    from benchlib.data import results
+    ref = results.reference("seed000_dml_instructions")
+    assert f"MySQL {ref[ref['engine'] == 'mysql']['version'].iloc[0]}" in note and "not given" not in note
 
 
 def test_without_a_cluster_the_page_says_replication_was_not_measured(report):
