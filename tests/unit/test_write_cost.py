@@ -230,6 +230,12 @@ def test_an_unresolved_part_is_never_largest_and_no_pair_reads_below_one():
     rows = analysis.decomposition_findings(_cell_rows(reps), metric="cpu_time", unit="s")
     assert rows and all("commit" not in (r["part"], r["base_part"]) for r in rows)
     assert [(r["part"], r["base_part"]) for r in rows] == [("statement", "row")]
+    # Under two parts resolved: no pair, but the engine keeps its row (its answer's line), with no ratio.
+    alone = [{(1, 1): 10 + s + c, (100, 1): 10 + s, (100, 100): 10.0 + r}
+             for c, s, r in ((460.0, 130.0, 9.0), (-140.0, -100.0, -9.0), (100.0, -20.0, 0.0))]
+    (row,) = analysis.decomposition_findings(_cell_rows(alone), metric="cpu_time", unit="s")
+    assert row["step"] == analysis.NO_PAIR and row["verdict"] == "n/a" and row["lead"]
+    assert not (row["commit"] == row["commit"]) and not (row["statement"] == row["statement"])
     # Rows crossing the other way round are oriented so: the ratio is never below 1.
     upside = [{(1, 1): 30.0 + d, (100, 1): 25.0 + d, (100, 100): 20.0} for d in (-1.0, 0.0, 1.0)]
     assert all(r["ratio"] >= 1 for r in analysis.decomposition_findings(_cell_rows(upside), metric="cpu_time",

@@ -245,6 +245,7 @@ def paired(base: pd.Series, other: pd.Series, *, exact: bool = False) -> dict:
 # and each overhead against the row (hostile read 46c, 05 #2: on every server the row is ~10x below
 # the statement and the commit, which largest-vs-next never said).
 LARGEST, VS_ROW = "largest", "row"
+NO_PAIR = "under two parts resolved"  # the step of an engine's row where no pair could be tested
 
 
 def _resolved_parts(df: pd.DataFrame) -> dict[str, float]:
@@ -292,6 +293,8 @@ def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row", *, exac
         for pair, a, b in pairs:
             top, second, c = _oriented(df, a, b, exact)
             out.append({"engine": engine, "pair": pair, "top": top, "second": second, **c, "parts": shown})
+        if not pairs:  # the engine's parts are still its answer's line: no pair, no ratio (n/a)
+            out.append({"engine": engine, "pair": None, "top": None, "second": None, "n": len(df), "parts": shown})
     return out
 
 
@@ -414,8 +417,9 @@ def decomposition_findings(cell_rows: pd.DataFrame, *, metric: str, unit: str) -
         rows = []
         for s in pairs:
             largest = s["pair"] == LARGEST
+            step = f"{s['top']}{' (largest)' * largest} vs {s['second']}" if s["pair"] else NO_PAIR
             rows.append(F.finding(
-                engine=engine, base_engine=engine, step=f"{s['top']}{' (largest)' * largest} vs {s['second']}",
+                engine=engine, base_engine=engine, step=step,
                 metric=metric, unit=unit, contrast=s, caveats=(() if is_server(engine) else (EMBEDDED_DRIVER,))
                 + (COUNTS_NO_WAITS,))
                 | {"kind": DECOMPOSITION, "pair": s["pair"], "part": s["top"], "base_part": s["second"],
