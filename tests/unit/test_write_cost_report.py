@@ -91,6 +91,11 @@ def test_a_run_with_clusters_asks_what_replication_adds(tmp_path):
     wall = report.summary.set_index(["engine", "rows_per_txn", "rows_per_stmt", "rows_from"])["wall_per_row"] * 1e6
     expected = [F.fmt_number(wall[(e, 1, 1, CLIENT_VALUES)]) for e in ("postgres-replica-sync", "postgres")]
     assert report.answer_lines()[0].endswith(f"; wall {expected[0]} vs {expected[1]} µs per row")
+    # Hostile read 46d (05 clusters #1): a pair whose hosts ran 10% or more apart says which way its ratio reads.
+    row = lead.iloc[0].to_dict()
+    assert report.render({**row, "host_factor": 1.05}) == report.render(row)  # within 10%: nothing said
+    slow_base = report.render({**row, "host_factor": 1 / 2.11})
+    assert slow_base.endswith("; PostgreSQL's host ran 2.11x slower: the ratio reads low")
 
 
 def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):

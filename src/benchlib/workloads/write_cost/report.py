@@ -56,6 +56,10 @@ COMPARISON = F.Phrases(default=EACH + " ({words})", templates={F.Verdict.UNTESTE
 WALL = "; wall {wall_us} vs {base_wall_us} µs per row"
 REPLICATION_PHRASES = dataclasses.replace(COMPARISON, default=EACH + " ({words})" + WALL,
                                           templates={F.Verdict.UNTESTED.value: EACH + WALL})
+# A pair whose hosts ran apart (findings.host_named): which way that moves its ratio (hostile read 46d, 05 clusters #1).
+HOST_BIAS = "; {host_bias}"
+REPLICATION_HOST_PHRASES = dataclasses.replace(
+    COMPARISON, default=EACH + " ({words})" + WALL + HOST_BIAS, templates={F.Verdict.UNTESTED.value: EACH + WALL + HOST_BIAS})
 # The bulk row: the cell's engine cost against the base's, as its table shows it, and the part of
 # each that came after the commit (settle) where resolved above the idle rate's noise.
 AFTER = "; of which after the commit: {after} vs {base_after}"
@@ -198,7 +202,7 @@ class WriteCostReport(RunReport):
             after = [row.get(k) for k in ("after", "base_after")]
             return BULK_PHRASES if any(v == v and v is not None for v in after) else self.phrases
         if row["kind"] == analysis.REPLICATION:
-            return REPLICATION_PHRASES
+            return REPLICATION_HOST_PHRASES if F.host_named(row.get("host_factor")) else REPLICATION_PHRASES
         if row["kind"] != DECOMPOSITION:
             return self.phrases
         if self.metric_unit in F.COUNTED_UNITS:
