@@ -272,3 +272,26 @@ def test_the_method_states_the_runs_key_kind_and_seed_000s_where_they_differ(tmp
     assert "sequential primary key + float, 16 bytes of row; seed 000's keys: uuid, 24 bytes of row" in sequential
     uuid = WriteCostReport(write_run(store, engines=engines), store).method_notes()
     assert "uuid primary key + float, 24 bytes of row)" in uuid and "seed 000's keys" not in uuid
+
+
+def test_the_parts_table_and_the_findings_read_one_resolution_and_one_separability(report):
+    """Hostile read 46d (05 clusters #4): the findings table printed a part the parts table called not
+    resolved, and the parts table printed two parts the rule could not separate as two costs, unsaid."""
+    import pandas as pd
+
+    from benchlib.data import findings as F
+    from benchlib.engines import engine_title
+
+    table = report.decomposition_table().data
+    table = table[table["side"] == "engine"].set_index("engine")
+    found = report.findings()
+    found = found[found["kind"] == "decomposition"]
+    assert (found["verdict"] == "noise").any() and found["commit"].isna().any()  # the fixture holds both cases
+    for row in found.to_dict("records"):
+        shown = table.loc[engine_title(row["engine"])]
+        for part in ("commit", "statement", "row"):
+            assert (shown[f"{part} ({report.shown_unit}/row)"] == "not resolved") == pd.isna(row[part])
+        # The findings row's own value of its largest part is blank where that part is not resolved.
+        assert pd.isna(row["value"]) == pd.isna(row[row["part"]])
+        assert shown["largest vs next"].startswith(row["step"]) and \
+            shown["largest vs next"].endswith(F.VERDICT_WORDS[F.Verdict(row["verdict"])])

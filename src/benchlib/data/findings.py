@@ -471,7 +471,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
 
     title = title or engine_title
     scale, shown = phrases.unit_scale.get(row["unit"], (1.0, row["unit"]))
-    value = lambda v: "n/a" if v is None or not _finite(v) else f"{fmt_number(v / scale)} {shown}".strip()  # noqa: E731
+    value = lambda v: phrases.missing if v is None or not _finite(v) else f"{fmt_number(v / scale)} {shown}".strip()  # noqa: E731
     verdict = Verdict(row["verdict"])
     ratio = row.get("ratio")
     digits = seed_digits(row)

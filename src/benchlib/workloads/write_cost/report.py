@@ -392,8 +392,14 @@ class WriteCostReport(RunReport):
         rows = []
         driver = (analysis.positive_parts(self.driver_parts, raw=True).set_index("engine") if not self.driver_parts.empty
                   else pd.DataFrame())
+        # The engine's parts read the findings' rows: which part is resolved, and whether the largest
+        # is told from the next (hostile read 46d, 05 clusters #4: the two tables disagreed).
+        found = self.findings()
+        tested = (found[found["kind"] == DECOMPOSITION].set_index("engine") if not found.empty else pd.DataFrame())
         for p in analysis.positive_parts(self.parts).to_dict("records") if not self.parts.empty else []:
             arch = _architecture(p["engine"])
+            row = tested.loc[p["engine"]].to_dict() if p["engine"] in tested.index else {}
+            p = {**p, **{part: float("nan") for part in PARTS if part in row and row[part] != row[part]}}
             sides = [("engine", p)] + ([("driver", driver.loc[p["engine"]].to_dict())]
                                        if p["engine"] in driver.index else [])
             for side, values in sides:
@@ -402,9 +408,11 @@ class WriteCostReport(RunReport):
                              **{f"{title} ({self.shown_unit}/row)": self._ci(values[name], values[f"{name}_ci95"])
                                 if values[name] == values[name] else NOT_RESOLVED
                                 for name, title in (("one_row_txn", "one-row txn"), *((part, part) for part in PARTS))},
+                             "largest vs next": f"{row['step']}: {F.verdict_words(row)}" if row and side == "engine"
+                             else "",
                              "n": int(values["n"])})
         return pd.DataFrame(rows).style.hide(axis="index").set_caption(
-            f"The parts behind the first chart ({self.spread_words()}); a server's driver beside its engine.")
+            f"The parts of a one-row insert ({self.spread_words()}); a server's driver beside its engine.")
 
     def cell_table(self):
         """Every cell: engine cost (statements; after the commit where resolved), client cost, wall, bytes."""
