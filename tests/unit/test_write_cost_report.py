@@ -295,3 +295,22 @@ def test_the_parts_table_and_the_findings_read_one_resolution_and_one_separabili
         assert pd.isna(row["value"]) == pd.isna(row[row["part"]])
         assert shown["largest vs next"].startswith(row["step"]) and \
             shown["largest vs next"].endswith(F.VERDICT_WORDS[F.Verdict(row["verdict"])])
+
+
+def test_a_column_that_says_nothing_in_every_row_is_left_out_of_the_appendix(report):
+    """Hostile read 46d (05 clusters #5): "io write B/row" read 0, "I/O bytes / row byte" "not measured"
+    and "log" "ok" in every row. A column holding one such value throughout is dropped; one value that
+    differs keeps it."""
+    import pandas as pd
+
+    from benchlib.present.report import dead_columns
+
+    frame = pd.DataFrame({"engine": ["a", "b"], "io": [0.0, 0.0], "io bytes": ["not measured"] * 2, "log": ["ok"] * 2,
+                          "wall": [float("nan")] * 2, "n": [3, 3], "mixed": ["ok", "not reported"]})
+    assert dead_columns(frame) == ["io", "io bytes", "log", "wall"]  # n: the same 3 everywhere, but a count
+    assert dead_columns(frame.head(1)) == []  # one row: nothing to compare across
+    html = report.appendix().data
+    every_cell = html.partition("Every cell")[2].partition("</table>")[0]
+    kept = report.cell_table().data
+    assert dead_columns(kept) == ["io write B/row"]  # the fixture counts no I/O bytes; its log column is mixed
+    assert "io write B/row" not in every_cell and ">log<" in every_cell

@@ -73,6 +73,23 @@ def _verdict_label(fields: dict, phrases: F.Phrases) -> str:
     return f"{verdict.value}, {fields['words']}" if directed else fields["words"]
 
 
+# A cell that says nothing measured: a column holding one of these in every row tells a reader
+# nothing a row could differ by, and is left out of the table shown (hostile read 46d, 05 #5).
+DEAD_VALUES = frozenset({"0", "ok", "not measured", "n/a", ""})
+
+
+def dead_columns(frame: pd.DataFrame) -> list:
+    """The columns of a table of two or more rows whose every cell holds the same DEAD_VALUES
+    value (a number 0 or a missing one counts as "0" or "n/a")."""
+    if len(frame) < 2:
+        return []
+    def words(v) -> str:
+        if isinstance(v, str):
+            return v.strip()
+        return "n/a" if pd.api.types.is_scalar(v) and pd.isna(v) else "0" if pd.api.types.is_number(v) and v == 0 else str(v)
+    return [c for c in frame.columns if len(cells := set(map(words, frame[c]))) == 1 and cells <= DEAD_VALUES]
+
+
 def plural(n: int, noun: str) -> str:
     """`1 repetition`, `2 repetitions`."""
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
@@ -394,6 +411,10 @@ class RunReport:
         for heading, body in self.appendix_parts():
             if isinstance(body, str):
                 html = _markdown_html(body)
+            elif isinstance(body, pd.DataFrame):
+                html = body.drop(columns=dead_columns(body)).to_html()
+            elif isinstance(getattr(body, "data", None), pd.DataFrame) and hasattr(body, "hide"):  # a Styler
+                html = body.hide(dead_columns(body.data), axis="columns").to_html()
             elif hasattr(body, "to_html"):
                 html = body.to_html()
             else:
