@@ -245,14 +245,20 @@ class ComparisonReport(RunReport):
         return HOST_LINE.format(runs=", ".join(runs), shift=shift)
 
     def answer_lines(self) -> list[str]:
-        """Identical reruns: the rule's false-positive count is the answer, no flagged row is."""
+        """Identical reruns: the smallest change the rerun could flag leads (its limit: 0 flagged
+        says nothing of a change under it; hostile read 46d, 06 #3), then the rule's false-positive
+        count, no flagged row."""
         if self.is_rerun() and not self.findings().empty:
             found = self.findings()
             detectable = smallest_detectable(found[found["metric"] == self.cost_label()])
-            return [rerun_line(found, self.rerun_words())] + [line for line in [self.host_line()] if line] + (
-                [DETECTABLE.format(smallest=_change(detectable[0]), median=_change(detectable[1]))]
-                if detectable else [])
+            return ([DETECTABLE.format(smallest=_change(detectable[0]), median=_change(detectable[1]))]
+                    if detectable else []) + [rerun_line(found, self.rerun_words())] + [
+                line for line in [self.host_line()] if line]
         return super().answer_lines() + [line for line in [self.host_line()] if line]
+
+    def counts_shown(self) -> bool:
+        """A rerun's count line counts the rows the certainty line would again (hostile read 46d, 06 #4)."""
+        return not (self.is_rerun() and not self.findings().empty)
 
     def headline_figure(self):
         figures = self.figures()

@@ -270,6 +270,11 @@ class RunReport:
         run this run's engines says so where no row has a seed figure."""
         return F.seed_line(found, self.seed_set)
 
+    def counts_shown(self) -> bool:
+        """Whether the page shows the certainty line under the answer: not where an answer line
+        already counts the same rows (a rerun's false-positive count)."""
+        return True
+
     def answer(self) -> None:
         """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
         the run is, the comparison with the seed in one line, then the one chart, at a height that
@@ -283,9 +288,10 @@ class RunReport:
         seed = self.seed_line(found)
         shown = lines or ["This run measured no comparison to answer with; see the tables below."]
         items = "".join(f"<li>{_inline(line)}</li>" for line in shown)
+        below = " ".join([f"{_inline(sure)}." if self.counts_shown() else ""] + [_inline(seed)] * bool(seed)).strip()
         html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it
                 f'<div class="benchlib-answer"><ul>{items}</ul>'
-                f'<p class="benchlib-sure">{_inline(sure)}.' + (f" {_inline(seed)}" if seed else "") + "</p></div>")
+                + (f'<p class="benchlib-sure">{below}</p>' if below else "") + "</div>")
         display(HTML(html), metadata={"benchlib": {"answer": self.index_line(lines),
                                                    "lines": [_plain(line) for line in lines],
                                                    "certainty": sure, "count": F.count_line(found), "seed": seed}})
