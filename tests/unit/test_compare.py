@@ -141,6 +141,16 @@ def test_the_chart_and_tables_say_what_was_compared_in_the_runs_unit(tmp_path):
     assert report.left_out() == "Compared: the engines every run measured. Left out: MySQL (only in the base run)."
     # Its geometric mean is per engine, never across engines; the legend names the colours drawn.
     assert list(report.ratio_table().data.columns)[-1].startswith("geometric mean (this engine")
+    # Hostile read 46d (06 #2): with its CI over the engine's phase ratios, never a bare point.
+    from benchlib.data import findings as F
+    from benchlib.data import results
+
+    mean, low, high = results.geometric_mean_ci([1.17, 1.22, 1.25, 1.01])
+    assert mean == pytest.approx(results.geometric_mean([1.17, 1.22, 1.25, 1.01])) and low < 1 < high
+    assert results.geometric_mean_ci([1.2, 1.2, 1.2])[1:] == pytest.approx((1.2, 1.2))
+    shown = report.ratio_table().data.iloc[:, -1]
+    ratios = report.findings().query("metric == @report.cost_label()")["ratio"]
+    assert list(shown) == [F.fmt_ratio(*results.geometric_mean_ci(ratios))]
     table = report.findings_table().data
     assert "3.5 µs/row" in table and "2.9 µs/row" in table and "e-0" not in table  # 1,000 rows per window
     assert not hasattr(report, "versions_table")
