@@ -380,3 +380,23 @@ def test_the_runs_host_speed_reads_the_compared_engines_loops_only(tmp_path):
     write_run(store, "b", 2, {"postgres": both}, calibration={"postgres": 0.099})
     assert ComparisonReport(["a", "b"], store=store).host_line() == (
         "Host speed (median calibration loop): the base run 90 ms, the rerun 99 ms (1.10x).")
+
+
+def test_a_caveat_every_row_cites_is_said_once_in_the_caption(tmp_path):
+    """Hostile read 46d (06 #4): footnote 1 (the rerun's note) sat on every row, and the seed column was
+    empty. A caveat every row cites goes in the caption, marked on no row; a seed column no row fills is
+    left out."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    write_run(store, "a", 1, {"postgres": {"insert": [1.0, 1.01, 0.99], "update": [2.0, 2.1, 1.9]}})
+    write_run(store, "b", 2, {"postgres": {"insert": [1.0, 1.02, 0.98], "update": [2.0, 2.05, 1.95]}})
+    report = ComparisonReport(["a", "b"], store=store)
+    found = report.findings()
+    assert len(found) > 1 and all(cs == found["caveats"].iloc[0] and cs for cs in found["caveats"])
+    html = report.table_of(found).data
+    note = report.caveat_notes()[0].text
+    assert note in html.partition("</caption>")[0] and "<sup>" not in html and "benchlib-notes" not in html
+    assert "<th>seed</th>" not in html

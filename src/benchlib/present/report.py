@@ -363,7 +363,13 @@ class RunReport:
         if found.empty:
             return HTML("<p>No comparisons in this run.</p>")
         notes = {c.id: c for c in self.caveat_notes()}
-        marks = self.caveat_marks(found if limit is None else found.head(limit))
+        shown = found if limit is None else found.head(limit)
+        marks = self.caveat_marks(shown)
+        # A caveat every row cites is said once, in the caption, not marked on each row; a seed column
+        # no row fills is left out (hostile read 46d, 06 #4).
+        everywhere = [c for c in marks if len(shown) > 1 and all(c in (cs or ()) for cs in shown["caveats"])]
+        marks_by_row = {c: n for c, n in marks.items() if c not in everywhere}
+        with_seed = not shown["seed"].fillna(F.SeedAgreement.NO_SEED.value).eq(F.SeedAgreement.NO_SEED.value).all()
         rows = []
         # Rows against several bases or in several metrics say theirs per row; one of each goes in the caption.
         # A row's base is an engine, or (`base_label`) what it is set beside within one engine (a part).
@@ -371,23 +377,26 @@ class RunReport:
                  zip(found["base_engine"], found["base_label"] if "base_label" in found else [None] * len(found))]
         many_bases = len(set(bases)) > 1
         many_metrics = found["metric"].nunique() > 1
-        for base, row in zip(bases, (found if limit is None else found.head(limit)).to_dict("records")):
+        for base, row in zip(bases, shown.to_dict("records")):
             phrases = self.phrases_of(row)
             f = F.fields_of(row, phrases)
-            sup = self.footnote(row, marks)
+            sup = self.footnote(row, marks_by_row)
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
             seed = "" if f["seed"] in (None, "no_seed") else f"{f['seed_text']}x: {f['seed_words']}"
             words = _verdict_label(f, phrases)
             base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""
             rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"
-                        f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
+                        f"<td>{f['ratio']}{sup}</td><td>{words}</td>" + (f"<td>{seed}</td>" if with_seed else "")
+                        + "</tr>")
         first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
         caption = ("" if many_bases else f"Base: {bases[0]}. ") + \
-            ("" if many_metrics else f"Metric: {first['metric']}. ") + F.host_pairs_line(found)
+            ("" if many_metrics else f"Metric: {first['metric']}. ") + F.host_pairs_line(found) + \
+            "".join(f" {_inline(notes[c].text)}" for c in everywhere)
         head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
-                + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
-        foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
+                + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th>"
+                + ("<th>seed</th>" if with_seed else "") + "</tr>")
+        foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks_by_row.items())
         return HTML(f'<table class="benchlib-findings"><caption>{caption.strip()}</caption>'
                     f"{head}{''.join(rows)}</table>" + (f'<ol class="benchlib-notes">{foot}</ol>' if foot else ""))
 
