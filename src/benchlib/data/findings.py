@@ -541,7 +541,7 @@ def host_named(host_factor: float | None) -> bool:
 
 
 # Beside one ratio whose pair's hosts ran HOST_NAMED apart: whose ran slower, and which way that moves the ratio.
-HOST_BIAS = "{slower}'s host ran {factor}x slower: the ratio reads {way}"
+HOST_BIAS = "{slower}: the ratio reads {way}"
 
 
 def host_bias(host_factor: float | None, subject: str, base: str, *, higher_is_better: bool = False) -> str:
@@ -549,8 +549,7 @@ def host_bias(host_factor: float | None, subject: str, base: str, *, higher_is_b
     high where the host alone moves it above 1 (`host_ratio`), low where below."""
     if not host_named(host_factor):
         return ""
-    slower, factor = (subject, host_factor) if host_factor > 1 else (base, 1 / host_factor)
-    return HOST_BIAS.format(slower=slower, factor=fmt_number(factor),
+    return HOST_BIAS.format(slower=host_words(host_factor, subject, base, matched=0.0),
                             way="high" if host_ratio(host_factor, higher_is_better) > 1 else "low")
 
 
