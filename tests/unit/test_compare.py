@@ -141,6 +141,16 @@ def test_the_chart_and_tables_say_what_was_compared_in_the_runs_unit(tmp_path):
     assert report.left_out() == "Compared: the engines every run measured. Left out: MySQL (only in the base run)."
     # Its geometric mean is per engine, never across engines; the legend names the colours drawn.
     assert list(report.ratio_table().data.columns)[-1].startswith("geometric mean (this engine")
+    # Hostile read 46d (06 #2): with its CI over the engine's phase ratios, never a bare point.
+    from benchlib.data import findings as F
+    from benchlib.data import results
+
+    mean, low, high = results.geometric_mean_ci([1.17, 1.22, 1.25, 1.01])
+    assert mean == pytest.approx(results.geometric_mean([1.17, 1.22, 1.25, 1.01])) and low < 1 < high
+    assert results.geometric_mean_ci([1.2, 1.2, 1.2])[1:] == pytest.approx((1.2, 1.2))
+    shown = report.ratio_table().data.iloc[:, -1]
+    ratios = report.findings().query("metric == @report.cost_label()")["ratio"]
+    assert list(shown) == [F.fmt_ratio(*results.geometric_mean_ci(ratios))]
     table = report.findings_table().data
     assert "3.5 µs/row" in table and "2.9 µs/row" in table and "e-0" not in table  # 1,000 rows per window
     assert not hasattr(report, "versions_table")
@@ -205,7 +215,7 @@ def test_a_difference_flagged_between_identical_reruns_is_counted_as_a_false_pos
     verdicts = report.findings().set_index("step")["verdict"].to_dict()
     assert verdicts == {"insert": "false_positive", "update": "noise"}
     assert not F.Verdict("false_positive").decided
-    assert report.answer_lines()[0] == rerun_line(report.findings())  # 1 of 2: a count, not a rate
+    assert report.answer_lines()[1] == rerun_line(report.findings())  # 1 of 2: a count, not a rate
     html = report.ratio_table().to_html()
     assert "#c8e6c9" not in html and "#f4c7c3" not in html and html.count("#fff3c4") == 1
     chart = report.headline_figure()
@@ -243,7 +253,7 @@ def test_a_rerun_that_flags_nothing_says_the_smallest_change_it_could_have_seen(
     from synthetic_runs import write_run
 
     from benchlib.compare import ComparisonReport
-    from benchlib.compare.report import smallest_detectable
+    from benchlib.compare.report import rerun_line, smallest_detectable
 
     rows = pd.DataFrame({"ratio_low": [0.8, 0.25, 0.5, float("nan")], "ratio_high": [1.25, 4.0, 2.0, float("nan")]})
     narrowest, median = smallest_detectable(rows)
@@ -256,7 +266,11 @@ def test_a_rerun_that_flags_nothing_says_the_smallest_change_it_could_have_seen(
     write_run(store, "b", 2, {"postgres": {"insert": [1.0, 1.25, 0.85], "update": [2.0, 2.05, 1.95]}})
     report = ComparisonReport(["a", "b"], store=store)
     assert report.is_rerun() and len(report.answer_lines()) == 2
-    assert "%" in report.answer_lines()[1]  # tight repetitions: a change under 2x, in per cent
+    # Hostile read 46d (06 #3): the smallest change the rerun could flag leads, then the count; the count
+    # is said once (06 #4: the certainty line under the answer repeated it).
+    assert report.answer_lines()[0].startswith("Changes under ~")
+    assert "%" in report.answer_lines()[0]  # tight repetitions: a change under 2x, in per cent
+    assert report.answer_lines()[1] == rerun_line(report.findings()) and not report.counts_shown()
 
 
 def test_the_spreadsheet_has_no_stray_index_header(tmp_path):
@@ -323,11 +337,11 @@ def test_a_common_shift_the_way_the_hosts_speed_moved_reads_as_drift_not_false_p
     found = report.findings().set_index("step")
     assert report.is_rerun() and set(found["verdict"]) == {"drift"}
     assert found["host_factor"].tolist() == pytest.approx([0.095 / 0.130] * 2)
-    assert report.answer_lines()[:2] == [
+    assert report.answer_lines()[1:3] == [
         rerun_line(report.findings()),
         "Host speed (median calibration loop): the base run 130 ms, the rerun 95 ms (0.73x); the ratios' common "
         "shift, 0.775x (geometric mean), lies within it."]
-    assert report.answer_lines()[0].startswith("0 of 2 flagged on identical reruns")
+    assert report.answer_lines()[1].startswith("0 of 2 flagged on identical reruns")
     # The same shift with the rerun's host the slower one is against the host: flagged, a false positive.
     write_run(store, "c", 3, shifted, calibration={"postgres": 0.178})
     against = ComparisonReport(["a", "c"], store=store)
@@ -350,7 +364,7 @@ def test_a_rerun_of_fewer_engines_is_not_called_identical(tmp_path):
     both = {"insert": [1.0, 1.01, 0.99]}
     write_run(store, "a", 1, {"postgres": both, "sqlite": both})
     write_run(store, "b", 2, {"postgres": both})
-    assert ComparisonReport(["a", "b"], store=store).answer_lines()[0].startswith(
+    assert ComparisonReport(["a", "b"], store=store).answer_lines()[1].startswith(
         "0 of 1 flagged on a rerun of 1 of the base run's 2 engines")
 
 
@@ -366,3 +380,23 @@ def test_the_runs_host_speed_reads_the_compared_engines_loops_only(tmp_path):
     write_run(store, "b", 2, {"postgres": both}, calibration={"postgres": 0.099})
     assert ComparisonReport(["a", "b"], store=store).host_line() == (
         "Host speed (median calibration loop): the base run 90 ms, the rerun 99 ms (1.10x).")
+
+
+def test_a_caveat_every_row_cites_is_said_once_in_the_caption(tmp_path):
+    """Hostile read 46d (06 #4): footnote 1 (the rerun's note) sat on every row, and the seed column was
+    empty. A caveat every row cites goes in the caption, marked on no row; a seed column no row fills is
+    left out."""
+    from synthetic_runs import write_run
+
+    from benchlib.compare import ComparisonReport
+
+    store = Store(tmp_path / "results")
+    write_run(store, "a", 1, {"postgres": {"insert": [1.0, 1.01, 0.99], "update": [2.0, 2.1, 1.9]}})
+    write_run(store, "b", 2, {"postgres": {"insert": [1.0, 1.02, 0.98], "update": [2.0, 2.05, 1.95]}})
+    report = ComparisonReport(["a", "b"], store=store)
+    found = report.findings()
+    assert len(found) > 1 and all(cs == found["caveats"].iloc[0] and cs for cs in found["caveats"])
+    html = report.table_of(found).data
+    note = report.caveat_notes()[0].text
+    assert note in html.partition("</caption>")[0] and "<sup>" not in html and "benchlib-notes" not in html
+    assert "<th>seed</th>" not in html

@@ -94,6 +94,12 @@ def test_the_host_factor_is_the_subjects_loop_over_the_bases_and_names_whose_hos
     assert F.host_words(1.25, "MyRocks", "MariaDB") == "MyRocks's host ran 1.25x slower"
     assert F.host_words(1 / 1.25, "MyRocks", "MariaDB") == "MariaDB's host ran 1.25x slower"
     assert F.host_words(float("nan"), "MyRocks", "MariaDB") == ""
+    # Hostile read 46d (05 clusters #1): which way a pair's host speed moves its ratio, named from 10% apart.
+    assert F.host_bias(1.05, "MyRocks", "MariaDB") == "" and F.host_bias(float("nan"), "MyRocks", "MariaDB") == ""
+    assert F.host_bias(1.25, "MyRocks", "MariaDB").endswith("reads high")  # the subject's cost inflated
+    assert F.host_bias(1 / 1.25, "MyRocks", "MariaDB").startswith("MariaDB's") and \
+        F.host_bias(1 / 1.25, "MyRocks", "MariaDB").endswith("reads low")
+    assert F.host_bias(1.25, "MyRocks", "MariaDB", higher_is_better=True).endswith("reads low")  # a rate: fewer per s
     row = F.finding(engine="x", base_engine="base", step="a", metric="cpu_time", unit="s", host_factor=1.25,
                     contrast={"ratio": 1.2, "ratio_low": 1.1, "ratio_high": 1.3, "beyond_noise": True, "n": 3,
                               "base_n": 3})

@@ -511,3 +511,27 @@ def test_the_answer_takes_decided_replication_cells_before_undecided_ones():
     cells = sorted(zip(lead["rows_per_txn"], lead["rows_per_stmt"]))
     assert cells == [(1, 1), (1, 1), (1000, 1), (1000, 1000), (1000, 1000)]
     assert int(lead["verdict"].map(lambda v: Verdict(v).decided).sum()) == 4
+
+
+def _bulk_rows(per_row):
+    """cells() output of two repetitions in one bulk cell: engine -> (rep 1, rep 2) cost per row."""
+    return pd.DataFrame([{"engine": engine, "repetition": rep + 1, "rows_per_txn": 1000, "rows_per_stmt": 1000,
+                          "rows_from": CLIENT_VALUES, "engine_per_row": values[rep], "after_per_row": 0.0,
+                          "after_counted": False, "wall_per_row": 1e-5} for engine, values in per_row.items()
+                         for rep in (0, 1)])
+
+
+def test_a_seed_ratio_of_instructions_is_tested_only_by_a_ratio_of_instructions():
+    """Hostile read 46d (05 clusters #3): a CPU-time ratio was set against seed 000's instruction ratio
+    ("the seed's within the CI"). The seed's figure stays beside it, tested against nothing."""
+    from benchlib.data.findings import SeedAgreement
+
+    rows = _bulk_rows({"postgres": (10.0, 11.0), "mysql": (13.0, 14.0)})
+    summary = rows.drop_duplicates(analysis.CELL)
+    no_host = lambda subject, base: float("nan")  # noqa: E731
+    by_unit = {unit: analysis.bulk_findings(rows, summary, no_host, metric=metric, unit=unit, seed={"mysql": 1.29},
+                                            timed=False)[0]
+               for metric, unit in (("cpu_time", "s"), ("instructions_user", "instructions"))}
+    assert by_unit["s"]["seed"] == SeedAgreement.NOT_COMPARABLE.value and by_unit["s"]["seed_ratio"] == 1.29
+    assert "instructions" in by_unit["s"]["seed_reason"]
+    assert by_unit["instructions"]["seed"] not in (SeedAgreement.NOT_COMPARABLE.value, SeedAgreement.NO_SEED.value)

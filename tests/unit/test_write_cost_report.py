@@ -38,7 +38,7 @@ def test_each_engine_says_whether_its_parts_separate_and_mysql_meets_the_seed_in
     assert found.loc[("decomposition", "mysql", "commit vs row"), "caveats"] == ("counts-no-waits",)
     bulk = found.loc[("bulk", "mysql")]
     bulk = bulk[bulk["metric"] == "cpu_time"].iloc[0]
-    assert bulk["seed_ratio"] == pytest.approx(68_011_238_184 / 52_812_253_895) and bulk["seed"] == "same_direction"  # the article's exact counts
+    assert bulk["seed_ratio"] == pytest.approx(68_011_238_184 / 52_812_253_895) and bulk["seed"] == "not_comparable"  # the article's exact counts; CPU time tests no count
     assert bulk["base_engine"] == "postgres" and 1.1 < bulk["ratio"] < 1.2 and bulk["verdict"] == "worse"
     assert report.findings()["headline"].sum() == 4  # three engines' parts, then MySQL in bulk
     assert report.question == SINGLE_NODE_QUESTION
@@ -107,6 +107,11 @@ def test_a_run_with_clusters_asks_what_replication_adds(tmp_path):
     wall = report.summary.set_index(["engine", "rows_per_txn", "rows_per_stmt", "rows_from"])["wall_per_row"] * 1e6
     expected = [F.fmt_number(wall[(e, 1, 1, CLIENT_VALUES)]) for e in ("postgres-replica-sync", "postgres")]
     assert report.answer_lines()[0].endswith(f"; wall {expected[0]} vs {expected[1]} µs per row")
+    # Hostile read 46d (05 clusters #1): a pair whose hosts ran 10% or more apart says which way its ratio reads.
+    row = lead.iloc[0].to_dict()
+    assert report.render({**row, "host_factor": 1.05}) == report.render(row)  # within 10%: nothing said
+    slow_base = report.render({**row, "host_factor": 1 / 2.11})
+    assert slow_base.endswith("; PostgreSQL's host ran 2.11x slower: the ratio reads low")
 
 
 def test_the_findings_follow_the_runs_cost_metric_in_its_own_unit(tmp_path):
@@ -307,3 +312,46 @@ def test_the_method_states_the_runs_key_kind_and_seed_000s_where_they_differ(tmp
     assert "sequential primary key + float, 16 bytes of row; seed 000's keys: uuid, 24 bytes of row" in sequential
     uuid = WriteCostReport(write_run(store, engines=engines), store).method_notes()
     assert "uuid primary key + float, 24 bytes of row)" in uuid and "seed 000's keys" not in uuid
+
+
+def test_the_parts_table_and_the_findings_read_one_resolution_and_one_separability(report):
+    """Hostile read 46d (05 clusters #4): the findings table printed a part the parts table called not
+    resolved, and the parts table printed two parts the rule could not separate as two costs, unsaid."""
+    import pandas as pd
+
+    from benchlib.data import findings as F
+    from benchlib.engines import engine_title
+
+    table = report.decomposition_table().data
+    table = table[table["side"] == "engine"].set_index("engine")
+    found = report.findings()
+    found = found[found["kind"] == "decomposition"]
+    assert found["commit"].isna().any()  # the fixture holds a part not resolved
+    for row in found.to_dict("records"):
+        shown = table.loc[engine_title(row["engine"])]
+        for part in ("commit", "statement", "row"):
+            assert (shown[f"{part} ({report.shown_unit}/row)"] == "not resolved") == pd.isna(row[part])
+        # A part not resolved is in no tested pair (hostile read 46c, 05 default #1).
+        assert not row["pair"] or not (pd.isna(row[row["part"]]) or pd.isna(row[row["base_part"]]))
+        if row["lead"] and row["pair"]:  # the table names the pair the answer states, with its verdict
+            assert shown["pair tested"].startswith(row["step"]) and \
+                shown["pair tested"].endswith(F.VERDICT_WORDS[F.Verdict(row["verdict"])])
+
+
+def test_a_column_that_says_nothing_in_every_row_is_left_out_of_the_appendix(report):
+    """Hostile read 46d (05 clusters #5): "io write B/row" read 0, "I/O bytes / row byte" "not measured"
+    and "log" "ok" in every row. A column holding one such value throughout is dropped; one value that
+    differs keeps it."""
+    import pandas as pd
+
+    from benchlib.present.report import dead_columns
+
+    frame = pd.DataFrame({"engine": ["a", "b"], "io": [0.0, 0.0], "io bytes": ["not measured"] * 2, "log": ["ok"] * 2,
+                          "wall": [float("nan")] * 2, "n": [3, 3], "mixed": ["ok", "not reported"]})
+    assert dead_columns(frame) == ["io", "io bytes", "log", "wall"]  # n: the same 3 everywhere, but a count
+    assert dead_columns(frame.head(1)) == []  # one row: nothing to compare across
+    html = report.appendix().data
+    every_cell = html.partition("Every cell")[2].partition("</table>")[0]
+    kept = report.cell_table().data
+    assert dead_columns(kept) == ["io write B/row"]  # the fixture counts no I/O bytes; its log column is mixed
+    assert "io write B/row" not in every_cell and ">log<" in every_cell

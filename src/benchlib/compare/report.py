@@ -48,6 +48,7 @@ FEWER_ENGINES = "a rerun of {rerun} of the base run's {base} engines"
 # Beside the false-positive count: each run's host speed, and the ratios' common shift where it is the host's.
 HOST_LINE = "Host speed (median calibration loop): {runs}{shift}."
 COMMON_SHIFT = "; the ratios' common shift, {shift:.3g}x (geometric mean), lies within it"
+GEOMETRIC_MEAN = "geometric mean (this engine's phases, 95% CI)"
 RATE_BOUND = 0.10  # a rate is stated where its 95% upper bound is under twice the rule's 5% level
 
 
@@ -245,14 +246,20 @@ class ComparisonReport(RunReport):
         return HOST_LINE.format(runs=", ".join(runs), shift=shift)
 
     def answer_lines(self) -> list[str]:
-        """Identical reruns: the rule's false-positive count is the answer, no flagged row is."""
+        """Identical reruns: the smallest change the rerun could flag leads (its limit: 0 flagged
+        says nothing of a change under it; hostile read 46d, 06 #3), then the rule's false-positive
+        count, no flagged row."""
         if self.is_rerun() and not self.findings().empty:
             found = self.findings()
             detectable = smallest_detectable(found[found["metric"] == self.cost_label()])
-            return [rerun_line(found, self.rerun_words())] + [line for line in [self.host_line()] if line] + (
-                [DETECTABLE.format(smallest=_change(detectable[0]), median=_change(detectable[1]))]
-                if detectable else [])
+            return ([DETECTABLE.format(smallest=_change(detectable[0]), median=_change(detectable[1]))]
+                    if detectable else []) + [rerun_line(found, self.rerun_words())] + [
+                line for line in [self.host_line()] if line]
         return super().answer_lines() + [line for line in [self.host_line()] if line]
+
+    def counts_shown(self) -> bool:
+        """A rerun's count line counts the rows the certainty line would again (hostile read 46d, 06 #4)."""
+        return not (self.is_rerun() and not self.findings().empty)
 
     def headline_figure(self):
         figures = self.figures()
@@ -298,7 +305,8 @@ class ComparisonReport(RunReport):
         # No index or column name: the engines and phases name themselves (a stray "row" header otherwise).
         table = found.pivot_table(index="row", columns="step", values="ratio", sort=False).rename_axis(
             index=None, columns=None)
-        table["geometric mean (this engine's phases)"] = [results.geometric_mean(r.dropna()) for _, r in table.iterrows()]
+        # With its CI over the phases' ratios: without one, 1.16 read as +16% (hostile read 46d, 06 #2).
+        table[GEOMETRIC_MEAN] = [F.fmt_ratio(*results.geometric_mean_ci(r.dropna())) for _, r in table.iterrows()]
 
         def colour(frame: pd.DataFrame) -> pd.DataFrame:
             styles = pd.DataFrame("", index=frame.index, columns=frame.columns)
@@ -307,7 +315,7 @@ class ComparisonReport(RunReport):
             return styles
 
         drawn = [words for verdict, (_, words) in _COLOURS.items() if verdict in set(found["verdict"])]
-        return (table.style.format("{:.3g}", na_rep="n/a").apply(colour, axis=None)
+        return (table.style.format("{:.3g}", na_rep="n/a", subset=list(table.columns[:-1])).apply(colour, axis=None)
                 .set_caption("Compared run / base run. " + ("; ".join(drawn) + "; " if drawn else "")
                              + "uncoloured: not told apart."))
 

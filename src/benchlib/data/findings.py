@@ -471,7 +471,7 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
 
     title = title or engine_title
     scale, shown = phrases.unit_scale.get(row["unit"], (1.0, row["unit"]))
-    value = lambda v: "n/a" if v is None or not _finite(v) else f"{fmt_number(v / scale)} {shown}".strip()  # noqa: E731
+    value = lambda v: phrases.missing if v is None or not _finite(v) else f"{fmt_number(v / scale)} {shown}".strip()  # noqa: E731
     verdict = Verdict(row["verdict"])
     ratio = row.get("ratio")
     digits = seed_digits(row)
@@ -504,6 +504,9 @@ def fields_of(row: Mapping[str, Any], phrases: Phrases = DEFAULT_PHRASES,
         "host_words": host_words(row.get("host_factor"), *HOST_SIDES, matched=0.0),
         "seed_ratio": row.get("seed_ratio") if _finite(row.get("seed_ratio")) else float("nan"),
         "seed_text": fmt_number(row.get("seed_ratio"), digits),  # to as many digits as the CI it is set beside
+        "host_bias": host_bias(row.get("host_factor"), title(row["engine"]), title(row["base_engine"]),
+                               higher_is_better=bool(row.get("higher_is_better")))
+        if host_named(row.get("host_factor")) else "",
     }
 
 
@@ -532,6 +535,24 @@ HOST_PAIRS = "Host speed: {pairs}."
 HOST_PAIR = "{slower}'s host ran {factor}x slower than {faster}'s"
 
 
+def host_named(host_factor: float | None) -> bool:
+    """Whether a pair's hosts ran HOST_NAMED or further apart (`host_factor` as `host_words`')."""
+    return _finite(host_factor) and host_factor > 0 and abs(math.log(host_factor)) >= math.log1p(HOST_NAMED)
+
+
+# Beside one ratio whose pair's hosts ran HOST_NAMED apart: whose ran slower, and which way that moves the ratio.
+HOST_BIAS = "{slower}: the ratio reads {way}"
+
+
+def host_bias(host_factor: float | None, subject: str, base: str, *, higher_is_better: bool = False) -> str:
+    """HOST_BIAS where the pair's hosts ran HOST_NAMED or further apart, else "": the ratio reads
+    high where the host alone moves it above 1 (`host_ratio`), low where below."""
+    if not host_named(host_factor):
+        return ""
+    return HOST_BIAS.format(slower=host_words(host_factor, subject, base, matched=0.0),
+                            way="high" if host_ratio(host_factor, higher_is_better) > 1 else "low")
+
+
 def host_pairs_line(found: pd.DataFrame, title: Callable[[str], str] | None = None) -> str:
     """HOST_PAIRS over the compared pairs of two engines (not a part, a layer or a run against
     itself) whose `host_factor` lies HOST_NAMED or further from 1: its furthest where a pair has
@@ -547,7 +568,7 @@ def host_pairs_line(found: pd.DataFrame, title: Callable[[str], str] | None = No
     pairs = []
     for (engine, base), g in rows.groupby(["engine", "base_engine"], sort=False):
         factor = float(g["host_factor"].loc[g["host_factor"].map(lambda f: abs(math.log(f))).idxmax()])
-        if abs(math.log(factor)) >= math.log1p(HOST_NAMED):
+        if host_named(factor):
             slower, faster = (engine, base) if factor > 1 else (base, engine)
             pairs.append(HOST_PAIR.format(slower=title(slower), faster=title(faster),
                                           factor=fmt_number(max(factor, 1 / factor))))

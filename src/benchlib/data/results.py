@@ -477,6 +477,17 @@ def geometric_mean(values: Iterable[float]) -> float:
     return math.exp(sum(logs) / len(logs)) if logs else float("nan")
 
 
+def geometric_mean_ci(values: Iterable[float]) -> tuple[float, float, float]:
+    """The geometric mean of positive ratios with its 95% CI from their spread on the log scale
+    (Student t over the ratios: each a sample of one common shift); NaN ends under two ratios."""
+    logs = [math.log(v) for v in values if v and v > 0 and not math.isnan(v)]
+    if not logs:
+        return float("nan"), float("nan"), float("nan")
+    mean = sum(logs) / len(logs)
+    half = ci95_half_width(pd.Series(logs).std(ddof=1), len(logs)) if len(logs) > 1 else float("nan")
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
 def reference(name: str, **read_csv) -> pd.DataFrame:
     """A transcribed reference table; `read_csv`: pandas options (dtype=str keeps "11.10" a version)."""
     return pd.read_csv(get_settings().reference_dir / f"{name}.csv", **read_csv)

@@ -73,6 +73,23 @@ def _verdict_label(fields: dict, phrases: F.Phrases) -> str:
     return f"{verdict.value}, {fields['words']}" if directed else fields["words"]
 
 
+# A cell that says nothing measured: a column holding one of these in every row tells a reader
+# nothing a row could differ by, and is left out of the table shown (hostile read 46d, 05 #5).
+DEAD_VALUES = frozenset({"0", "ok", "not measured", "n/a", ""})
+
+
+def dead_columns(frame: pd.DataFrame) -> list:
+    """The columns of a table of two or more rows whose every cell holds the same DEAD_VALUES
+    value (a number 0 or a missing one counts as "0" or "n/a")."""
+    if len(frame) < 2:
+        return []
+    def words(v) -> str:
+        if isinstance(v, str):
+            return v.strip()
+        return "n/a" if pd.api.types.is_scalar(v) and pd.isna(v) else "0" if pd.api.types.is_number(v) and v == 0 else str(v)
+    return [c for c in frame.columns if len(cells := set(map(words, frame[c]))) == 1 and cells <= DEAD_VALUES]
+
+
 def plural(n: int, noun: str) -> str:
     """`1 repetition`, `2 repetitions`."""
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
@@ -253,6 +270,11 @@ class RunReport:
         run this run's engines says so where no row has a seed figure."""
         return F.seed_line(found, self.seed_set)
 
+    def counts_shown(self) -> bool:
+        """Whether the page shows the certainty line under the answer: not where an answer line
+        already counts the same rows (a rerun's false-positive count)."""
+        return True
+
     def answer(self) -> None:
         """The first screen: the answer in at most `answer_limit` lines with its numbers, how sure
         the run is, the comparison with the seed in one line, then the one chart, at a height that
@@ -266,9 +288,10 @@ class RunReport:
         seed = self.seed_line(found)
         shown = lines or ["This run measured no comparison to answer with; see the tables below."]
         items = "".join(f"<li>{_inline(line)}</li>" for line in shown)
+        below = " ".join([f"{_inline(sure)}." if self.counts_shown() else ""] + [_inline(seed)] * bool(seed)).strip()
         html = (f"<style>{report_css()}</style>"  # JupyterLab has no report template: the answer brings it
                 f'<div class="benchlib-answer"><ul>{items}</ul>'
-                f'<p class="benchlib-sure">{_inline(sure)}.' + (f" {_inline(seed)}" if seed else "") + "</p></div>")
+                + (f'<p class="benchlib-sure">{below}</p>' if below else "") + "</div>")
         display(HTML(html), metadata={"benchlib": {"answer": self.index_line(lines),
                                                    "lines": [_plain(line) for line in lines],
                                                    "certainty": sure, "count": F.count_line(found), "seed": seed}})
@@ -340,7 +363,13 @@ class RunReport:
         if found.empty:
             return HTML("<p>No comparisons in this run.</p>")
         notes = {c.id: c for c in self.caveat_notes()}
-        marks = self.caveat_marks(found if limit is None else found.head(limit))
+        shown = found if limit is None else found.head(limit)
+        marks = self.caveat_marks(shown)
+        # A caveat every row cites is said once, in the caption, not marked on each row; a seed column
+        # no row fills is left out (hostile read 46d, 06 #4).
+        everywhere = [c for c in marks if len(shown) > 1 and all(c in (cs or ()) for cs in shown["caveats"])]
+        marks_by_row = {c: n for c, n in marks.items() if c not in everywhere}
+        with_seed = not shown["seed"].fillna(F.SeedAgreement.NO_SEED.value).eq(F.SeedAgreement.NO_SEED.value).all()
         rows = []
         # Rows against several bases or in several metrics say theirs per row; one of each goes in the caption.
         # A row's base is an engine, or (`base_label`) what it is set beside within one engine (a part).
@@ -348,23 +377,26 @@ class RunReport:
                  zip(found["base_engine"], found["base_label"] if "base_label" in found else [None] * len(found))]
         many_bases = len(set(bases)) > 1
         many_metrics = found["metric"].nunique() > 1
-        for base, row in zip(bases, (found if limit is None else found.head(limit)).to_dict("records")):
+        for base, row in zip(bases, shown.to_dict("records")):
             phrases = self.phrases_of(row)
             f = F.fields_of(row, phrases)
-            sup = self.footnote(row, marks)
+            sup = self.footnote(row, marks_by_row)
             step = f"{f['step']}" + (f" ({f['regime']})" if f.get("regime") else "")
             seed = "" if f["seed"] in (None, "no_seed") else f"{f['seed_text']}x: {f['seed_words']}"
             words = _verdict_label(f, phrases)
             base_value = f"{base}: {f['base_value']}" if many_bases else f["base_value"]
             metric = f"<td>{f['metric']}</td>" if many_metrics else ""
             rows.append(f"<tr><td>{f['subject']}</td><td>{step}</td>{metric}<td>{f['value']}</td><td>{base_value}</td>"
-                        f"<td>{f['ratio']}{sup}</td><td>{words}</td><td>{seed}</td></tr>")
+                        f"<td>{f['ratio']}{sup}</td><td>{words}</td>" + (f"<td>{seed}</td>" if with_seed else "")
+                        + "</tr>")
         first = F.fields_of(found.iloc[0].to_dict(), self.phrases)
         caption = ("" if many_bases else f"Base: {bases[0]}. ") + \
-            ("" if many_metrics else f"Metric: {first['metric']}. ") + F.host_pairs_line(found)
+            ("" if many_metrics else f"Metric: {first['metric']}. ") + F.host_pairs_line(found) + \
+            "".join(f" {_inline(notes[c].text)}" for c in everywhere)
         head = ("<tr><th>engine</th><th>step</th>" + ("<th>metric</th>" if many_metrics else "")
-                + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th><th>seed</th></tr>")
-        foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks.items())
+                + "<th>value</th><th>base</th><th>ratio to base (95% CI)</th><th>verdict</th>"
+                + ("<th>seed</th>" if with_seed else "") + "</tr>")
+        foot = "".join(f"<li value='{n}'>{_inline(notes[c].text)}</li>" for c, n in marks_by_row.items())
         return HTML(f'<table class="benchlib-findings"><caption>{caption.strip()}</caption>'
                     f"{head}{''.join(rows)}</table>" + (f'<ol class="benchlib-notes">{foot}</ol>' if foot else ""))
 
@@ -394,6 +426,10 @@ class RunReport:
         for heading, body in self.appendix_parts():
             if isinstance(body, str):
                 html = _markdown_html(body)
+            elif isinstance(body, pd.DataFrame):
+                html = body.drop(columns=dead_columns(body)).to_html()
+            elif isinstance(getattr(body, "data", None), pd.DataFrame) and hasattr(body, "hide"):  # a Styler
+                html = body.hide(dead_columns(body.data), axis="columns").to_html()
             elif hasattr(body, "to_html"):
                 html = body.to_html()
             else:

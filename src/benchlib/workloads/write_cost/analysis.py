@@ -41,6 +41,10 @@ COUNTS_NO_WAITS = "counts-no-waits"
 SEED_CORNER = "seed-corner"
 SEED_METRIC = "seed-metric"
 SHARED_CORES = "shared-cores"
+# Seed 000's figures are counts of user-space instructions: a ratio of another unit (CPU-seconds) is
+# shown beside them but tests nothing (hostile read 46d, 05 clusters #3: a CPU ratio was "within" it).
+SEED_UNIT = "instructions"
+SEED_OTHER_UNIT = "seed 000 counted instructions; this ratio is of {unit}"
 BINARY_LOG = "binary-log"
 
 
@@ -401,9 +405,12 @@ def bulk_findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, host: Callable
                 engine=engine, base_engine=base, step=label, metric=name, unit=metric_unit, contrast=c,
                 host_factor=host(engine, base),
                 seed_ratio=seed.get(results.product_key(engine)) if is_cost else None,
+                seed_comparable=metric_unit == SEED_UNIT,
                 caveats=((BINARY_LOG,) if binlog[0] and not binlog[1] else ())
                 + ((SEED_CORNER, SEED_METRIC) if is_cost and results.product_key(engine) in seed else ()))
-                | {"kind": BULK, "after": after.get(engine, float("nan")) if is_cost else float("nan"),
+                | {"kind": BULK, "seed_reason": SEED_OTHER_UNIT.format(unit=F.METRIC_WORDS.get(name, name))
+                   if metric_unit != SEED_UNIT else "",
+                   "after": after.get(engine, float("nan")) if is_cost else float("nan"),
                    "base_after": after.get(base, float("nan")) if is_cost else float("nan")})
     return out
 

@@ -65,6 +65,10 @@ COMPARISON = F.Phrases(default=EACH + " ({words})", templates={F.Verdict.UNTESTE
 WALL = "; wall {wall_us} vs {base_wall_us} µs per row"
 REPLICATION_PHRASES = dataclasses.replace(COMPARISON, default=EACH + " ({words})" + WALL,
                                           templates={F.Verdict.UNTESTED.value: EACH + WALL})
+# A pair whose hosts ran apart (findings.host_named): which way that moves its ratio (hostile read 46d, 05 clusters #1).
+HOST_BIAS = "; {host_bias}"
+REPLICATION_HOST_PHRASES = dataclasses.replace(
+    COMPARISON, default=EACH + " ({words})" + WALL + HOST_BIAS, templates={F.Verdict.UNTESTED.value: EACH + WALL + HOST_BIAS})
 # The bulk row: the cell's engine cost against the base's, as its table shows it, and the part of
 # each that came after the commit (settle) where resolved above the idle rate's noise.
 AFTER = "; of which after the commit: {after} vs {base_after}"
@@ -211,7 +215,7 @@ class WriteCostReport(RunReport):
             after = [row.get(k) for k in ("after", "base_after")]
             return BULK_PHRASES if any(v == v and v is not None for v in after) else self.phrases
         if row["kind"] == analysis.REPLICATION:
-            return REPLICATION_PHRASES
+            return REPLICATION_HOST_PHRASES if F.host_named(row.get("host_factor")) else REPLICATION_PHRASES
         if row["kind"] != DECOMPOSITION:
             return self.phrases
         if row.get("pair") == analysis.VS_ROW:
@@ -440,8 +444,16 @@ class WriteCostReport(RunReport):
         rows = []
         driver = (analysis.positive_parts(self.driver_parts, raw=True).set_index("engine") if not self.driver_parts.empty
                   else pd.DataFrame())
+        # The engine's parts read the findings' rows: which part is resolved, and whether the largest
+        # is told from the next (hostile read 46d, 05 clusters #4: the two tables disagreed).
+        found = self.findings()
+        # An engine's pairs are several rows: the table names the one its answer line states (`lead`).
+        tested = (found[(found["kind"] == DECOMPOSITION) & (found["lead"] == True)].set_index("engine")  # noqa: E712
+                  if not found.empty and "lead" in found else pd.DataFrame())
         for p in analysis.positive_parts(self.parts).to_dict("records") if not self.parts.empty else []:
             arch = _architecture(p["engine"])
+            row = tested.loc[p["engine"]].to_dict() if p["engine"] in tested.index else {}
+            p = {**p, **{part: float("nan") for part in PARTS if part in row and row[part] != row[part]}}
             sides = [("engine", p)] + ([("driver", driver.loc[p["engine"]].to_dict())]
                                        if p["engine"] in driver.index else [])
             for side, values in sides:
@@ -450,9 +462,11 @@ class WriteCostReport(RunReport):
                              **{f"{title} ({self.shown_unit}/row)": self._ci(values[name], values[f"{name}_ci95"])
                                 if values[name] == values[name] else NOT_RESOLVED
                                 for name, title in (("one_row_txn", "one-row txn"), *((part, part) for part in PARTS))},
+                             "pair tested": f"{row['step']}: {F.verdict_words(row)}" if row and row.get("pair") and side == "engine"
+                             else "",
                              "n": int(values["n"])})
         return pd.DataFrame(rows).style.hide(axis="index").set_caption(
-            f"The parts behind the first chart ({self.spread_words()}); a server's driver beside its engine.")
+            f"The parts of a one-row insert ({self.spread_words()}); a server's driver beside its engine.")
 
     def cell_table(self):
         """Every cell: engine cost (statements; after the commit where resolved), client cost, wall, bytes."""
