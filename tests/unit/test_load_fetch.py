@@ -300,21 +300,37 @@ def test_findings_verdicts_come_from_the_one_rule_and_the_differences():
         if e == "mariadb-myrocks" or s == "load"]
 
 
-def test_the_answer_states_the_bulk_mode_load_and_only_the_btree_lsm_pairs():
+def test_the_answer_states_the_load_on_the_same_path_and_only_the_btree_lsm_pairs():
+    # Hostile read 46e, 07 #1: MyRocks's bulk-load mode skips the memtable and the unique checks; the
+    # answer compares plain LOAD DATA on both engines, the bulk path is a variant row out of the answer.
     loads = pd.DataFrame({"regime": "cached", "engine": ["mariadb", "mariadb-myrocks", "mariadb-myrocks"],
                           "order": "key", "method": ["LOAD DATA LOCAL INFILE", "LOAD DATA LOCAL INFILE",
                                                      "LOAD DATA, rocksdb_bulk_load"],
-                          "main": [True, True, False], "rows_per_s": [25_400.0, 22_400.0, 38_700.0]})
+                          "main": [True, True, False], "rows_per_s": [88_700.0, 63_700.0, 111_800.0]})
     bulk = {m.name for d in dialects.DIALECTS.values() for m in d.methods if m.bulk_mode}
-    stated = analysis.answer_loads(loads, bulk).set_index("engine")["rows_per_s"]
-    assert stated.to_dict() == {"mariadb": 25_400.0, "mariadb-myrocks": 38_700.0}
+    stated = analysis.answer_loads(loads, bulk)
+    assert sorted(stated["rows_per_s"]) == [63_700.0, 88_700.0, 111_800.0]
     pairs = list(dialects.COMPARISONS)  # FerretDB's pair too: its rows never answer B-tree vs LSM
-    found = analysis.findings(analysis.answer_loads(loads, bulk), _summary(), pairs, ["cached"], differences_of={},
-                              host={}, seed={}, bulk_modes=bulk)
+    found = analysis.findings(stated, _summary(), pairs, ["cached"], differences_of={}, host={}, seed={})
     head = found[found["headline"] == True]  # noqa: E712
     assert set(head["engine"]) == {"mariadb-myrocks", "rocksdb"} - ({"rocksdb"} - set(found["engine"]))
-    load = found[found["metric"] == "load rate"].iloc[0]
-    assert load["ratio"] == pytest.approx(38_700 / 25_400) and "rocksdb_bulk_load" in load["step"]
+    load = found[found["metric"] == "load rate"].set_index("step")
+    same = load.loc["load (LOAD DATA LOCAL INFILE)"]
+    assert same["ratio"] == pytest.approx(63_700 / 88_700) and same["headline"] == True  # noqa: E712
+    variant = load.loc["load (LOAD DATA, rocksdb_bulk_load against LOAD DATA LOCAL INFILE)"]
+    assert variant["ratio"] == pytest.approx(111_800 / 88_700) and variant["headline"] == False  # noqa: E712
+
+
+def test_a_pair_with_no_shared_load_path_answers_its_main_loads_naming_both():
+    # Hostile read 46e, 07 ferretdb #3: COPY FROM STDIN against insert_many, both named.
+    loads = pd.DataFrame({"regime": "cached", "engine": ["postgres", "ferretdb"], "order": "key",
+                          "method": ["COPY FROM STDIN", "insert_many"], "main": True,
+                          "rows_per_s": [200_000.0, 9_600.0]})
+    ferret = [c for c in dialects.COMPARISONS if c.subject == "ferretdb"]
+    found = analysis.findings(loads, _summary(), ferret, ["cached"], differences_of={}, host={}, seed={})
+    load = found[found["metric"] == "load rate"]
+    assert list(load["step"]) == ["load (insert_many against COPY FROM STDIN)"]
+    assert list(load["headline"]) == [True]
 
 
 def test_rendered_findings_match_the_approved_snapshot(snapshot):

@@ -214,14 +214,14 @@ class LoadFetchReport(RunReport):
     @cached_property
     def _findings(self) -> pd.DataFrame:
         bulk_modes = {m.name for e in self.engines if (d := _dialect(e)) for m in d.methods if m.bulk_mode}
-        main = analysis.answer_loads(self.loads, bulk_modes)[["regime", "engine", "rows_per_s", "method"]]
+        main = analysis.answer_loads(self.loads, bulk_modes)[["regime", "engine", "rows_per_s", "method", "main"]]
         differences = {(c, r): analysis.differences(self.side(c.base, r), self.side(c.subject, r))
                        for c in self.compared for r in self.regimes}
         reference = results.reference("seed001_load_fetch")
         found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
             host={c: self.host_factor(c.subject, c.base) for c in self.compared},
-            seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
+            seed={c: analysis.seed_ratios(reference, c) for c in self.compared})
         same = self._notes[1]
         # A fetch whose engine's own plan names no index scan says so beside its number.
         scans = self._unindexed_fetches()
