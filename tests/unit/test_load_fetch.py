@@ -333,6 +333,22 @@ def test_a_pair_with_no_shared_load_path_answers_its_main_loads_naming_both():
     assert list(load["headline"]) == [True]
 
 
+def test_a_fetch_row_carries_the_plan_its_engine_named_with_no_index():
+    # Hostile read 46e, 07 ferretdb #1: FerretDB 1.x's Seq Scan, from its own explain, beside its ratio.
+    from benchlib.data import findings as F
+    from benchlib.workloads.load_fetch.report import PHRASES
+
+    pairs = [c for c in dialects.COMPARISONS if c.kind == dialects.STRUCTURE]
+    plans = {("mariadb-myrocks", "cached"): "MariaDB MyRocks's plan: full scan"}
+    found = analysis.findings(MAIN_LOADS, _summary(), pairs, ["cached"], differences_of={}, host={}, seed={},
+                              plans=plans)
+    fetch = found[(found["engine"] == "mariadb-myrocks") & (found["step"] == FETCH)]
+    assert set(fetch["plan_note"]) == {" (MariaDB MyRocks's plan: full scan)"}
+    assert set(found[found["step"] != FETCH]["plan_note"]) == {""}
+    assert set(found[found["engine"] == "rocksdb"]["plan_note"]) == {""}
+    assert "(cached) (MariaDB MyRocks's plan: full scan):" in F.render(fetch.iloc[0].to_dict(), PHRASES)
+
+
 def test_rendered_findings_match_the_approved_snapshot(snapshot):
     from benchlib.data import findings as F
     from benchlib.workloads.load_fetch.report import PHRASES
@@ -404,7 +420,7 @@ def test_a_ratio_within_the_hosts_drift_states_its_bound_and_whose_host_was_slow
     contrast = {"ratio": 76.1, "ratio_low": 1.67, "ratio_high": 3471.0, "beyond_noise": True, "mean": 76.1,
                 "base_mean": 1.0, "n": 3, "base_n": 3}
     row = F.finding(engine="ferretdb", base_engine="postgres", step=FETCH, metric="latency", unit="ms",
-                    contrast=contrast, regime="cached", host_factor=1.9)
+                    contrast=contrast, regime="cached", host_factor=1.9) | {"plan_note": ""}  # as analysis.findings'
     assert row["verdict"] == "drift"
     fields = F.fields_of(row, PHRASES)
     assert (fields["bound"], fields["host_words"]) == ("≥1.67x", "this engine's host ran 1.9x slower")

@@ -411,13 +411,17 @@ def load_step(base: pd.Series, subject: pd.Series) -> str:
 
 def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regimes, *,
              differences_of: Mapping[tuple[Any, str], Differences], host: Mapping[Any, float],
-             seed: Mapping[Any, Mapping[tuple[str, str], float]], headline_regime: str = "cached") -> pd.DataFrame:
+             seed: Mapping[Any, Mapping[tuple[str, str], float]], headline_regime: str = "cached",
+             plans: Mapping[tuple[str, str], str] | None = None) -> pd.DataFrame:
     """Each comparison's subject against its base, per regime: the main load's rate (one load each),
     then per operation its latency at the client and the engine's CPU, with the caveat ids of the
     differences that change each row; a row a difference makes different work is not comparable.
     `main_loads`: regime, engine, rows_per_s, and where read method and main (`answer_loads`: a
     variant load is a row of its own, load_pairs); `summary`: summarize_operations; `host`: per comparison, its
-    subject's calibration loop over its base's (results.host_factor); `seed`: per comparison, seed_ratios."""
+    subject's calibration loop over its base's (results.host_factor); `seed`: per comparison, seed_ratios;
+    `plans`: (engine, regime) -> the words for a fetch plan that uses no index, as the engine's own
+    explain names it: a fetch row carries its sides' in `plan_note` (hostile read 46e, 07 ferretdb #1: a
+    ratio that measures a Seq Scan says so beside it), every other row ""."""
     rows = []
     # The answer is the notebook's question: B-tree against LSM where the run has such a pair.
     asked = STRUCTURE if any(c.kind == STRUCTURE for c in comparisons) else None
@@ -437,7 +441,9 @@ def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regim
                                  host_factor=host.get(c), seed_ratio=seed_ratio, caveats=cited,
                                  headline=answered and regime == headline_regime and (step, metric) in HEADLINE
                                  and c.kind == (asked or c.kind) and not different,
-                                 verdict=F.Verdict.NOT_COMPARABLE if different else None)
+                                 verdict=F.Verdict.NOT_COMPARABLE if different else None) | {
+                    "plan_note": "".join(f" ({p})" for e in (c.subject, c.base)
+                                    if step == FETCH and (p := (plans or {}).get((e, regime))))}
 
             mine = main_loads[main_loads["regime"] == regime]
             for base, subject, answered in load_pairs(mine, c.base, c.subject):

@@ -32,19 +32,19 @@ SEED_ROWS_TEXT = "44 M"  # the article's own figure; 44,951,022 is inferred (dat
 # client, the engine's own CPU, a load's rate.
 PHRASES = F.Phrases(
     templates={
-        "better": "**{step}** ({regime}): {subject} ahead of {base}, {value} against {base_value} ({ratio}, "
+        "better": "**{step}** ({regime}){plan_note}: {subject} ahead of {base}, {value} against {base_value} ({ratio}, "
                   "{words})",
-        "worse": "**{step}** ({regime}): {base} ahead of {subject}, {base_value} against {value} ({subject} at "
+        "worse": "**{step}** ({regime}){plan_note}: {base} ahead of {subject}, {base_value} against {value} ({subject} at "
                  "{ratio}, {words})",
-        "untested": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}; one each, so "
+        "untested": "**{step}** ({regime}){plan_note}: {subject} {value} against {base}'s {base_value} ({ratio}; one each, so "
                     "no test)",
-        "not_comparable": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value}, not comparable: "
+        "not_comparable": "**{step}** ({regime}){plan_note}: {subject} {value} against {base}'s {base_value}, not comparable: "
                           "the two did different work (the findings' notes say what)",
         # Told apart, but by no more than the host's own speed moved its way: the bound is what the run shows.
-        "drift": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}): {bound}, but "
+        "drift": "**{step}** ({regime}){plan_note}: {subject} {value} against {base}'s {base_value} ({ratio}): {bound}, but "
                  "{host_words}",
     },
-    default="**{step}** ({regime}): {subject} and {base} not told apart, {value} against {base_value} ({ratio}, "
+    default="**{step}** ({regime}){plan_note}: {subject} and {base} not told apart, {value} against {base_value} ({ratio}, "
             "{words})",
     seed="seed 001: {seed_ratio:.3g}x, {seed_words}",
     unit_scale={"µs": (1e3, "ms of engine CPU"), "ms": (1.0, "ms latency"), "rows/s": (1.0, "rows/s loaded")})
@@ -221,7 +221,8 @@ class LoadFetchReport(RunReport):
         found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
             host={c: self.host_factor(c.subject, c.base) for c in self.compared},
-            seed={c: analysis.seed_ratios(reference, c) for c in self.compared})
+            seed={c: analysis.seed_ratios(reference, c) for c in self.compared},
+            plans={k: f"{engine_title(k[0])}'s plan: {plan}" for k, (plan, _) in self._unindexed_fetches().items()})
         same = self._notes[1]
         # A fetch whose engine's own plan names no index scan says so beside its number.
         scans = self._unindexed_fetches()
