@@ -569,3 +569,18 @@ def test_the_scale_line_states_what_was_read_not_compaction_or_levels():
 
     assert "compaction" not in SCALE_LINE and "level" not in SCALE_LINE
     assert "after a flush" in SCALE_LINE and "write_buffer_size" in SCALE_LINE
+
+
+def test_the_method_names_only_the_regimes_and_pairs_that_ran():
+    # Hostile read 46e, 07 ferretdb #2: a FerretDB run's Method listed MyRocks, RocksDB and a
+    # memory-limited regime that never ran.
+    from benchlib.workloads.load_fetch.report import scope_lines
+
+    params = {"cached_buffer_pool_mb": 128, "limited_buffer_pool_mb": 16, "limited_memory_mb": 512}
+    ferret = [c for c in dialects.COMPARISONS if c.subject == "ferretdb"]
+    lines = scope_lines(ferret, ["cached"], params)
+    assert len(lines) == 2 and "128 MiB" in lines[0] and "PostgreSQL against FerretDB" in lines[1]
+    assert not any(word in " ".join(lines) for word in ("memory-limited", "MyRocks", "RocksDB", "SQLite"))
+    both = scope_lines([c for c in dialects.COMPARISONS if c.kind == dialects.STRUCTURE],
+                       ["cached", "memory-limited"], params)
+    assert "512 MiB" in both[1] and "MyRocks" in both[2] and "FerretDB" not in both[2]

@@ -159,6 +159,24 @@ def question(compared) -> str:
                     for c in compared)
 
 
+# The Method section's lines that depend on what ran: a regime's line only where it ran, the pairs
+# by the run's own comparisons (hostile read 46e, 07 ferretdb #2: pairs and a regime that did not run).
+REGIME_LINES = {
+    "cached": "`cached`: the servers' buffer pool or block cache set to {cached_buffer_pool_mb} MiB.",
+    "memory-limited": "`memory-limited`: servers only, a {limited_buffer_pool_mb} MiB buffer pool or block cache under "
+                      "a {limited_memory_mb} MiB container memory limit that holds the page cache.",
+}
+PAIRS_LINE = ("Pairs: {pairs}; ratios are subject over base with 95% CIs on the log scale and one verdict rule "
+              "(Welch, 5%, the host's drift); a pair that did different work on a step is not compared there.")
+
+
+def scope_lines(compared, regimes, params) -> list[str]:
+    """The Method section's regime and pair lines for what the run ran: its regimes, its pairs."""
+    lines = [REGIME_LINES[r].format(**params) for r in regimes if r in REGIME_LINES]
+    pairs = ", ".join(f"{engine_title(c.base)} against {engine_title(c.subject)}" for c in compared)
+    return lines + [PAIRS_LINE.format(pairs=pairs or "none (no two engines of a pair ran)")]
+
+
 class LoadFetchReport(RunReport):
     workload = WORKLOAD
     phrases = PHRASES
@@ -186,6 +204,14 @@ class LoadFetchReport(RunReport):
         if asked != QUESTIONS[STRUCTURE]:
             display(Markdown(f"## This run asks: {asked}"), metadata={"benchlib": {"question": asked}})
         super().answer()
+
+    def scope(self) -> None:
+        """The Method section's lines for the regimes and pairs this run ran (scope_lines)."""
+        from IPython.display import Markdown, display
+
+        params = {k: self.param(k) for k in ("cached_buffer_pool_mb", "limited_buffer_pool_mb", "limited_memory_mb")}
+        regimes = self.param("regimes") or self.regimes
+        display(Markdown("\n".join(f"- {line}" for line in scope_lines(self.compared, regimes, params))))
 
     # -- findings ---------------------------------------------------------------------------------------
     def main_loads(self, regime: str = "cached") -> pd.DataFrame:
