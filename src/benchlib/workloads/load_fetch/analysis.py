@@ -112,6 +112,13 @@ def operations(measurements: pd.DataFrame) -> pd.DataFrame:
 SUMMARY_VALUES = (*LATENCIES, "engine_cpu_us", "client_cpu_us", "reads_per_op", "rows_per_op", "ops_per_s")
 
 
+def regimes_of(measurements: pd.DataFrame) -> dict[Any, str]:
+    """Engine start -> the regime its windows' labels name (one start per regime and engine)."""
+    pairs = measurements[["instance_id", "labels"]].drop_duplicates()
+    return {i: r for i, r in zip(pairs["instance_id"], _labels(pairs).get("regime", pd.Series(dtype=object)))
+            if isinstance(r, str)}
+
+
 def summarize_operations(ops: pd.DataFrame) -> pd.DataFrame:
     """Mean over repetitions per regime, engine and operation, with the standard deviation and
     the 95% CI half width (Student t) of each figure; n repetitions."""
@@ -419,8 +426,8 @@ def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regim
     then per operation its latency at the client and the engine's CPU, with the caveat ids of the
     differences that change each row; a row a difference makes different work is not comparable.
     `main_loads`: regime, engine, rows_per_s, and where read method and main (`answer_loads`: a
-    variant load is a row of its own, load_pairs); `summary`: summarize_operations; `host`: per comparison, its
-    subject's calibration loop over its base's (results.host_factor); `seed`: per comparison, seed_ratios;
+    variant load is a row of its own, load_pairs); `summary`: summarize_operations; `host`: per (comparison,
+    regime), or per comparison, its subject's calibration loop over its base's (results.loop_factor); `seed`: per comparison, seed_ratios;
     `plans`: (engine, regime) -> the words for a fetch plan that uses no index, as the engine's own
     explain names it: a fetch row carries its sides' in `plan_note` (hostile read 46e, 07 ferretdb #1: a
     ratio that measures a Seq Scan says so beside it), every other row ""."""
@@ -440,7 +447,8 @@ def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regim
                 # The answer states comparisons: two sides that did different work are not one.
                 return F.finding(engine=c.subject, base_engine=c.base, step=label or step, metric=metric, unit=unit,
                                  contrast=contrast, regime=regime, higher_is_better=higher_is_better,
-                                 host_factor=host.get(c), seed_ratio=seed_ratio, caveats=cited,
+                                 host_factor=host.get((c, regime), host.get(c)), seed_ratio=seed_ratio,
+                                 caveats=cited,
                                  headline=answered and regime == headline_regime and (step, metric) in HEADLINE
                                  and c.kind == (asked or c.kind) and not different,
                                  verdict=F.Verdict.NOT_COMPARABLE if different else None) | {
