@@ -606,3 +606,10 @@ def test_the_host_factor_is_taken_per_regime_from_that_regimes_starts():
                               host={(pair[0], "cached"): cached, pair[0]: 1.0}, seed={})
     timed = found[found["unit"] == "ms"]
     assert not timed.empty and list(timed["host_factor"]) == pytest.approx([cached] * len(timed))
+    # A load, one each, is tested by no band: its row names no host speed (the caption's line neither).
+    assert found[found["unit"] == "rows/s"]["host_factor"].isna().all()
+    from benchlib.data import findings as F
+    loads = pd.DataFrame({"regime": "cached", "engine": ["mariadb", "mariadb-myrocks"], "rows_per_s": [1e5, 5e4]})
+    slow = analysis.findings(loads, _summary(), pair, ["cached"], differences_of={},
+                             host={(pair[0], "cached"): 2.0}, seed={})
+    assert F.host_pairs_line(slow[slow["unit"] == "rows/s"]) == "" and F.host_pairs_line(slow) != ""

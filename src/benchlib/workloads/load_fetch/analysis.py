@@ -447,7 +447,11 @@ def findings(main_loads: pd.DataFrame, summary: pd.DataFrame, comparisons, regim
                 # The answer states comparisons: two sides that did different work are not one.
                 return F.finding(engine=c.subject, base_engine=c.base, step=label or step, metric=metric, unit=unit,
                                  contrast=contrast, regime=regime, higher_is_better=higher_is_better,
-                                 host_factor=host.get((c, regime), host.get(c)), seed_ratio=seed_ratio,
+                                 # A load is one each: no test for the host's band to move, so its row
+                                 # names no host speed (hostile read 46e, 07 #3: the one shown row of a
+                                 # pair otherwise hidden named its hosts' 1.31x on the first screen).
+                                 host_factor=None if step == LOAD_STEP else host.get((c, regime), host.get(c)),
+                                 seed_ratio=seed_ratio,
                                  caveats=cited,
                                  headline=answered and regime == headline_regime and (step, metric) in HEADLINE
                                  and c.kind == (asked or c.kind) and not different,
