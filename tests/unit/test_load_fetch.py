@@ -613,3 +613,8 @@ def test_the_host_factor_is_taken_per_regime_from_that_regimes_starts():
     slow = analysis.findings(loads, _summary(), pair, ["cached"], differences_of={},
                              host={(pair[0], "cached"): 2.0}, seed={})
     assert F.host_pairs_line(slow[slow["unit"] == "rows/s"]) == "" and F.host_pairs_line(slow) != ""
+
+
+def test_an_engine_whose_insert_or_fetch_did_different_work_is_named_for_the_seed_table():
+    # Hostile read 46e, 07 #4: RocksDB (sync=false, a fetch in Python) set beside MySQL in the seed table.
+    assert analysis.not_comparable(_findings()) == {("rocksdb", "insert"), ("rocksdb", "fetch")}

@@ -236,6 +236,15 @@ def beside_seed(reference: pd.DataFrame, load_rows: pd.DataFrame, summary: pd.Da
     return pd.DataFrame(rows)
 
 
+def not_comparable(found: pd.DataFrame) -> set[tuple[str, str]]:
+    """(engine, operation) of the findings rows whose two sides did different work: "insert" (either
+    order) or "fetch". A seed table's cell of that engine and operation is not set beside the seed's
+    (hostile read 46e, 07 #4: RocksDB's sync=false insert beside MySQL's)."""
+    kind = {**{step: "insert" for step in INSERT.values()}, FETCH: "fetch"}
+    out = found[found["verdict"] == F.Verdict.NOT_COMPARABLE.value] if not found.empty else found
+    return {(e, kind[s]) for e, s in zip(out["engine"], out["step"]) if s in kind}
+
+
 # -- what a B-tree/LSM pair shares besides its structure ---------------------------------------------------
 # Settings a start's durability reading may hold, and what each value means for a commit: does it
 # wait for the log on disk? Keyed by setting, not by engine: a reading is data, whichever engine.

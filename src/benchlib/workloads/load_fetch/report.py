@@ -489,6 +489,11 @@ class LoadFetchReport(RunReport):
     def seed_table(self):
         """Seed 001's table with this run's engines beside the systems they stand beside, raw."""
         f = analysis.beside_seed(results.reference("seed001_load_fetch"), self.loads, self.summary)
+        different = analysis.not_comparable(self.findings())
+
+        def cell(text: str, engine, source: str, operation: str) -> str:
+            return f"not comparable ({text})" if source == "this run" and (engine, operation) in different else text
+
         return pd.DataFrame({
             "seed 001 system": f["system"],
             "source": [f"{src} (a stand-in, not {system})" if s else src
@@ -498,8 +503,9 @@ class LoadFetchReport(RunReport):
                               "none (cloud service)" for e, src in zip(f["engine"], f["source"])],
             "rows": [SEED_ROWS_TEXT if src == "seed 001" else f"{r:,.0f}" for r, src in zip(f["rows"], f["source"])],
             "load rows/s": f["load_rows_per_s"].map(fmt), "load rate": f["rate_source"],
-            "insert one row ms": [("< " if b == "<" else "") + fmt(v) for v, b in zip(f["insert_ms"], f["insert_bound"])],
-            "fetch a customer ms": f["fetch_text"],
+            "insert one row ms": [cell(("< " if b == "<" else "") + fmt(v), e, src, "insert")
+                                  for v, b, e, src in zip(f["insert_ms"], f["insert_bound"], f["engine"], f["source"])],
+            "fetch a customer ms": [cell(t, e, src, "fetch") for t, e, src in zip(f["fetch_text"], f["engine"], f["source"])],
         }).style.hide(axis="index").set_caption(f"Seed 001 ({SEED_ROWS_TEXT} rows, 8 vCPU machines) beside this run "
                                                 f"({self.rows:,} rows, {self.info.get('cpu_cores')} cores), raw; this "
                                                 "run's fetch latency holds its Python client's driver CPU")
