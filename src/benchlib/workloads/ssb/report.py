@@ -27,18 +27,20 @@ FLOOR_SHARE = 0.1
 
 PHRASES = F.Phrases(
     templates={
-        "better": "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio}, {subject} ahead "
-                  "{words}",
-        "worse": "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio}, {base} ahead "
-                 "{words}",
-        "untested": "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio} (one each, "
-                    "so no test)",
-        "not_comparable": "**{subject}**, {step} ({regime}): not compared, an answer differed from the reference",
+        "better": "**{subject}**, {step} ({regime}){mean_words}: {value} against {base}'s {base_value}, {ratio}, "
+                  "{subject} ahead {words}{without}",
+        "worse": "**{subject}**, {step} ({regime}){mean_words}: {value} against {base}'s {base_value}, {ratio}, "
+                 "{base} ahead {words}{without}",
+        "untested": "**{subject}**, {step} ({regime}){mean_words}: {value} against {base}'s {base_value}, {ratio} "
+                    "(one each, so no test){without}",
+        "not_comparable": "**{subject}**, {step} ({regime}){mean_words}: not compared, an answer differed from the "
+                          "reference",
         # A CI over 10x wide says nothing by its point: no ratio printed, as in 01-04.
-        F.WIDE: "**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}{mark} ({words}, CI over "
-                "10x wide)",
+        F.WIDE: "**{subject}**, {step} ({regime}){mean_words}: {value} against {base}'s {base_value}{mark} ({words}, "
+                "CI over 10x wide){without}",
     },
-    default="**{subject}**, {step} ({regime}): {value} against {base}'s {base_value}, {ratio}, {words}",
+    default="**{subject}**, {step} ({regime}){mean_words}: {value} against {base}'s {base_value}, {ratio}, "
+            "{words}{without}",
     seed="seed 001: {seed_ratio:.3g}x, {seed_words}", unit_scale={"bytes": (2 ** 20, "MiB")})
 
 
