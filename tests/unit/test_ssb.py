@@ -349,3 +349,18 @@ def test_the_answers_mean_is_also_given_without_the_queries_filtered_finer_than_
     # Every geometric mean's line says it is one per query (08 #3), a single query's does not.
     means = found["metric"] == "geometric mean time"
     assert set(found[means]["mean_words"]) == {analysis.MEAN_WORDS} and set(found[~means]["mean_words"]) == {""}
+
+
+def test_the_seeds_row_against_column_query_time_is_read_from_the_reference():
+    # Hostile read 46e, 08 #2: the page's question (row against column store) has a seed figure,
+    # AlloyDB's Q1.2: 127 ms in its columnar engine against 784,337 ms in its row store.
+    from benchlib.data import results
+
+    ratios = analysis.seed_query_ratios(results.reference("seed001_ssb"))
+    assert ratios == {"Q1.2": pytest.approx(127 / 784337)}
+    # The seed line over the rows without the load: only the Q1.2 row's comparison is counted.
+    from benchlib.data import findings as F
+    found = _findings()
+    assert F.seed_line(found).startswith("Against the seed's 2 ratios")  # the load's among them
+    line = F.seed_line(analysis.seed_question_rows(found))
+    assert line.startswith("Against the seed's 1 ratio") and "measured once" not in line

@@ -261,6 +261,28 @@ def without_finer(table: pd.DataFrame, overall: list[str]) -> pd.DataFrame:
     return table.assign(mean_words=words, without=without)
 
 
+# The seed's query times of one system's column store and its row store: (row store's metric,
+# column store's), by metric name in data/reference/seed001_ssb.csv.
+SEED_QUERY = ("_wall_ms_row_store", "_wall_ms_columnar_engine")
+
+
+def seed_query_ratios(reference: pd.DataFrame) -> dict[str, float]:
+    """Query -> the seed's column store time over its row store's, where the reference has both."""
+    by = reference.set_index("metric")["value"]
+    out = {}
+    for metric in by.index:
+        query, found, _ = metric.partition(SEED_QUERY[0])
+        if found and f"{query}{SEED_QUERY[1]}" in by.index and by[metric] > 0:
+            out[query] = float(by[f"{query}{SEED_QUERY[1]}"] / by[metric])
+    return out
+
+
+def seed_question_rows(found: pd.DataFrame) -> pd.DataFrame:
+    """The rows the answer's seed line counts: those asking the page's question (query times), not
+    the load rate, which the seed measured on another pair of systems' bulk paths."""
+    return found[found["step"] != LOAD_STEP] if not found.empty else found
+
+
 ONE_LOAD, AFTER_LOAD = "one load", "after the load"  # the regimes of a load's and a size's rows
 
 
