@@ -289,32 +289,64 @@ def test_findings_verdicts_come_from_the_one_rule_and_the_differences():
     assert found.at[("rocksdb", "load", "load rate"), "seed_ratio"] == pytest.approx(91364 / 24491)
     assert found.at[("mariadb-myrocks", FETCH, "latency"), "seed_ratio"] == pytest.approx(8 / 1.5)
     assert found.loc[("rocksdb", INSERT["key"], "latency"), "seed_ratio"] != found.loc[("rocksdb", INSERT["key"], "latency"), "seed_ratio"]
-    # The answer's rows: per pair the load, the insert's latency and the fetch's engine CPU (issue 37.7:
+    # The answer's rows: per pair the load, the insert's and the fetch's engine CPU (one metric: hostile read 46e, ferretdb #4) (issue 37.7:
     # a fetch compared by the engines' own CPU, the driver apart), but never two sides that did
     # different work (hostile read 40, 07 item 5): RocksDB's insert and fetch are not comparisons.
     marked = _findings()
     marked = marked[marked["headline"] == True]  # noqa: E712
     assert list(zip(marked["engine"], marked["step"], marked["metric"])) == [
         (e, s, m) for e in ("mariadb-myrocks", "rocksdb")
-        for s, m in (("load", "load rate"), (INSERT["key"], "latency"), (FETCH, "engine CPU"))
+        for s, m in (("load", "load rate"), (INSERT["key"], "engine CPU"), (FETCH, "engine CPU"))
         if e == "mariadb-myrocks" or s == "load"]
 
 
-def test_the_answer_states_the_bulk_mode_load_and_only_the_btree_lsm_pairs():
+def test_the_answer_states_the_load_on_the_same_path_and_only_the_btree_lsm_pairs():
+    # Hostile read 46e, 07 #1: MyRocks's bulk-load mode skips the memtable and the unique checks; the
+    # answer compares plain LOAD DATA on both engines, the bulk path is a variant row out of the answer.
     loads = pd.DataFrame({"regime": "cached", "engine": ["mariadb", "mariadb-myrocks", "mariadb-myrocks"],
                           "order": "key", "method": ["LOAD DATA LOCAL INFILE", "LOAD DATA LOCAL INFILE",
                                                      "LOAD DATA, rocksdb_bulk_load"],
-                          "main": [True, True, False], "rows_per_s": [25_400.0, 22_400.0, 38_700.0]})
+                          "main": [True, True, False], "rows_per_s": [88_700.0, 63_700.0, 111_800.0]})
     bulk = {m.name for d in dialects.DIALECTS.values() for m in d.methods if m.bulk_mode}
-    stated = analysis.answer_loads(loads, bulk).set_index("engine")["rows_per_s"]
-    assert stated.to_dict() == {"mariadb": 25_400.0, "mariadb-myrocks": 38_700.0}
+    stated = analysis.answer_loads(loads, bulk)
+    assert sorted(stated["rows_per_s"]) == [63_700.0, 88_700.0, 111_800.0]
     pairs = list(dialects.COMPARISONS)  # FerretDB's pair too: its rows never answer B-tree vs LSM
-    found = analysis.findings(analysis.answer_loads(loads, bulk), _summary(), pairs, ["cached"], differences_of={},
-                              host={}, seed={}, bulk_modes=bulk)
+    found = analysis.findings(stated, _summary(), pairs, ["cached"], differences_of={}, host={}, seed={})
     head = found[found["headline"] == True]  # noqa: E712
     assert set(head["engine"]) == {"mariadb-myrocks", "rocksdb"} - ({"rocksdb"} - set(found["engine"]))
-    load = found[found["metric"] == "load rate"].iloc[0]
-    assert load["ratio"] == pytest.approx(38_700 / 25_400) and "rocksdb_bulk_load" in load["step"]
+    load = found[found["metric"] == "load rate"].set_index("step")
+    same = load.loc["load (LOAD DATA LOCAL INFILE)"]
+    assert same["ratio"] == pytest.approx(63_700 / 88_700) and same["headline"] == True  # noqa: E712
+    variant = load.loc["load (LOAD DATA, rocksdb_bulk_load against LOAD DATA LOCAL INFILE)"]
+    assert variant["ratio"] == pytest.approx(111_800 / 88_700) and variant["headline"] == False  # noqa: E712
+
+
+def test_a_pair_with_no_shared_load_path_answers_its_main_loads_naming_both():
+    # Hostile read 46e, 07 ferretdb #3: COPY FROM STDIN against insert_many, both named.
+    loads = pd.DataFrame({"regime": "cached", "engine": ["postgres", "ferretdb"], "order": "key",
+                          "method": ["COPY FROM STDIN", "insert_many"], "main": True,
+                          "rows_per_s": [200_000.0, 9_600.0]})
+    ferret = [c for c in dialects.COMPARISONS if c.subject == "ferretdb"]
+    found = analysis.findings(loads, _summary(), ferret, ["cached"], differences_of={}, host={}, seed={})
+    load = found[found["metric"] == "load rate"]
+    assert list(load["step"]) == ["load (insert_many against COPY FROM STDIN)"]
+    assert list(load["headline"]) == [True]
+
+
+def test_a_fetch_row_carries_the_plan_its_engine_named_with_no_index():
+    # Hostile read 46e, 07 ferretdb #1: FerretDB 1.x's Seq Scan, from its own explain, beside its ratio.
+    from benchlib.data import findings as F
+    from benchlib.workloads.load_fetch.report import PHRASES
+
+    pairs = [c for c in dialects.COMPARISONS if c.kind == dialects.STRUCTURE]
+    plans = {("mariadb-myrocks", "cached"): "MariaDB MyRocks's plan: full scan"}
+    found = analysis.findings(MAIN_LOADS, _summary(), pairs, ["cached"], differences_of={}, host={}, seed={},
+                              plans=plans)
+    fetch = found[(found["engine"] == "mariadb-myrocks") & (found["step"] == FETCH)]
+    assert set(fetch["plan_note"]) == {" (MariaDB MyRocks's plan: full scan)"}
+    assert set(found[found["step"] != FETCH]["plan_note"]) == {""}
+    assert set(found[found["engine"] == "rocksdb"]["plan_note"]) == {""}
+    assert "(cached) (MariaDB MyRocks's plan: full scan):" in F.render(fetch.iloc[0].to_dict(), PHRASES)
 
 
 def test_rendered_findings_match_the_approved_snapshot(snapshot):
@@ -388,7 +420,7 @@ def test_a_ratio_within_the_hosts_drift_states_its_bound_and_whose_host_was_slow
     contrast = {"ratio": 76.1, "ratio_low": 1.67, "ratio_high": 3471.0, "beyond_noise": True, "mean": 76.1,
                 "base_mean": 1.0, "n": 3, "base_n": 3}
     row = F.finding(engine="ferretdb", base_engine="postgres", step=FETCH, metric="latency", unit="ms",
-                    contrast=contrast, regime="cached", host_factor=1.9)
+                    contrast=contrast, regime="cached", host_factor=1.9) | {"plan_note": ""}  # as analysis.findings'
     assert row["verdict"] == "drift"
     fields = F.fields_of(row, PHRASES)
     assert (fields["bound"], fields["host_words"]) == ("≥1.67x", "this engine's host ran 1.9x slower")
@@ -537,3 +569,52 @@ def test_the_scale_line_states_what_was_read_not_compaction_or_levels():
 
     assert "compaction" not in SCALE_LINE and "level" not in SCALE_LINE
     assert "after a flush" in SCALE_LINE and "write_buffer_size" in SCALE_LINE
+
+
+def test_the_method_names_only_the_regimes_and_pairs_that_ran():
+    # Hostile read 46e, 07 ferretdb #2: a FerretDB run's Method listed MyRocks, RocksDB and a
+    # memory-limited regime that never ran.
+    from benchlib.workloads.load_fetch.report import scope_lines
+
+    params = {"cached_buffer_pool_mb": 128, "limited_buffer_pool_mb": 16, "limited_memory_mb": 512}
+    ferret = [c for c in dialects.COMPARISONS if c.subject == "ferretdb"]
+    lines = scope_lines(ferret, ["cached"], params)
+    assert len(lines) == 2 and "128 MiB" in lines[0] and "PostgreSQL against FerretDB" in lines[1]
+    assert not any(word in " ".join(lines) for word in ("memory-limited", "MyRocks", "RocksDB", "SQLite"))
+    both = scope_lines([c for c in dialects.COMPARISONS if c.kind == dialects.STRUCTURE],
+                       ["cached", "memory-limited"], params)
+    assert "512 MiB" in both[1] and "MyRocks" in both[2] and "FerretDB" not in both[2]
+
+
+def test_the_host_factor_is_taken_per_regime_from_that_regimes_starts():
+    # Hostile read 46e, 07 #3: one median per engine over both regimes' starts hid a cached pair
+    # measured on a host 2.3x slower than the memory-limited one.
+    import json
+
+    labels = {i: json.dumps({"regime": r}) for i, r in (("a", "cached"), ("b", "cached"), ("c", "memory-limited"),
+                                                       ("d", "memory-limited"))}
+    m = pd.DataFrame({"instance_id": ["a", "b", "c", "d", "a"],
+                      "labels": [labels["a"], labels["b"], labels["c"], labels["d"], None]})
+    assert analysis.regimes_of(m) == {"a": "cached", "b": "cached", "c": "memory-limited", "d": "memory-limited"}
+    loops = pd.DataFrame({"instance_id": ["a", "b", "c", "d"], "engine": ["mariadb", "mariadb-myrocks"] * 2,
+                          "calibration_s": [0.196, 0.156, 0.085, 0.083]})
+    regime = loops["instance_id"].map(analysis.regimes_of(m))
+    cached = results.loop_factor(loops[regime == "cached"], "mariadb-myrocks", "mariadb")
+    assert cached == pytest.approx(0.156 / 0.196)
+    pair = [c for c in dialects.COMPARISONS if c.subject == "mariadb-myrocks"]
+    found = analysis.findings(MAIN_LOADS, _summary(), pair, ["cached"], differences_of={},
+                              host={(pair[0], "cached"): cached, pair[0]: 1.0}, seed={})
+    timed = found[found["unit"] == "ms"]
+    assert not timed.empty and list(timed["host_factor"]) == pytest.approx([cached] * len(timed))
+    # A load, one each, is tested by no band: its row names no host speed (the caption's line neither).
+    assert found[found["unit"] == "rows/s"]["host_factor"].isna().all()
+    from benchlib.data import findings as F
+    loads = pd.DataFrame({"regime": "cached", "engine": ["mariadb", "mariadb-myrocks"], "rows_per_s": [1e5, 5e4]})
+    slow = analysis.findings(loads, _summary(), pair, ["cached"], differences_of={},
+                             host={(pair[0], "cached"): 2.0}, seed={})
+    assert F.host_pairs_line(slow[slow["unit"] == "rows/s"]) == "" and F.host_pairs_line(slow) != ""
+
+
+def test_an_engine_whose_insert_or_fetch_did_different_work_is_named_for_the_seed_table():
+    # Hostile read 46e, 07 #4: RocksDB (sync=false, a fetch in Python) set beside MySQL in the seed table.
+    assert analysis.not_comparable(_findings()) == {("rocksdb", "insert"), ("rocksdb", "fetch")}

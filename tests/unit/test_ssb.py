@@ -331,3 +331,36 @@ def test_the_findings_table_and_its_count_leave_each_querys_rows_to_a_table_of_t
     assert found[found["headline"] == True].index.isin(shown.index).all()  # noqa: E712: the answer's rows stay
     assert counted_findings(found).equals(shown)
     assert f"of {len(shown)} comparisons" in F.certainty(counted_findings(found))
+
+
+def test_the_answers_mean_is_also_given_without_the_queries_filtered_finer_than_a_year():
+    # Hostile read 46e, 08 #1: on Q1.2, Q1.3, Q3.4 chDB's sort key reads 1-2% of the table while
+    # PostgreSQL's extract() predicates cannot use its index. chDB takes 0.2x its time there (the
+    # fixture), so without them its mean is its 10 ms, PostgreSQL's its 500 ms.
+    found = _findings()
+    head = found[found["headline"] == True].set_index("engine")  # noqa: E712
+    assert head.at["chdb", "without"] == ("; without Q1.2, Q1.3, Q3.4 (filtered finer than a year): "
+                                          "10 against 500 ms")
+    assert head.at["chdb", "value"] < 10  # the mean over all 13 holds the three fast ones
+    # Only the answer's rows carry it, and a mean over a query whose answer was wrong has none.
+    assert set(found[found["headline"] != True]["without"]) == {""}  # noqa: E712
+    wrong = _findings(wrong={("duckdb", "Q2.2")})
+    assert set(wrong[wrong["engine"] == "duckdb"]["without"]) == {""}
+    # Every geometric mean's line says it is one per query (08 #3), a single query's does not.
+    means = found["metric"] == "geometric mean time"
+    assert set(found[means]["mean_words"]) == {analysis.MEAN_WORDS} and set(found[~means]["mean_words"]) == {""}
+
+
+def test_the_seeds_row_against_column_query_time_is_read_from_the_reference():
+    # Hostile read 46e, 08 #2: the page's question (row against column store) has a seed figure,
+    # AlloyDB's Q1.2: 127 ms in its columnar engine against 784,337 ms in its row store.
+    from benchlib.data import results
+
+    ratios = analysis.seed_query_ratios(results.reference("seed001_ssb"))
+    assert ratios == {"Q1.2": pytest.approx(127 / 784337)}
+    # The seed line over the rows without the load: only the Q1.2 row's comparison is counted.
+    from benchlib.data import findings as F
+    found = _findings()
+    assert F.seed_line(found).startswith("Against the seed's 2 ratios")  # the load's among them
+    line = F.seed_line(analysis.seed_question_rows(found))
+    assert line.startswith("Against the seed's 1 ratio") and "measured once" not in line

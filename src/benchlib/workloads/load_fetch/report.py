@@ -32,19 +32,19 @@ SEED_ROWS_TEXT = "44 M"  # the article's own figure; 44,951,022 is inferred (dat
 # client, the engine's own CPU, a load's rate.
 PHRASES = F.Phrases(
     templates={
-        "better": "**{step}** ({regime}): {subject} ahead of {base}, {value} against {base_value} ({ratio}, "
+        "better": "**{step}** ({regime}){plan_note}: {subject} ahead of {base}, {value} against {base_value} ({ratio}, "
                   "{words})",
-        "worse": "**{step}** ({regime}): {base} ahead of {subject}, {base_value} against {value} ({subject} at "
+        "worse": "**{step}** ({regime}){plan_note}: {base} ahead of {subject}, {base_value} against {value} ({subject} at "
                  "{ratio}, {words})",
-        "untested": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}; one each, so "
+        "untested": "**{step}** ({regime}){plan_note}: {subject} {value} against {base}'s {base_value} ({ratio}; one each, so "
                     "no test)",
-        "not_comparable": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value}, not comparable: "
+        "not_comparable": "**{step}** ({regime}){plan_note}: {subject} {value} against {base}'s {base_value}, not comparable: "
                           "the two did different work (the findings' notes say what)",
         # Told apart, but by no more than the host's own speed moved its way: the bound is what the run shows.
-        "drift": "**{step}** ({regime}): {subject} {value} against {base}'s {base_value} ({ratio}): {bound}, but "
+        "drift": "**{step}** ({regime}){plan_note}: {subject} {value} against {base}'s {base_value} ({ratio}): {bound}, but "
                  "{host_words}",
     },
-    default="**{step}** ({regime}): {subject} and {base} not told apart, {value} against {base_value} ({ratio}, "
+    default="**{step}** ({regime}){plan_note}: {subject} and {base} not told apart, {value} against {base_value} ({ratio}, "
             "{words})",
     seed="seed 001: {seed_ratio:.3g}x, {seed_words}",
     unit_scale={"µs": (1e3, "ms of engine CPU"), "ms": (1.0, "ms latency"), "rows/s": (1.0, "rows/s loaded")})
@@ -159,6 +159,24 @@ def question(compared) -> str:
                     for c in compared)
 
 
+# The Method section's lines that depend on what ran: a regime's line only where it ran, the pairs
+# by the run's own comparisons (hostile read 46e, 07 ferretdb #2: pairs and a regime that did not run).
+REGIME_LINES = {
+    "cached": "`cached`: the servers' buffer pool or block cache set to {cached_buffer_pool_mb} MiB.",
+    "memory-limited": "`memory-limited`: servers only, a {limited_buffer_pool_mb} MiB buffer pool or block cache under "
+                      "a {limited_memory_mb} MiB container memory limit that holds the page cache.",
+}
+PAIRS_LINE = ("Pairs: {pairs}; ratios are subject over base with 95% CIs on the log scale and one verdict rule "
+              "(Welch, 5%, the host's drift); a pair that did different work on a step is not compared there.")
+
+
+def scope_lines(compared, regimes, params) -> list[str]:
+    """The Method section's regime and pair lines for what the run ran: its regimes, its pairs."""
+    lines = [REGIME_LINES[r].format(**params) for r in regimes if r in REGIME_LINES]
+    pairs = ", ".join(f"{engine_title(c.base)} against {engine_title(c.subject)}" for c in compared)
+    return lines + [PAIRS_LINE.format(pairs=pairs or "none (no two engines of a pair ran)")]
+
+
 class LoadFetchReport(RunReport):
     workload = WORKLOAD
     phrases = PHRASES
@@ -187,6 +205,14 @@ class LoadFetchReport(RunReport):
             display(Markdown(f"## This run asks: {asked}"), metadata={"benchlib": {"question": asked}})
         super().answer()
 
+    def scope(self) -> None:
+        """The Method section's lines for the regimes and pairs this run ran (scope_lines)."""
+        from IPython.display import Markdown, display
+
+        params = {k: self.param(k) for k in ("cached_buffer_pool_mb", "limited_buffer_pool_mb", "limited_memory_mb")}
+        regimes = self.param("regimes") or self.regimes
+        display(Markdown("\n".join(f"- {line}" for line in scope_lines(self.compared, regimes, params))))
+
     # -- findings ---------------------------------------------------------------------------------------
     def main_loads(self, regime: str = "cached") -> pd.DataFrame:
         df = self.loads[(self.loads["regime"] == regime) & (self.loads["main"] == True)]  # noqa: E712
@@ -214,14 +240,16 @@ class LoadFetchReport(RunReport):
     @cached_property
     def _findings(self) -> pd.DataFrame:
         bulk_modes = {m.name for e in self.engines if (d := _dialect(e)) for m in d.methods if m.bulk_mode}
-        main = analysis.answer_loads(self.loads, bulk_modes)[["regime", "engine", "rows_per_s", "method"]]
+        main = analysis.answer_loads(self.loads, bulk_modes)[["regime", "engine", "rows_per_s", "method", "main"]]
         differences = {(c, r): analysis.differences(self.side(c.base, r), self.side(c.subject, r))
                        for c in self.compared for r in self.regimes}
         reference = results.reference("seed001_load_fetch")
         found = analysis.findings(
             main, self.summary, self.compared, self.regimes, differences_of=differences,
-            host={c: self.host_factor(c.subject, c.base) for c in self.compared},
-            seed={c: analysis.seed_ratios(reference, c) for c in self.compared}, bulk_modes=bulk_modes)
+            host={(c, r): results.loop_factor(self.loops_of(r), c.subject, c.base)
+                  for c in self.compared for r in self.regimes},
+            seed={c: analysis.seed_ratios(reference, c) for c in self.compared},
+            plans={k: f"{engine_title(k[0])}'s plan: {plan}" for k, (plan, _) in self._unindexed_fetches().items()})
         same = self._notes[1]
         # A fetch whose engine's own plan names no index scan says so beside its number.
         scans = self._unindexed_fetches()
@@ -230,6 +258,12 @@ class LoadFetchReport(RunReport):
                  for c, step, engine, base, r in zip(found["caveats"], found["step"], found["engine"],
                                                      found["base_engine"], found["regime"])]
         return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cs)) for cs in cited])
+
+    def loops_of(self, regime: str) -> pd.DataFrame:
+        """The calibration loops of the engine starts of one regime: each regime's starts met the host
+        at their own speed (hostile read 46e, 07 #3: the cached pair's starts ran 2.3x slower than the
+        memory-limited pair's, which one median per engine hid)."""
+        return self.calibrations[self.calibrations["instance_id"].map(analysis.regimes_of(self.measurements)) == regime]
 
     def _fetch_plans(self) -> dict[tuple[str, str], str]:
         """(engine, regime) -> the fetch's access path as the engine's own plan names it."""
@@ -455,6 +489,11 @@ class LoadFetchReport(RunReport):
     def seed_table(self):
         """Seed 001's table with this run's engines beside the systems they stand beside, raw."""
         f = analysis.beside_seed(results.reference("seed001_load_fetch"), self.loads, self.summary)
+        different = analysis.not_comparable(self.findings())
+
+        def cell(text: str, engine, source: str, operation: str) -> str:
+            return f"not comparable ({text})" if source == "this run" and (engine, operation) in different else text
+
         return pd.DataFrame({
             "seed 001 system": f["system"],
             "source": [f"{src} (a stand-in, not {system})" if s else src
@@ -464,8 +503,9 @@ class LoadFetchReport(RunReport):
                               "none (cloud service)" for e, src in zip(f["engine"], f["source"])],
             "rows": [SEED_ROWS_TEXT if src == "seed 001" else f"{r:,.0f}" for r, src in zip(f["rows"], f["source"])],
             "load rows/s": f["load_rows_per_s"].map(fmt), "load rate": f["rate_source"],
-            "insert one row ms": [("< " if b == "<" else "") + fmt(v) for v, b in zip(f["insert_ms"], f["insert_bound"])],
-            "fetch a customer ms": f["fetch_text"],
+            "insert one row ms": [cell(("< " if b == "<" else "") + fmt(v), e, src, "insert")
+                                  for v, b, e, src in zip(f["insert_ms"], f["insert_bound"], f["engine"], f["source"])],
+            "fetch a customer ms": [cell(t, e, src, "fetch") for t, e, src in zip(f["fetch_text"], f["engine"], f["source"])],
         }).style.hide(axis="index").set_caption(f"Seed 001 ({SEED_ROWS_TEXT} rows, 8 vCPU machines) beside this run "
                                                 f"({self.rows:,} rows, {self.info.get('cpu_cores')} cores), raw; this "
                                                 "run's fetch latency holds its Python client's driver CPU")
