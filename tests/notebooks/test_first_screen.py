@@ -43,7 +43,8 @@ def test_the_first_screen_shows_the_answer_with_its_numbers(answering, tiny_outc
     for line in stated["lines"]:
         assert re.search(r"\d", line), line
         assert _squeezed(line) in seen, f"not on the first screen: {line!r}\nseen: {screen.text[:1500]}"
-    assert _squeezed(stated["certainty"]) in seen
+    # A rerun's answer line counts its rows itself and the page leaves the certainty line out (06).
+    assert _squeezed(stated["certainty"]) in seen or stated["certainty_shown"] is False
     assert screen.chart_bottom is not None and screen.chart_bottom <= screen.height, \
         f"the answer's chart ends at {screen.chart_bottom} px in a {screen.height} px window"
     assert screen.wide_tables == [], f"tables overflowing the first screen's width: {screen.wide_tables}"

@@ -294,7 +294,8 @@ class RunReport:
                 + (f'<p class="benchlib-sure">{below}</p>' if below else "") + "</div>")
         display(HTML(html), metadata={"benchlib": {"answer": self.index_line(lines),
                                                    "lines": [_plain(line) for line in lines],
-                                                   "certainty": sure, "count": F.count_line(found), "seed": seed}})
+                                                   "certainty": sure, "count": F.count_line(found), "seed": seed,
+                                                   "certainty_shown": self.counts_shown()}})
         figure = self.headline_figure()
         if figure is not None:
             height = figure.layout.height or ANSWER_FIGURE_HEIGHT
