@@ -13,7 +13,7 @@ from benchlib.workloads.ssb.queries import CLICKHOUSE_DATES, EXTRACT_DATES, FINE
 
 GOOD = dict(engines=["duckdb"], scale_factor=0.002, seed=1, queries=list(NAMES), drop_page_cache=False,
             repetitions=2, max_repetitions=2, ci_target=0.1, warmup=False, pin_cpus=False, idle_seconds=0.2,
-            max_settle_seconds=1)
+            max_settle_seconds=1, engine_config={})
 
 
 @pytest.mark.parametrize("name, value, fragment", [
@@ -39,6 +39,19 @@ def test_good_parameters_pass_and_every_query_is_named():
     p = ssb.validate_parameters(GOOD)
     assert p.queries == list(NAMES) and len(NAMES) == 13
     assert set(FINE_GRAINED) < set(NAMES)
+
+
+def test_a_server_setting_reaches_its_engines_start_and_a_setting_for_an_engine_not_run_is_refused():
+    """Hostile reads 44 and 46e (08): PostgreSQL's 128MB shared_buffers scanned the 1.13 GiB table
+    through its ring on every hot run; the default set now sets it, per engine, as 01 and 05 do."""
+    from benchlib.workloads.ssb.workload import Ssb
+
+    p = ssb.validate_parameters({**GOOD, "engines": ["duckdb", "postgres"],
+                                 "engine_config": {"postgres": {"shared_buffers": "6GB"}}})
+    configs = {s.engine: dict(s.config) for s in Ssb().starts(p)}
+    assert configs == {"duckdb": {}, "postgres": {"shared_buffers": "6GB"}}
+    with pytest.raises(ParameterError, match="mysql"):
+        ssb.validate_parameters({**GOOD, "engine_config": {"mysql": {"innodb_buffer_pool_size": "1G"}}})
 
 
 def test_each_dialect_writes_its_date_functions_and_no_alias_in_a_where_clause():

@@ -29,8 +29,8 @@ from typing import Any
 from ...datagen import ssb
 from ...run.driver import EngineStart, StartContext, Step, StepContext, Workload
 from ...core.errors import ParameterError
-from ...run.parameters import (RunParameters, boolean, disk_shortfall, names, number, param, positive_int,
-                               require_idle_baseline, require_no_warmup)
+from ...run.parameters import (RunParameters, boolean, disk_shortfall, names, number, param, per_engine_settings,
+                               positive_int, require_idle_baseline, require_no_warmup)
 from .dialects import DELIMITER, FLAT, TABLE_NAMES, dialect_for
 from .queries import EXTRACT_DATES, NAMES, Answer, sql
 
@@ -70,6 +70,7 @@ class SsbParams(RunParameters):
     seed: int = param(positive_int(minimum=0), "the generator seed: the same seed makes the same tables")
     queries: list[str] = param(names(NAMES), "SSB queries to run, out of Q1.1 .. Q4.3")
     drop_page_cache: bool = param(boolean(), "before each cold run also drop the host page cache (needs root)")
+    engine_config: dict = param(per_engine_settings(), "engine key -> server settings for its starts", late=True)
 
     supports = staticmethod(supports)
 
@@ -151,7 +152,8 @@ class Ssb(Workload):
 
     def starts(self, params: SsbParams) -> list[EngineStart]:
         # perf only where it counts hardware events: its -a -G taxes every context switch of a load.
-        return [EngineStart(key, perf_only_for_hardware=True) for key in params.engines]
+        return [EngineStart(key, config=params.engine_config.get(key, {}), perf_only_for_hardware=True)
+                for key in params.engines]
 
     def steps(self, params: SsbParams, start: EngineStart, repetition: int) -> list[Step]:
         variants = [Step(f"{q} {HOT} {v}", ("query", (q, HOT, v)), ends_start=False)
