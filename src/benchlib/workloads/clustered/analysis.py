@@ -199,15 +199,20 @@ def _caveats(regime: str, engine: str, base: str, step: str, column: Column, pai
     return out
 
 
-def _voided(caveats: list[str], verdict: str) -> bool:
-    """Whether the row's caveats say the two sides did different work, so its judged `verdict` says
-    nothing of the layouts: unequal caches void any verdict; the base's binary log a decided one; dead
-    rows left to a vacuum no window ran a win or a tie (a loss in spite of that help stands). `verdict`
-    is the one judged without the host's band: a win the band withholds is still a win."""
+def _voided(caveats: list[str], judged: Mapping) -> bool:
+    """Whether the row's caveats say the two sides did different work, so its verdict says nothing of
+    the layouts: unequal caches void any verdict; the base's binary log a decided one; dead rows left
+    to a vacuum no window ran anything but a loss (a loss in spite of that help stands; a win measured
+    once is still a win: hostile read 47, 02). `judged` is the row judged without the host's band: a
+    win the band withholds is still a win."""
+    verdict = judged["verdict"]
     decided = verdict in (F.Verdict.BETTER.value, F.Verdict.WORSE.value, F.Verdict.SAME.value)
+    ratio = judged["ratio"]
+    lost = verdict == F.Verdict.WORSE.value or (not decided and ratio is not None and ratio == ratio and (
+        ratio < 1 if judged["higher_is_better"] else ratio > 1))
     return ((UNEQUAL_CACHE in caveats and verdict != F.Verdict.NA.value)
             or (BINARY_LOG in caveats and decided)
-            or (DEFERRED_VACUUM in caveats and verdict in (F.Verdict.BETTER.value, F.Verdict.SAME.value)))
+            or (DEFERRED_VACUUM in caveats and verdict != F.Verdict.NA.value and not lost))
 
 
 def findings(step_rows: pd.DataFrame, base: str, *, host: Mapping | None = None,
@@ -250,7 +255,7 @@ def findings(step_rows: pd.DataFrame, base: str, *, host: Mapping | None = None,
                     # Different work voids a row before the host's band is looked at (hostile read 46b,
                     # 02 #2: a win the band withheld kept "opposite to the seed" beside "only a loss
                     # would stand"); rejudged as not comparable, its seed figure is tested by nothing.
-                    if _voided(cited, F.finding(**{**given, "host_factor": None})["verdict"]):
+                    if _voided(cited, F.finding(**{**given, "host_factor": None})):
                         row = F.finding(**given, verdict=F.Verdict.NOT_COMPARABLE)
                     row["caveats"] = tuple(dict.fromkeys(cited))
                     rows.append({**row, "column": column.name, "test_class": None})
