@@ -307,12 +307,13 @@ def _reps(engine, test, steps, *, cpu=0.02, p95=None, spread=(1.0, 1.01, 0.99)):
 
 
 def _analysed(rows, goal=60.0, prices=None, base="postgres", wall=1.0, **kw):
-    """`wall`: each step's seconds, beside 1 s of engine and 1 s of sysbench CPU on 2 cores (1.0: saturated)."""
+    """`wall`: each step's seconds (or per engine), beside 1 s of engine and 1 s of sysbench CPU on 2 cores
+    (1.0: saturated)."""
     steps = pd.DataFrame(rows)
     for col in ("qps", "latency_avg", "latency_p99", "errors", "reconnects", "engine_cpu_s", "client_cpu_s", "wall_s",
                 "engine_phase_cpu_s", "client_phase_cpu_s"):
         steps[col] = 1.0
-    steps["wall_s"] = wall
+    steps["wall_s"] = steps["engine"].map(wall) if isinstance(wall, dict) else wall
     steps["cpu_ms_per_txn"] = steps["engine_cpu_ms_per_txn"] + steps["client_cpu_ms_per_txn"]
     summary = analysis.summarize(steps, cores=2)
     knees = analysis.knee(summary, step_rows=steps)
@@ -620,6 +621,10 @@ def test_cpu_per_transaction_on_a_saturated_host_cites_it():
     # Hostile read 43 (03 #1): the answer's line says it too, not only the table's footnote.
     assert all(r.endswith(analysis.SATURATED_REGIME) for r in cost(busy)["regime"])
     assert not any(analysis.SATURATED_REGIME in r for r in cost(idle)["regime"])
+    # Hostile read 47 (03): said only where each side's step reached the share, never beside MySQL's 82%.
+    mixed = _analysed(rows, wall={"postgres": 1.0, "mysql": 1 / 0.82})
+    assert not cost(mixed).empty and not any(analysis.SATURATED in ids for ids in cost(mixed)["caveats"])
+    assert not any(analysis.SATURATED_REGIME in r for r in cost(mixed)["regime"])
 
 
 def test_the_step_table_keeps_one_p95_at_two_repetitions_and_a_blank_gain_says_why(tmp_path):

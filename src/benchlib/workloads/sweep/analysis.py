@@ -350,7 +350,8 @@ def findings(summary: pd.DataFrame, knees: pd.DataFrame, price_perf: pd.DataFram
             for kind, metric, column, unit, better in ((CAPACITY, "throughput", "tps", "TPS", True),
                                                        (COST, "engine CPU per transaction", "engine_cpu_ms_per_txn",
                                                         "ms", False)):
-                saturated = kind == COST and any(
+                # Both sides' steps: a clause one side's 82% belies is not said (hostile read 47, 03).
+                saturated = kind == COST and all(
                     (x.get("host_cpu_util") or 0) >= SATURATED_SHARE for x in (se, sb))
                 rows.append({**F.finding(**shared, metric=metric, unit=unit, higher_is_better=better,
                                          contrast=results.contrast(sb, se, column),
