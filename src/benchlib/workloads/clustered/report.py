@@ -193,7 +193,7 @@ class ClusteredReport(RunReport):
         caveat that changes its meaning (a vacuum no window ran) is pointed to from the answer.
         Where the seed's regime did not run, a last line says what cannot show and which set shows it."""
         found = self.findings()
-        lines = class_lines(found, self.phrases, self.caveat_marks(shown_rows(found)[0]), self.read_time())
+        lines = class_lines(found, self.phrases, self.answer_marks(shown_rows(found)[0]), self.read_time())
         once = once_line(found[found["headline"] == True]) if not found.empty else None  # noqa: E712
         if once:
             lines.append(once)
