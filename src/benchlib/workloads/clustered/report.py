@@ -575,7 +575,7 @@ def class_lines(found: pd.DataFrame, phrases: F.Phrases, marks: dict[str, int] |
                 read_us: str | None = None) -> list[str]:
     """The answer: one line per headline row (analysis.CLASSES, in the seed's regime) with the same
     test's row in the other regime where it has a ratio, each rendered by the phrase table, with
-    its footnote marks (`marks`: RunReport.caveat_marks); an IO-bound QPS row after its test's
+    its footnote marks (`marks`: RunReport.answer_marks); an IO-bound QPS row after its test's
     pages/o row (`IO_QPS`), with `read_us` (the run's µs per storage read) beside it."""
     marks = marks or {}
 
