@@ -336,6 +336,9 @@ def test_a_seed_figure_left_untested_says_why_and_which_set_tests_it():
     line = F.seed_line(pd.DataFrame([wide, wide, once, floor]), tested_by="article")
     assert "2 CI over 10x wide" in line and "--set article" in line
     assert "--set" not in F.seed_line(pd.DataFrame([wide]))
+    # Hostile read 47 (08): each untested row is counted under its own reason, never its neighbour's.
+    assert F.seed_line(pd.DataFrame([once, wide])) == \
+        "Against the seed's 2 ratios: not testable here (1 measured once, 1 CI over 10x wide)."
 
 
 def test_at_the_floor_is_defined_by_its_threshold_where_it_is_counted():

@@ -365,11 +365,10 @@ class RunReport:
             return HTML("<p>No comparisons in this run.</p>")
         notes = {c.id: c for c in self.caveat_notes()}
         shown = found if limit is None else found.head(limit)
-        marks = self.caveat_marks(shown)
+        marks_by_row = self.row_marks(shown)
         # A caveat every row cites is said once, in the caption, not marked on each row; a seed column
         # no row fills is left out (hostile read 46d, 06 #4).
-        everywhere = [c for c in marks if len(shown) > 1 and all(c in (cs or ()) for cs in shown["caveats"])]
-        marks_by_row = {c: n for c, n in marks.items() if c not in everywhere}
+        everywhere = [c for c in self.caveat_marks(shown) if c not in marks_by_row]
         with_seed = not shown["seed"].fillna(F.SeedAgreement.NO_SEED.value).eq(F.SeedAgreement.NO_SEED.value).all()
         rows = []
         # Rows against several bases or in several metrics say theirs per row; one of each goes in the caption.
@@ -405,6 +404,23 @@ class RunReport:
         """Each caveat id the rows cite (and `caveat_notes` words), numbered in order of first
         citation: the findings table's footnotes, which an answer line may point to as well."""
         return F.caveat_marks(found, {c.id for c in self.caveat_notes()})
+
+    def row_marks(self, shown: pd.DataFrame) -> dict[str, int]:
+        """`caveat_marks` less a caveat every one of several rows cites (the table says that once, in
+        its caption): the marks the table of `shown` prints on its rows and numbers under it."""
+        marks = self.caveat_marks(shown)
+        return {c: n for c, n in marks.items()
+                if len(shown) < 2 or not all(c in (cs or ()) for cs in shown["caveats"])}
+
+    def answer_marks(self, shown: pd.DataFrame | None = None) -> dict[str, int]:
+        """The marks the body's findings table (`findings_table`; `shown`: its rows, where a workload
+        picks them) prints, for the answer's lines: a mark on the first screen points to a note under
+        that table, never to a numbering over rows it leaves out (hostile read 47, 07)."""
+        if shown is None:
+            found = self.findings()
+            shown, out = self.shown_and_left_out(found)
+            shown = found if out.empty or shown.empty else shown
+        return self.row_marks(shown)
 
     @staticmethod
     def footnote(row: dict, marks: dict[str, int]) -> str:

@@ -78,7 +78,7 @@ class ClientApiReport(RunReport):
         what its ratio compares); where none is decided, one line saying so with the widest ratios."""
         rows = F.headline(self.findings(), self.answer_limit)
         if rows.empty or rows["verdict"].map(lambda v: F.Verdict(v).decided).any():
-            marks = self.caveat_marks(self.findings())
+            marks = self.answer_marks()
             return [F.render(r, self.phrases_of(r), mark=self.footnote(r, marks))
                     for r in rows.to_dict("records")][:self.answer_limit]
         widest = [F.fields_of(r, self.phrases) for r in rows.head(3).to_dict("records")]

@@ -193,7 +193,7 @@ class ClusteredReport(RunReport):
         caveat that changes its meaning (a vacuum no window ran) is pointed to from the answer.
         Where the seed's regime did not run, a last line says what cannot show and which set shows it."""
         found = self.findings()
-        lines = class_lines(found, self.phrases, self.caveat_marks(shown_rows(found)[0]), self.read_time())
+        lines = class_lines(found, self.phrases, self.answer_marks(shown_rows(found)[0]), self.read_time())
         once = once_line(found[found["headline"] == True]) if not found.empty else None  # noqa: E712
         if once:
             lines.append(once)
@@ -575,7 +575,7 @@ def class_lines(found: pd.DataFrame, phrases: F.Phrases, marks: dict[str, int] |
                 read_us: str | None = None) -> list[str]:
     """The answer: one line per headline row (analysis.CLASSES, in the seed's regime) with the same
     test's row in the other regime where it has a ratio, each rendered by the phrase table, with
-    its footnote marks (`marks`: RunReport.caveat_marks); an IO-bound QPS row after its test's
+    its footnote marks (`marks`: RunReport.answer_marks); an IO-bound QPS row after its test's
     pages/o row (`IO_QPS`), with `read_us` (the run's µs per storage read) beside it."""
     marks = marks or {}
 

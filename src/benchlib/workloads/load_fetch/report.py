@@ -319,7 +319,7 @@ class LoadFetchReport(RunReport):
     def answer_lines(self) -> list[str]:
         """SCALE_LINE first where it holds, then the headline rows, then the decided rows they leave out."""
         scale, rows, elsewhere = self._answer_rows()
-        marks = self.caveat_marks(self.findings())  # a decided row's caveat (an unindexed fetch) beside its ratio
+        marks = self.answer_marks()  # a decided row's caveat (an unindexed fetch) beside its ratio
         elsewhere = elsewhere.assign(cite=[self.footnote(r, marks) for r in elsewhere.to_dict("records")])
         return (scale + F.render_lines(rows, self.phrases) + F.render_lines(elsewhere, DECIDED_PHRASES)
                 )[:self.answer_limit]

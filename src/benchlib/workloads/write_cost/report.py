@@ -233,7 +233,7 @@ class WriteCostReport(RunReport):
     def answer_lines(self) -> list[str]:
         """The headline rows, each rendered with the phrase table of its kind, the bulk row's ratio and
         the part lines' unit with their footnote marks (a caveat said once, under the table)."""
-        marks = self.caveat_marks(self.findings())
+        marks = self.answer_marks()
         return [self.render(row, marks if row["kind"] in (analysis.BULK, DECOMPOSITION) else None)
                 for row in F.headline(self.findings(), self.answer_limit).to_dict("records")]
 
