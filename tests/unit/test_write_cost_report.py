@@ -8,7 +8,7 @@ import pytest
 from benchlib.data.store import Store
 from benchlib.workloads.write_cost import WriteCostReport
 from benchlib.workloads.write_cost.report import (BULK_PHRASES, CLUSTER_QUESTION, CPU_NOTE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
-                                                  PARTS_PHRASES, SINGLE_NODE_QUESTION)
+                                                  NONE_ABOVE_IDLE, PARTS_PHRASES, SINGLE_NODE_QUESTION)
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
 from write_cost_runs import ENGINES, write_run
 
@@ -234,7 +234,7 @@ def test_the_bulk_row_reads_the_cell_its_table_shows_and_names_the_after_commit_
     assert row["base_after"] != row["base_after"]  # PostgreSQL's settle not above its idle rate: no figure
     line = report.render(row.to_dict())
     assert report.phrases_of(row.to_dict()) is BULK_PHRASES
-    assert "of which after the commit: 10" in line and "not resolved" in line.rpartition("; seed")[0]
+    assert "of which after the commit: 10" in line and f"vs {NONE_ABOVE_IDLE}" in line.rpartition("; seed")[0]
     # Hostile read 44 (05 #3): where neither side's is resolved, no "not resolved vs not resolved" clause.
     empty = {**row.to_dict(), "after": float("nan")}
     assert "after the commit" not in report.render(empty) and "µs per row, 3.57x" in report.render(empty)
