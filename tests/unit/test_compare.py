@@ -1,5 +1,7 @@
 """The cross-run comparison's parameters: bad values named before anything runs; runs that do not
 exist or belong to another experiment refused. Its arithmetic is in test_store/test_results."""
+import math
+
 import pytest
 
 from benchlib.core.errors import ParameterError
@@ -148,9 +150,21 @@ def test_the_chart_and_tables_say_what_was_compared_in_the_runs_unit(tmp_path):
     mean, low, high = results.geometric_mean_ci([1.17, 1.22, 1.25, 1.01])
     assert mean == pytest.approx(results.geometric_mean([1.17, 1.22, 1.25, 1.01])) and low < 1 < high
     assert results.geometric_mean_ci([1.2, 1.2, 1.2])[1:] == pytest.approx((1.2, 1.2))
+    # Hostile read 47 (06): each cell's own CI is carried in. Two cells 2x (1-4): se = ln 4 / 3.92 each,
+    # the mean's half width 1.96 x sqrt(2 se^2) / 2 = ln 4 / (2 sqrt 2), although the two agree exactly.
+    half = math.log(4) / (2 * math.sqrt(2))
+    assert results.geometric_mean_ci([2.0, 2.0], [1.0, 1.0], [4.0, 4.0]) == pytest.approx(
+        (2.0, 2 * math.exp(-half), 2 * math.exp(half)))
+    # Narrow cells: the phases' spread is the wider, and stands.
+    ratios = [1.17, 1.22, 1.25, 1.01]
+    assert results.geometric_mean_ci(ratios, [r * 0.99 for r in ratios], [r * 1.01 for r in ratios]) == (
+        pytest.approx(results.geometric_mean_ci(ratios)))
+    # A cell's own CI unknown (measured once): the mean's is unknown too.
+    assert math.isnan(results.geometric_mean_ci([2.0, 2.0], [1.0, float("nan")], [4.0, float("nan")])[1])
     shown = report.ratio_table().data.iloc[:, -1]
-    ratios = report.findings().query("metric == @report.cost_label()")["ratio"]
-    assert list(shown) == [F.fmt_ratio(*results.geometric_mean_ci(ratios))]
+    cost = report.findings().query("metric == @report.cost_label()")
+    assert list(shown) == [F.fmt_ratio(*results.geometric_mean_ci(cost["ratio"], cost["ratio_low"],
+                                                                  cost["ratio_high"]))]
     table = report.findings_table().data
     assert "3.5 µs/row" in table and "2.9 µs/row" in table and "e-0" not in table  # 1,000 rows per window
     assert not hasattr(report, "versions_table")

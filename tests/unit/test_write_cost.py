@@ -535,3 +535,14 @@ def test_a_seed_ratio_of_instructions_is_tested_only_by_a_ratio_of_instructions(
     assert by_unit["s"]["seed"] == SeedAgreement.NOT_COMPARABLE.value and by_unit["s"]["seed_ratio"] == 1.29
     assert "instructions" in by_unit["s"]["seed_reason"]
     assert by_unit["instructions"]["seed"] not in (SeedAgreement.NOT_COMPARABLE.value, SeedAgreement.NO_SEED.value)
+
+
+def test_a_pair_against_the_row_that_is_largest_against_next_is_the_largest_pair():
+    """Hostile read 47 (05): SQLite's commit (354) is largest and its row (18.8) next; the Method says
+    the largest is tested against the next, so commit vs row is that pair, marked "(largest)"."""
+    reps = [{(1, 1): 354 + 5 + 18.8 + d, (100, 1): 5 + 18.8 + d / 50, (100, 100): 18.8 + d / 100}
+            for d in (-3.0, 0.0, 3.0)]
+    rows = analysis.decomposition_findings(_cell_rows(reps, engine="sqlite"), metric="cpu_time", unit="s")
+    assert [(r["pair"], r["part"], r["base_part"]) for r in rows] == [("row", "row", "statement"),
+                                                                      ("largest", "commit", "row")]
+    assert rows[1]["step"] == "commit (largest) vs row"

@@ -8,7 +8,7 @@ import pytest
 from benchlib.data.store import Store
 from benchlib.workloads.write_cost import WriteCostReport
 from benchlib.workloads.write_cost.report import (BULK_PHRASES, CLUSTER_QUESTION, CPU_NOTE, EMBEDDED_PARTS_PHRASES, NO_CLUSTER,
-                                                  PARTS_PHRASES, SINGLE_NODE_QUESTION)
+                                                  NONE_ABOVE_IDLE, PARTS_PHRASES, SINGLE_NODE_QUESTION)
 from benchlib.workloads.write_cost.workload import CLIENT_VALUES, SERVER_GENERATOR
 from write_cost_runs import ENGINES, write_run
 
@@ -29,9 +29,10 @@ def test_rendered_findings_snapshot(report, snapshot):
 def test_each_engine_says_whether_its_parts_separate_and_mysql_meets_the_seed_in_bulk(report):
     found = report.findings().set_index(["kind", "engine", "step"]).sort_index()
     assert found.loc[("decomposition", "mysql", "commit (largest) vs statement"), "verdict"] == "worse"  # separable
-    # PostgreSQL's commit is not resolved: in no pair (hostile read 46c, 05 #1); its statement clears the row.
-    assert found.loc[("decomposition", "postgres")].index.tolist() == ["statement vs row"]
-    assert found.loc[("decomposition", "postgres", "statement vs row"), "verdict"] == "worse"
+    # PostgreSQL's commit is not resolved: in no pair (hostile read 46c, 05 #1); its statement clears the row,
+    # its largest part against the next (hostile read 47, 05).
+    assert found.loc[("decomposition", "postgres")].index.tolist() == ["statement (largest) vs row"]
+    assert found.loc[("decomposition", "postgres", "statement (largest) vs row"), "verdict"] == "worse"
     assert found.loc[("decomposition", "sqlite", "statement vs row"), "caveats"] == ("embedded-driver",
                                                                                     "counts-no-waits")
     # Every engine's parts are CPU work: a commit's fsync wait is beside them, in CPU seconds too (hostile read 41).
@@ -169,7 +170,8 @@ def test_each_engines_line_gives_its_parts_in_one_order_and_a_split_is_never_bet
     parts = report.findings()[report.findings()["kind"] == "decomposition"]
     assert list(dict.fromkeys(parts["engine"])) == ["postgres", "mysql", "sqlite"]
     largest = parts[parts["pair"] == "largest"]
-    assert [report.phrases_of(r) for r in largest.to_dict("records")] == [PARTS_PHRASES, EMBEDDED_PARTS_PHRASES]
+    assert [report.phrases_of(r) for r in largest.to_dict("records")] == [PARTS_PHRASES, PARTS_PHRASES,
+                                                                          EMBEDDED_PARTS_PHRASES]
     for line in report.answer_lines()[:3]:
         assert line.index(": commit ") < line.index(", statement ") < line.index(", row ")
     assert not PARTS_PHRASES.directed and report.phrases.directed
@@ -232,7 +234,7 @@ def test_the_bulk_row_reads_the_cell_its_table_shows_and_names_the_after_commit_
     assert row["base_after"] != row["base_after"]  # PostgreSQL's settle not above its idle rate: no figure
     line = report.render(row.to_dict())
     assert report.phrases_of(row.to_dict()) is BULK_PHRASES
-    assert "of which after the commit: 10" in line and "not resolved" in line.rpartition("; seed")[0]
+    assert "of which after the commit: 10" in line and f"vs {NONE_ABOVE_IDLE}" in line.rpartition("; seed")[0]
     # Hostile read 44 (05 #3): where neither side's is resolved, no "not resolved vs not resolved" clause.
     empty = {**row.to_dict(), "after": float("nan")}
     assert "after the commit" not in report.render(empty) and "µs per row, 3.57x" in report.render(empty)

@@ -306,7 +306,12 @@ class ComparisonReport(RunReport):
         table = found.pivot_table(index="row", columns="step", values="ratio", sort=False).rename_axis(
             index=None, columns=None)
         # With its CI over the phases' ratios: without one, 1.16 read as +16% (hostile read 46d, 06 #2).
-        table[GEOMETRIC_MEAN] = [F.fmt_ratio(*results.geometric_mean_ci(r.dropna())) for _, r in table.iterrows()]
+        # Each cell's own CI carried into the mean's (hostile read 47, 06: the phases' spread alone was too narrow).
+        ends = {end: found.pivot_table(index="row", columns="step", values=end, sort=False, dropna=False)
+                .reindex(index=table.index, columns=table.columns) for end in ("ratio_low", "ratio_high")}
+        table[GEOMETRIC_MEAN] = [F.fmt_ratio(*results.geometric_mean_ci(
+            r.dropna(), ends["ratio_low"].loc[row, r.dropna().index], ends["ratio_high"].loc[row, r.dropna().index]))
+            for row, r in table.iterrows()]
 
         def colour(frame: pd.DataFrame) -> pd.DataFrame:
             styles = pd.DataFrame("", index=frame.index, columns=frame.columns)

@@ -477,14 +477,30 @@ def geometric_mean(values: Iterable[float]) -> float:
     return math.exp(sum(logs) / len(logs)) if logs else float("nan")
 
 
-def geometric_mean_ci(values: Iterable[float]) -> tuple[float, float, float]:
-    """The geometric mean of positive ratios with its 95% CI from their spread on the log scale
-    (Student t over the ratios: each a sample of one common shift); NaN ends under two ratios."""
-    logs = [math.log(v) for v in values if v and v > 0 and not math.isnan(v)]
-    if not logs:
+def geometric_mean_ci(values: Iterable[float], lows: Iterable[float] | None = None,
+                      highs: Iterable[float] | None = None) -> tuple[float, float, float]:
+    """The geometric mean of positive ratios with its 95% CI on the log scale: the wider of the
+    ratios' spread (Student t, each a sample of one common shift; NaN under two ratios) and, with
+    each ratio's own 95% CI (`lows`, `highs`), their own variance carried into the mean: se_i =
+    (log high - log low) / (2 x 1.96), var = sum(se_i^2) / k^2 (hostile read 47, 06: cells 10-60x
+    wide gave a mean CI of 0.78-1.27). A ratio whose own CI is unknown leaves the mean's CI NaN."""
+    ratios = list(values)
+    ends = list(zip(lows, highs)) if lows is not None and highs is not None else [(None, None)] * len(ratios)
+    kept = [(v, lo, hi) for v, (lo, hi) in zip(ratios, ends, strict=True) if v and v > 0 and not math.isnan(v)]
+    if not kept:
         return float("nan"), float("nan"), float("nan")
-    mean = sum(logs) / len(logs)
-    half = ci95_half_width(pd.Series(logs).std(ddof=1), len(logs)) if len(logs) > 1 else float("nan")
+    logs = [math.log(v) for v, _, _ in kept]
+    k = len(logs)
+    mean = sum(logs) / k
+    half = ci95_half_width(pd.Series(logs).std(ddof=1), k) if k > 1 else float("nan")
+    if lows is not None and highs is not None:
+        se = [(math.log(hi) - math.log(lo)) / (2 * 1.96) if lo and hi and lo > 0 and hi > 0 else float("nan")
+              for _, lo, hi in kept]
+        own = 1.96 * math.sqrt(sum(e * e for e in se)) / k
+        if own != own:  # a ratio's own CI unknown: so is the mean's
+            half = float("nan")
+        elif not half >= own:  # the wider of the two (the spread is NaN under two ratios)
+            half = own
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 

@@ -281,8 +281,8 @@ def _oriented(df: pd.DataFrame, a: str, b: str, exact: bool) -> tuple[str, str, 
 def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row", *, exact: bool = False) -> list[dict]:
     """Per engine, pairs of the resolved parts of a one-row transaction measured in the same
     repetitions (`paired`), each the larger over the smaller: the statement and the commit against
-    the row (VS_ROW), then the largest against the next (LARGEST), by the statistic the ratio uses,
-    where that is not one of the pairs already tested. A part not resolved above zero is in no pair."""
+    the row (VS_ROW), then the largest against the next (LARGEST), by the statistic the ratio uses;
+    a pair against the row that is also the largest against the next is that LARGEST pair. A part not resolved above zero is in no pair."""
     reps = part_repetitions(cell_rows, value)
     out = []
     for engine, df in reps.groupby("engine", sort=False):
@@ -292,7 +292,12 @@ def separability(cell_rows: pd.DataFrame, value: str = "engine_per_row", *, exac
         if len(resolved) >= 2:
             size = _size(df, resolved)
             top, second = sorted(resolved, key=lambda p: -size[p])[:2]
-            if not any({top, second} == {a, b} for _, a, b in pairs):
+            # A pair against the row that is also the largest against the next is tested as the largest
+            # (hostile read 47, 05: the Method says the largest is tested against the next).
+            same = [i for i, (_, a, b) in enumerate(pairs) if {top, second} == {a, b}]
+            if same:
+                pairs[same[0]] = (LARGEST, *pairs[same[0]][1:])
+            else:
                 pairs.append((LARGEST, top, second))
         for pair, a, b in pairs:
             top, second, c = _oriented(df, a, b, exact)

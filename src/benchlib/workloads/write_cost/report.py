@@ -56,6 +56,10 @@ CLUSTER_QUESTION = "What does replication add to a row write?"
 # from nothing, which is not "no cost" (hostile read 44, 05 #1).
 NOT_RESOLVED = "not resolved"
 
+# A side's work after the commit not above its idle rate: as the table's empty cell and the settle chart say
+# (hostile read 47, 05: "111 vs not resolved" beside the table's n/a).
+NONE_ABOVE_IDLE = "none above idle"
+
 # Engines against a base (bulk, replication): one sentence per row.
 # A row measured once says nothing of its own certainty: the answer's count line says it once for all.
 EACH = "{subject} vs {base}, {step}: {value} vs {base_value} per row, {ratio}"
@@ -75,7 +79,7 @@ AFTER = "; of which after the commit: {after} vs {base_after}"
 BULK_PHRASES = dataclasses.replace(
     COMPARISON, default=EACH + " ({words})" + AFTER, templates={F.Verdict.UNTESTED.value: EACH + AFTER},
     values=("after", "base_after"),
-    missing=NOT_RESOLVED)  # not above zero, or within the idle rate's noise (analysis.bulk_findings)
+    missing=NONE_ABOVE_IDLE)  # not above zero, or within the idle rate's noise (analysis.bulk_findings)
 
 
 # One line per engine: its one-row insert's parts in one order, then the pair its findings lead with
