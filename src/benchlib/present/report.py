@@ -47,6 +47,9 @@ def fmt_ci(value: float, half_width: float, unit: str = "", *, positive: bool = 
         return fmt(value, unit)
     if positive and half_width >= abs(value):
         return CI_REACHES_ZERO.format(value=fmt(value), unit=unit)
+    # A spread below the printed precision (counts that repeat) is `± 0`, not `± 2.77e-12`.
+    if fmt(value) == fmt(value + half_width) == fmt(value - half_width):
+        half_width = 0.0
     return f"{fmt(value)} ± {fmt(half_width)}{unit}"
 
 

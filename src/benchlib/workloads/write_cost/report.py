@@ -435,12 +435,7 @@ class WriteCostReport(RunReport):
 
     # -- tables ------------------------------------------------------------------------------------
     def _ci(self, value: float, half: float) -> str:
-        """`5,916 ± 0` where the half width is below the printed precision (hostile read 46c, 05
-        instructions #6: counts that repeat read "± 2.77e-12")."""
-        value, half = value / self.scale, half / self.scale
-        if half == half and fmt(value) == fmt(value + half) and fmt(value) == fmt(value - half):
-            half = 0.0
-        return fmt_ci(value, half)
+        return fmt_ci(value / self.scale, half / self.scale)
 
     def decomposition_table(self) -> pd.DataFrame:
         """Each part of a one-row insert with its 95% CI: the engine's own cost (an embedded
