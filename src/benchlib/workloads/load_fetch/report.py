@@ -244,26 +244,28 @@ class LoadFetchReport(RunReport):
         differences = {(c, r): analysis.differences(self.side(c.base, r), self.side(c.subject, r))
                        for c in self.compared for r in self.regimes}
         reference = results.reference("seed001_load_fetch")
-        found = analysis.findings(
-            main, self.summary, self.compared, self.regimes, differences_of=differences,
-            host={(c, r): results.loop_factor(self.loops_of(r), c.subject, c.base)
-                  for c in self.compared for r in self.regimes},
-            seed={c: analysis.seed_ratios(reference, c) for c in self.compared},
-            plans={k: f"{engine_title(k[0])}'s plan: {plan}" for k, (plan, _) in self._unindexed_fetches().items()})
-        same = self._notes[1]
         # A fetch whose engine's own plan names no index scan says so beside its number.
         scans = self._unindexed_fetches()
+        found = analysis.findings(
+            main, self.summary, self.compared, self.regimes, differences_of=differences,
+            host={(c, r): results.loop_factor(self.loops[r], c.subject, c.base)
+                  for c in self.compared for r in self.regimes},
+            seed={c: analysis.seed_ratios(reference, c) for c in self.compared},
+            plans={k: f"{engine_title(k[0])}'s plan: {plan}" for k, (plan, _) in scans.items()})
+        same = self._notes[1]
         cited = [(*c, *[f"{NO_INDEX}:{e}:{r}" for e in (engine, base) if (e, r) in scans])
                  if step == FETCH else c
                  for c, step, engine, base, r in zip(found["caveats"], found["step"], found["engine"],
                                                      found["base_engine"], found["regime"])]
         return found.assign(caveats=[tuple(dict.fromkeys(same.get(c, c) for c in cs)) for cs in cited])
 
-    def loops_of(self, regime: str) -> pd.DataFrame:
-        """The calibration loops of the engine starts of one regime: each regime's starts met the host
-        at their own speed (hostile read 46e, 07 #3: the cached pair's starts ran 2.3x slower than the
+    @cached_property
+    def loops(self) -> dict[str, pd.DataFrame]:
+        """Regime -> the calibration loops of its engine starts: each regime's starts met the host at
+        their own speed (hostile read 46e, 07 #3: the cached pair's starts ran 2.3x slower than the
         memory-limited pair's, which one median per engine hid)."""
-        return self.calibrations[self.calibrations["instance_id"].map(analysis.regimes_of(self.measurements)) == regime]
+        regime = self.calibrations["instance_id"].map(analysis.regimes_of(self.measurements))
+        return {r: self.calibrations[regime == r] for r in self.regimes}
 
     def _fetch_plans(self) -> dict[tuple[str, str], str]:
         """(engine, regime) -> the fetch's access path as the engine's own plan names it."""
