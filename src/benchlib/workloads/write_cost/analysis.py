@@ -8,7 +8,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from functools import partial
 from typing import Callable
 
 import pandas as pd
@@ -462,16 +461,16 @@ def replication_findings(replicated: pd.DataFrame, host: Callable[[str, str], fl
     return out
 
 
-def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.DataFrame, measurements: pd.DataFrame,
-             *, metric: str, unit: str, seed: dict[str, float], answer_limit: int = 5,
+def findings(cell_rows: pd.DataFrame, summary: pd.DataFrame, replicated: pd.DataFrame,
+             host: Callable[[str, str], float], *, metric: str, unit: str, seed: dict[str, float], answer_limit: int = 5,
              readings: dict[str, str] | None = None, timed: bool = True) -> pd.DataFrame:
     """The findings table: with clusters, what replication adds per cell (headline: the one-row
     and bulk cells); then per engine whether its one-row write's parts separate, and the server
     engines against PostgreSQL in seed 000's corner (headline without clusters: the decomposition
-    of each engine, then MySQL in bulk beside the seed)."""
+    of each engine, then MySQL in bulk beside the seed). `host`: (subject, base) -> the pair's host
+    factor (RunReport.host_factor, its calibrations taken once)."""
     order = {e: i for i, e in enumerate(engine_order(cell_rows["engine"]))} if not cell_rows.empty else {}
     in_order = lambda rows: sorted(rows, key=lambda r: order.get(r["engine"], len(order)))  # noqa: E731 (stable)
-    host = partial(results.loop_factor, results.calibrations(measurements))  # once for every pair
     rows = (replication_findings(replicated, host, metric=metric, unit=unit)
             + in_order(decomposition_findings(cell_rows[[not is_cluster(e) for e in cell_rows["engine"]]],
                                               metric=metric, unit=unit))
