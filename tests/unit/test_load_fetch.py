@@ -595,10 +595,10 @@ def test_the_host_factor_is_taken_per_regime_from_that_regimes_starts():
                                                        ("d", "memory-limited"))}
     m = pd.DataFrame({"instance_id": ["a", "b", "c", "d", "a"],
                       "labels": [labels["a"], labels["b"], labels["c"], labels["d"], None]})
-    assert analysis.regimes_of(m) == {"a": "cached", "b": "cached", "c": "memory-limited", "d": "memory-limited"}
+    assert results.start_labels(m, "regime") == {"a": "cached", "b": "cached", "c": "memory-limited", "d": "memory-limited"}
     loops = pd.DataFrame({"instance_id": ["a", "b", "c", "d"], "engine": ["mariadb", "mariadb-myrocks"] * 2,
                           "calibration_s": [0.196, 0.156, 0.085, 0.083]})
-    regime = loops["instance_id"].map(analysis.regimes_of(m))
+    regime = loops["instance_id"].map(results.start_labels(m, "regime"))
     cached = results.loop_factor(loops[regime == "cached"], "mariadb-myrocks", "mariadb")
     assert cached == pytest.approx(0.156 / 0.196)
     pair = [c for c in dialects.COMPARISONS if c.subject == "mariadb-myrocks"]

@@ -310,6 +310,16 @@ def precision_outcome(run_id: str, ci_target: float, *, floor: float, per: str |
                             table=p)
 
 
+def start_labels(measurements: pd.DataFrame, key: str) -> dict:
+    """Engine start -> the value its windows' labels give `key` (a start's regime: one value per
+    start), for the starts that carry it."""
+    if "labels" not in measurements:
+        return {}
+    tagged = measurements[measurements["labels"].str.contains(f'"{key}"', na=False)].drop_duplicates("instance_id")
+    found = {i: json.loads(labels).get(key) for i, labels in zip(tagged["instance_id"], tagged["labels"])}
+    return {i: v for i, v in found.items() if v is not None}
+
+
 def calibrations(df: pd.DataFrame) -> pd.DataFrame:
     """Per engine start and repetition, the calibration loop's CPU seconds (measure.calibrate;
     warm-ups excluded): the host's own speed at that moment. Empty for runs stored before it."""

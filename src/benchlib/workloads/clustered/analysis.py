@@ -315,9 +315,8 @@ def host_factors(measurements: pd.DataFrame, base: str) -> dict:
     if "metric" not in measurements:
         return {}
     c = results.calibrations(measurements)
-    tagged = measurements[measurements["labels"].str.contains('"regime"', na=False)].drop_duplicates("instance_id")
-    regime_of = {i: json.loads(labels).get("regime") for i, labels in zip(tagged["instance_id"], tagged["labels"])}
-    c = c.assign(regime=c["instance_id"].map(regime_of)).dropna(subset=["regime", "calibration_s"])
+    c = c.assign(regime=c["instance_id"].map(results.start_labels(measurements, "regime")))
+    c = c.dropna(subset=["regime", "calibration_s"])
     c = c.assign(step=_calibrated_step(measurements, c))
     out: dict = {}
     for key, g in [*c.groupby(["regime"], sort=False),

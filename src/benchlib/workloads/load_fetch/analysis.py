@@ -112,13 +112,6 @@ def operations(measurements: pd.DataFrame) -> pd.DataFrame:
 SUMMARY_VALUES = (*LATENCIES, "engine_cpu_us", "client_cpu_us", "reads_per_op", "rows_per_op", "ops_per_s")
 
 
-def regimes_of(measurements: pd.DataFrame) -> dict[Any, str]:
-    """Engine start -> the regime its windows' labels name (one start per regime and engine)."""
-    pairs = measurements[["instance_id", "labels"]].drop_duplicates()
-    return {i: r for i, r in zip(pairs["instance_id"], _labels(pairs).get("regime", pd.Series(dtype=object)))
-            if isinstance(r, str)}
-
-
 def summarize_operations(ops: pd.DataFrame) -> pd.DataFrame:
     """Mean over repetitions per regime, engine and operation, with the standard deviation and
     the 95% CI half width (Student t) of each figure; n repetitions."""

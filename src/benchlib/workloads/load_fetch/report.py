@@ -264,7 +264,7 @@ class LoadFetchReport(RunReport):
         """Regime -> the calibration loops of its engine starts: each regime's starts met the host at
         their own speed (hostile read 46e, 07 #3: the cached pair's starts ran 2.3x slower than the
         memory-limited pair's, which one median per engine hid)."""
-        regime = self.calibrations["instance_id"].map(analysis.regimes_of(self.measurements))
+        regime = self.calibrations["instance_id"].map(results.start_labels(self.measurements, "regime"))
         return {r: self.calibrations[regime == r] for r in self.regimes}
 
     def _fetch_plans(self) -> dict[tuple[str, str], str]:
